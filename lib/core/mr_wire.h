@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * MetaRoCE wire format: the packet layouts of docs/spec/wire.md, as decoded
+ * structs plus explicit big-endian encode/parse. No bitfields, no packed
+ * structs: every header is built and read byte by byte through mr_be.h.
+ *
+ * A MetaRoCE packet rides in Ethernet / IPv4 / UDP (destination port
+ * MR_UDP_PORT_DEFAULT, configurable). After the UDP header:
+ *
+ *   BTH (32) | PTH (8) | extension headers (by opcode) | payload | ICRC (4)
+ *
+ * ACK packets: BTH | PTH | AETH (24) | n x SACK block (40) | ICRC.
+ * The ICRC is CRC32C over everything from the first byte of the BTH to the
+ * last byte of the payload (clause MR-HDR-ICRC).
+ *
+ * This header is the contract between lib/core modules; the spec in
+ * docs/spec/ and this file must say the same thing.
+ */
+#ifndef MR_WIRE_H
+#define MR_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MR_WIRE_VERSION 1
+/* Not 4791 (RoCEv2) and not 4793 (UET), so NICs that parse those leave us
+ * alone. */
+#define MR_UDP_PORT_DEFAULT 4797
+
+#define MR_BTH_LEN 32
+#define MR_PTH_LEN 8
+#define MR_RETH_LEN 16
+#define MR_IMMDT_LEN 4
+#define MR_ATOMETH_LEN 28
+#define MR_ATOMACKETH_LEN 8
+#define MR_DETH_LEN 8
+#define MR_AETH_LEN 24
+#define MR_SACK_BLOCK_LEN 40
+#define MR_ICRC_LEN 4
+
+/* 256-bit per-path selective-ACK bitmap. */
+#define MR_SACK_BITS 256
+#define MR_SACK_BYTES (MR_SACK_BITS / 8)
+/* ACK packets carry at most this many path blocks. */
+#define MR_ACK_MAX_PATHS 16
+
+/* Largest header stack of any data packet (BTH+PTH+RETH+IMMDT or ATOMETH). */
+#define MR_MAX_HDR_LEN (MR_BTH_LEN + MR_PTH_LEN + MR_ATOMETH_LEN + MR_IMMDT_LEN)
+
+/* QPNs are 24 bits on the wire, as in verbs. */
+#define MR_QPN_MASK 0x00ffffffu
+
+/* Opcodes (BTH byte 1). Extension headers are implied by the opcode:
+ *   SEND          -                 SEND_IMM      IMMDT
+ *   WRITE         RETH              WRITE_IMM     RETH IMMDT
+ *   READ_REQ      RETH              READ_RESP     -
+ *   ATOMIC_CS     ATOMETH           ATOMIC_FA     ATOMETH
+ *   ATOMIC_RESP   ATOMACKETH        ACK           AETH + SACK blocks
+ *   UD_SEND       DETH              UD_SEND_IMM   DETH IMMDT
+ */
+enum mr_wire_opcode {
+	MR_OP_SEND = 0x01,
+	MR_OP_SEND_IMM = 0x02,
+	MR_OP_WRITE = 0x03,
+	MR_OP_WRITE_IMM = 0x04,
+	MR_OP_READ_REQ = 0x05,
+	MR_OP_READ_RESP = 0x06,
+	MR_OP_ATOMIC_CS = 0x07,
+	MR_OP_ATOMIC_FA = 0x08,
+	MR_OP_ATOMIC_RESP = 0x09,
+	MR_OP_ACK = 0x10,
+	MR_OP_UD_SEND = 0x20,
+	MR_OP_UD_SEND_IMM = 0x21,
+};
+
+/* BTH flags (16 bits). */
+enum mr_bth_flag {
+	MR_BTH_F_SOLICITED = 1u << 0, /* solicited event at the receiver */
+	MR_BTH_F_ACK_REQ = 1u << 1,   /* receiver should ACK without delay */
+	MR_BTH_F_RETX = 1u << 2,      /* this packet is a retransmission */
+	MR_BTH_F_GBN = 1u << 3,       /* sender runs the gbn baseline mode */
+};
+
+/* AETH syndrome: 0 = ACK, otherwise the NAK code. */
+enum mr_nak_code {
+	MR_NAK_NONE = 0,
+	MR_NAK_SEQ_ERR = 1,    /* gbn: out-of-sequence packet; resend from cum */
+	MR_NAK_RNR = 2,        /* no receive WQE; retry after rnr timer */
+	MR_NAK_REM_ACCESS = 3, /* bad rkey, bounds or permission */
+	MR_NAK_INV_REQ = 4,    /* malformed or unsupported request */
+	MR_NAK_REM_OP = 5,     /* responder could not complete the operation */
+};
+
+/* Base transport header: 32 bytes.
+ *   0  u8  version (high nibble) | reserved (low nibble, 0)
+ *   1  u8  opcode
+ *   2  u16 flags
+ *   4  u32 dqpn    destination QP (low 24 bits; high 8 reserved 0)
+ *   8  u32 sqpn    source QP (low 24 bits)
+ *  12  u32 ssn     sender's connection-wide packet sequence (dedup; a
+ *                  retransmission keeps its ssn, gets a new path/ppsn)
+ *  16  u32 msn     message sequence of the request this packet belongs to
+ *  20  u32 rsn     SEND*: which receive WQE it consumes (count of SENDs
+ *                  before it on this QP); other opcodes 0
+ *  24  u32 offset  byte offset of the payload within the message
+ *  28  u32 msg_len total length of the message in bytes
+ */
+struct mr_bth {
+	uint8_t version;
+	uint8_t opcode;
+	uint16_t flags;
+	uint32_t dqpn;
+	uint32_t sqpn;
+	uint32_t ssn;
+	uint32_t msn;
+	uint32_t rsn;
+	uint32_t offset;
+	uint32_t msg_len;
+};
+
+/* Per-path header: 8 bytes.
+ *   0  u16 path_id   which of the sender's paths (selects UDP sport/plane)
+ *   2  u8  pflags    reserved, 0
+ *   3  u8  reserved  0
+ *   4  u32 ppsn      per-path packet sequence number on that path
+ */
+struct mr_pth {
+	uint16_t path_id;
+	uint8_t pflags;
+	uint32_t ppsn;
+};
+
+/* RETH: 16 bytes: u64 vaddr, u32 rkey, u32 dma_len. */
+struct mr_reth {
+	uint64_t vaddr;
+	uint32_t rkey;
+	uint32_t dma_len;
+};
+
+/* ATOMETH: 28 bytes: u64 vaddr, u32 rkey, u64 swap_add, u64 compare. */
+struct mr_atometh {
+	uint64_t vaddr;
+	uint32_t rkey;
+	uint64_t swap_add;
+	uint64_t compare;
+};
+
+/* DETH: 8 bytes: u32 qkey, u32 reserved. */
+struct mr_deth {
+	uint32_t qkey;
+};
+
+/* One per-path SACK block: 40 bytes.
+ *   0  u16 path_id
+ *   2  u16 reserved
+ *   4  u32 cum_ppsn   first per-path sequence NOT yet received; every
+ *                     ppsn before it on this path has arrived
+ *   8  u8[32] bitmap  bit i (byte i/8, bit i%8, LSB first) set = ppsn
+ *                     cum_ppsn + 1 + i has arrived
+ */
+struct mr_sack_block {
+	uint16_t path_id;
+	uint32_t cum_ppsn;
+	uint8_t bitmap[MR_SACK_BYTES];
+};
+
+/* AETH: 24 bytes.
+ *   0  u8  syndrome   enum mr_nak_code (0 = plain ACK)
+ *   1  u8  rnr_timer  with MR_NAK_RNR: the IB encoded min RNR timer
+ *   2  u8  nblocks    SACK blocks that follow (<= MR_ACK_MAX_PATHS)
+ *   3  u8  reserved
+ *   4  u32 nak_msn    the message a NAK refers to
+ *   8  u32 cum_ssn    every ssn before it has been received
+ *  12  u32 cum_msn    every message before it is complete at the receiver
+ *  16  u32 rate_hint  receiver's rate hint, Mb/s (0 = no hint)
+ *  20  u16 ecn_ce     CE-marked packets seen since the previous ACK
+ *  22  u16 reserved
+ */
+struct mr_aeth {
+	uint8_t syndrome;
+	uint8_t rnr_timer;
+	uint8_t nblocks;
+	uint32_t nak_msn;
+	uint32_t cum_ssn;
+	uint32_t cum_msn;
+	uint32_t rate_hint;
+	uint16_t ecn_ce;
+	struct mr_sack_block blocks[MR_ACK_MAX_PATHS];
+};
+
+/* A decoded packet. Fields of extension headers the opcode does not carry
+ * are zero. payload points into the parsed buffer. */
+struct mr_pkt {
+	struct mr_bth bth;
+	struct mr_pth pth;
+	struct mr_reth reth;
+	uint32_t imm; /* raw big-endian value, as verbs carries imm_data */
+	struct mr_atometh atom;
+	uint64_t atomic_orig; /* ATOMACKETH */
+	struct mr_deth deth;
+	struct mr_aeth aeth;
+	const uint8_t *payload;
+	uint32_t payload_len;
+};
+
+/* Why a packet failed to parse: also the drop-reason counters. */
+enum mr_parse_err {
+	MR_PARSE_OK = 0,
+	MR_PARSE_SHORT = 1,     /* shorter than its headers + ICRC */
+	MR_PARSE_VERSION = 2,   /* unknown version */
+	MR_PARSE_OPCODE = 3,    /* unknown opcode */
+	MR_PARSE_ICRC = 4,      /* CRC32C mismatch */
+	MR_PARSE_FIELD = 5,     /* reserved bits set or inconsistent lengths */
+};
+
+/* Extension header bytes implied by opcode (not counting BTH/PTH), or -1
+ * for an unknown opcode. ACK: AETH only (blocks counted separately). */
+int mr_wire_ext_len(uint8_t opcode);
+
+/* Parse and verify one MetaRoCE packet (from the BTH to the ICRC
+ * inclusive). Returns MR_PARSE_OK or an enum mr_parse_err. Never reads
+ * outside [buf, buf + len). */
+int mr_wire_parse(const uint8_t *buf, size_t len, struct mr_pkt *out);
+
+/* Encode the headers of pkt (BTH, PTH and the extension headers its opcode
+ * implies, including pkt->aeth.nblocks SACK blocks for ACKs) into buf.
+ * Returns the header length, or 0 if cap is too small. The payload is not
+ * copied: the caller appends pkt->payload_len bytes, then calls
+ * mr_wire_seal(). */
+size_t mr_wire_encode_hdr(const struct mr_pkt *pkt, uint8_t *buf, size_t cap);
+
+/* Append the ICRC over buf[0, len) at buf + len. Returns len + 4. */
+size_t mr_wire_seal(uint8_t *buf, size_t len);
+
+/* Peek the destination QPN without a full parse (demultiplexing); 0 if the
+ * buffer is too short. */
+uint32_t mr_wire_peek_dqpn(const uint8_t *buf, size_t len);
+
+#endif /* MR_WIRE_H */
