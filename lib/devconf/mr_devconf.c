@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#include "mr_devconf.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+int mr_devconf_parse_ip(const char *s, uint32_t *ip, uint8_t *prefix)
+{
+	unsigned a[4], len;
+	char tail;
+
+	if (sscanf(s, "%3u.%3u.%3u.%3u/%2u%c", &a[0], &a[1], &a[2], &a[3],
+		   &len, &tail) != 5)
+		return -1;
+	for (int i = 0; i < 4; i++)
+		if (a[i] > 255)
+			return -1;
+	if (len > 32)
+		return -1;
+	/* sscanf accepts leading '+' and spaces; insist on digits only. */
+	for (const char *p = s; *p; p++)
+		if (!isdigit((unsigned char)*p) && *p != '.' && *p != '/')
+			return -1;
+	*ip = a[0] << 24 | a[1] << 16 | a[2] << 8 | a[3];
+	*prefix = (uint8_t)len;
+	return 0;
+}
+
+int mr_devconf_parse_mac(const char *s, uint8_t mac[6])
+{
+	unsigned m[6];
+	char tail;
+
+	if (strlen(s) != 17)
+		return -1;
+	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &m[0], &m[1], &m[2], &m[3],
+		   &m[4], &m[5], &tail) != 6)
+		return -1;
+	for (int i = 0; i < 17; i++)
+		if ((i % 3 == 2) ? s[i] != ':' : !isxdigit((unsigned char)s[i]))
+			return -1;
+	if (m[0] & 1)
+		return -1; /* multicast */
+	if (!(m[0] | m[1] | m[2] | m[3] | m[4] | m[5]))
+		return -1;
+	for (int i = 0; i < 6; i++)
+		mac[i] = (uint8_t)m[i];
+	return 0;
+}
+
+int mr_devconf_valid_name(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n >= MR_DEVCONF_NAME_MAX)
+		return 0;
+	if (!strcmp(s, ".") || !strcmp(s, ".."))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_' &&
+		    s[i] != '-' && s[i] != '.')
+			return 0;
+	return 1;
+}
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static int copy_str(char *dst, size_t cap, const char *v)
+{
+	if (strlen(v) >= cap)
+		return -1;
+	strcpy(dst, v);
+	return 0;
+}
+
+int mr_devconf_read(const char *path, struct mr_devconf *c, char *err,
+		    size_t errlen)
+{
+	char line[512];
+	unsigned lineno = 0;
+	int have_ip = 0, have_mac = 0;
+	FILE *f = fopen(path, "re");
+
+	memset(c, 0, sizeof(*c));
+	c->mtu = 4096;
+	c->udp_port = 4797;
+	if (!f) {
+		seterr(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *eq, *key = line, *val;
+		size_t n = strlen(line);
+
+		lineno++;
+		if (n && line[n - 1] == '\n')
+			line[--n] = 0;
+		if (!n || line[0] == '#')
+			continue;
+		eq = strchr(line, '=');
+		if (!eq)
+			goto bad;
+		*eq = 0;
+		val = eq + 1;
+		if (!strcmp(key, "name")) {
+			if (!mr_devconf_valid_name(val) ||
+			    copy_str(c->name, sizeof(c->name), val))
+				goto bad;
+		} else if (!strcmp(key, "port")) {
+			if (c->nports == MR_DEVCONF_MAX_PORTS || !*val ||
+			    copy_str(c->ports[c->nports], MR_DEVCONF_ARGS_MAX,
+				     val))
+				goto bad;
+			c->nports++;
+		} else if (!strcmp(key, "ip")) {
+			if (mr_devconf_parse_ip(val, &c->ip, &c->prefix))
+				goto bad;
+			have_ip = 1;
+		} else if (!strcmp(key, "mac")) {
+			if (mr_devconf_parse_mac(val, c->mac))
+				goto bad;
+			have_mac = 1;
+		} else if (!strcmp(key, "mtu")) {
+			unsigned long v = strtoul(val, NULL, 10);
+
+			if (v != 256 && v != 512 && v != 1024 && v != 2048 &&
+			    v != 4096)
+				goto bad;
+			c->mtu = (uint32_t)v;
+		} else if (!strcmp(key, "udp_port")) {
+			unsigned long v = strtoul(val, NULL, 10);
+
+			if (!v || v > 65535 || v == 4791)
+				goto bad;
+			c->udp_port = (uint16_t)v;
+		} else if (!strcmp(key, "uverbs")) {
+			if (!mr_devconf_valid_name(val) ||
+			    copy_str(c->uverbs, sizeof(c->uverbs), val))
+				goto bad;
+		}
+		/* Unknown keys are ignored: newer tools may add some. */
+	}
+	fclose(f);
+	if (!c->name[0] || !c->nports || !have_ip || !have_mac) {
+		seterr(err, errlen, "%s: incomplete record", path);
+		return -1;
+	}
+	return 0;
+bad:
+	fclose(f);
+	seterr(err, errlen, "%s:%u: malformed line", path, lineno);
+	return -1;
+}
+
+int mr_devconf_write(FILE *f, const struct mr_devconf *c)
+{
+	fprintf(f, "# MetaRoCE device record, written by metaroce-ctl\n");
+	fprintf(f, "name=%s\n", c->name);
+	for (unsigned i = 0; i < c->nports; i++)
+		fprintf(f, "port=%s\n", c->ports[i]);
+	fprintf(f, "ip=%u.%u.%u.%u/%u\n", c->ip >> 24, (c->ip >> 16) & 255,
+		(c->ip >> 8) & 255, c->ip & 255, c->prefix);
+	fprintf(f, "mac=%02x:%02x:%02x:%02x:%02x:%02x\n", c->mac[0], c->mac[1],
+		c->mac[2], c->mac[3], c->mac[4], c->mac[5]);
+	fprintf(f, "mtu=%u\n", c->mtu);
+	fprintf(f, "udp_port=%u\n", c->udp_port);
+	if (c->uverbs[0])
+		fprintf(f, "uverbs=%s\n", c->uverbs);
+	return ferror(f) ? -1 : 0;
+}
+
+uint64_t mr_devconf_node_guid(const uint8_t mac[6])
+{
+	return (uint64_t)(mac[0] ^ 2) << 56 | (uint64_t)mac[1] << 48 |
+	       (uint64_t)mac[2] << 40 | 0xffULL << 32 | 0xfeULL << 24 |
+	       (uint64_t)mac[3] << 16 | (uint64_t)mac[4] << 8 | mac[5];
+}

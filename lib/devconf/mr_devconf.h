@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The record of one MetaRoCE device, shared by metaroce-ctl (writes it),
+ * the provider and the datapath (read it).
+ *
+ * Where it lives: `metaroce-ctl link add` writes it as
+ *   <sysfs view>/class/infiniband/<name>/metaroce.conf
+ * so a provider that libibverbs hands an ibdev_path finds the record next
+ * to the sysfs files, with no other configuration. The sysfs view is
+ *   $METAROCE_RUNDIR/net-<netns inode>/sysfs   (default RUNDIR /run/metaroce)
+ * one per network namespace, so each emulated host sees its own devices.
+ *
+ * Format: text, one `key=value` per line, '#' comments:
+ *   name=mr0
+ *   port=net_af_packet0,iface=veth0     (repeated: one line per plane)
+ *   ip=192.0.2.1/24
+ *   mac=02:00:c0:00:02:01
+ *   mtu=4096                            (RoCE active MTU, 256..4096)
+ *   udp_port=4797
+ *   uverbs=uverbs0                      (name of the /dev/infiniband node)
+ */
+#ifndef MR_DEVCONF_H
+#define MR_DEVCONF_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define MR_DEVCONF_MAX_PORTS 8
+#define MR_DEVCONF_NAME_MAX 64
+#define MR_DEVCONF_ARGS_MAX 256
+#define MR_DEVCONF_FILE "metaroce.conf"
+
+struct mr_devconf {
+	char name[MR_DEVCONF_NAME_MAX];
+	unsigned nports;
+	char ports[MR_DEVCONF_MAX_PORTS][MR_DEVCONF_ARGS_MAX];
+	uint32_t ip;     /* host byte order */
+	uint8_t prefix;  /* 0..32 */
+	uint8_t mac[6];
+	uint32_t mtu;    /* 256, 512, 1024, 2048 or 4096 */
+	uint16_t udp_port;
+	char uverbs[MR_DEVCONF_NAME_MAX];
+};
+
+/* Parse "a.b.c.d/len" (len 0..32). Returns 0 or -1. */
+int mr_devconf_parse_ip(const char *s, uint32_t *ip, uint8_t *prefix);
+/* Parse "xx:xx:xx:xx:xx:xx"; refuses multicast and all-zero. 0 or -1. */
+int mr_devconf_parse_mac(const char *s, uint8_t mac[6]);
+/* Is s a valid RDMA device name (1..63 chars of [A-Za-z0-9_.-], not
+ * "." or "..")? */
+int mr_devconf_valid_name(const char *s);
+
+/* Read a record. Returns 0, or -1 with a one-line reason in err. */
+int mr_devconf_read(const char *path, struct mr_devconf *c, char *err,
+		    size_t errlen);
+/* Write a record to f. Returns 0 or -1 (errno set). */
+int mr_devconf_write(FILE *f, const struct mr_devconf *c);
+
+/* Node GUID derived from the MAC (EUI-64: flip U/L bit, insert ff:fe). */
+uint64_t mr_devconf_node_guid(const uint8_t mac[6]);
+
+#endif /* MR_DEVCONF_H */
