@@ -30,6 +30,8 @@
 
 struct mr_ep;
 struct mr_qp;
+struct mr_srq;
+struct mr_counters; /* mr_counters.h */
 
 /* Injected memory: the core allocates only when an endpoint or QP is
  * created (pools sized then), never per packet. */
@@ -158,7 +160,7 @@ struct mr_cqe {
 	uint32_t qp_num;
 	uint32_t src_qp;
 	unsigned wc_flags; /* enum mr_wc_flag */
-	int is_recv;       /* 1: receive queue (or SRQ) completion */
+	int is_recv;	   /* 1: receive queue (or SRQ) completion */
 	uint32_t ud_src;   /* UD receive: caller's source id from rx meta */
 };
 
@@ -199,10 +201,22 @@ enum mr_qp_state {
 	MR_QPS_ERR = 6,
 };
 
+/* Endpoint configuration. Zero fields take the default named. Both peers
+ * of a connection must use the same mtu, ssn_window and msg_window (they
+ * are protocol windows, not local tuning: MR-REQ-4). */
 struct mr_ep_config {
-	uint32_t mtu;       /* payload bytes per packet (256..4096) */
+	uint32_t mtu;	    /* payload bytes per packet (256..4096) */
 	uint16_t num_paths; /* paths per connection (1..MR_ACK_MAX_PATHS) */
 	uint32_t max_qp;
+	uint8_t num_planes; /* planes; path p uses plane p % num_planes (1) */
+	uint16_t ack_every; /* ACK at least every n data packets (4) */
+	uint32_t ack_delay_ns; /* ACK at most this long after data (2000) */
+	uint32_t ssn_window; /* packets in flight per direction, pow2 (1024) */
+	uint32_t msg_window; /* messages in flight per QP, pow2 (256) */
+	uint16_t max_rd_atomic;	 /* responder records per QP (16, max 64) */
+	uint16_t hold_slots;	 /* held final WRITE packets per QP (4) */
+	uint64_t min_rto_ns;	 /* lower bound of a path's RTO (100000) */
+	uint32_t link_rate_mbps; /* initial / maximum sending rate (100000) */
 };
 
 struct mr_qp_config {
@@ -217,7 +231,15 @@ struct mr_qp_config {
 	uint32_t max_inline;
 	int sq_sig_all;
 	struct mr_srq *srq; /* NULL: own receive queue */
-	void *user;         /* echoed as cqe.qp_user */
+	void *user;	    /* echoed as cqe.qp_user */
+};
+
+struct mr_srq_config {
+	uint32_t pd;
+	uint32_t max_wr;
+	uint32_t max_sge;
+	uint32_t limit; /* srq_limit event when fewer WQEs remain (0 = off) */
+	void *user;	/* passed to callbacks.srq_limit */
 };
 
 /* What modify_qp sets when moving to RTR / RTS (subset of ibv_qp_attr). */
@@ -236,20 +258,171 @@ struct mr_qp_attr {
 	uint8_t max_rd_atomic;
 	uint8_t max_dest_rd_atomic;
 	uint32_t dest; /* caller's id of the peer address, echoed in tx meta */
+	/* mr_qp_query() only: */
+	uint32_t qp_num;
+	enum mr_mode mode;
+	enum mr_qp_type type;
+};
+
+/* Which mr_qp_attr fields mr_qp_modify() applies; numerically equal to
+ * the matching enum ibv_qp_attr_mask bits (DEST rides on IBV_QP_AV). */
+enum mr_qp_attr_mask {
+	MR_QP_STATE = 1u << 0,
+	MR_QP_ACCESS_FLAGS = 1u << 3,
+	MR_QP_QKEY = 1u << 6,
+	MR_QP_DEST = 1u << 7,
+	MR_QP_PATH_MTU = 1u << 8,
+	MR_QP_TIMEOUT = 1u << 9,
+	MR_QP_RETRY_CNT = 1u << 10,
+	MR_QP_RNR_RETRY = 1u << 11,
+	MR_QP_RQ_PSN = 1u << 12,
+	MR_QP_MAX_QP_RD_ATOMIC = 1u << 13,
+	MR_QP_MIN_RNR_TIMER = 1u << 15,
+	MR_QP_SQ_PSN = 1u << 16,
+	MR_QP_MAX_DEST_RD_ATOMIC = 1u << 17,
+	MR_QP_DEST_QPN = 1u << 20,
 };
 
 /* Metadata of a received packet, from the datapath. */
 struct mr_rx_meta {
-	uint32_t src; /* caller's id of the source address (UD completions) */
+	uint32_t src;	/* caller's id of the source address (UD completions) */
 	uint8_t ecn_ce; /* 1 if the IP header carried CE */
 };
 
 /* Metadata of a packet to transmit, for the datapath. */
 struct mr_tx_meta {
-	uint32_t dest;    /* caller's id of the destination address */
+	uint32_t dest;	  /* caller's id of the destination address */
 	uint16_t path_id; /* -> UDP source port (entropy) and plane */
 	uint16_t entropy; /* the UDP source port the path currently uses */
 	uint8_t plane;
 };
+
+/* Largest packet mr_ep_tx() writes: headers + mtu payload + ICRC, or an
+ * ACK with MR_ACK_MAX_PATHS blocks, whichever is larger. */
+#define MR_TX_BUF_MIN(mtu)                                              \
+	((size_t)(mtu) + MR_MAX_HDR_LEN + MR_ICRC_LEN >                 \
+			 MR_BTH_LEN + MR_PTH_LEN + MR_AETH_LEN +        \
+				 MR_ACK_MAX_PATHS * MR_SACK_BLOCK_LEN + \
+				 MR_ICRC_LEN                            \
+		 ? (size_t)(mtu) + MR_MAX_HDR_LEN + MR_ICRC_LEN         \
+		 : (size_t)(MR_BTH_LEN + MR_PTH_LEN + MR_AETH_LEN +     \
+			    MR_ACK_MAX_PATHS * MR_SACK_BLOCK_LEN +      \
+			    MR_ICRC_LEN))
+
+/*
+ * Endpoint. cfg, mem, rnd, memreg and cb are copied; their user pointers
+ * must stay valid until mr_ep_destroy(). Returns 0 and *out, -MR_EINVAL
+ * (bad config or a missing callback), -MR_ENOMEM.
+ */
+int mr_ep_create(const struct mr_ep_config *cfg, const struct mr_mem *mem,
+		 const struct mr_rand *rnd, const struct mr_memreg *memreg,
+		 const struct mr_callbacks *cb, struct mr_ep **out);
+
+/* Frees the endpoint. -MR_EBUSY while QPs or SRQs exist (nothing freed). */
+int mr_ep_destroy(struct mr_ep *ep);
+
+/* The endpoint's effective configuration (defaults filled in). */
+const struct mr_ep_config *mr_ep_config(const struct mr_ep *ep);
+
+/*
+ * Queue pair in RESET. cfg->qpn must be unique on the endpoint, nonzero
+ * and fit MR_QPN_MASK (-MR_EINVAL otherwise); all queues, inline storage,
+ * message tables and retransmit records are allocated here and never
+ * later. RC QPs of mode MR_MODE_GBN use one path. UD QPs ignore mode.
+ * cfg->srq, if set, must belong to the same ep and the same pd.
+ */
+int mr_qp_create(struct mr_ep *ep, const struct mr_qp_config *cfg,
+		 struct mr_qp **out);
+
+/* Frees the QP without completions (verbs: destroy discards). */
+int mr_qp_destroy(struct mr_qp *qp);
+
+/*
+ * Applies the attr fields selected by mask (enum mr_qp_attr_mask).
+ * Transitions follow verbs: RESET->INIT (needs ACCESS_FLAGS for RC, QKEY
+ * for UD), INIT->RTR (RC: DEST_QPN, RQ_PSN, PATH_MTU, DEST,
+ * MAX_DEST_RD_ATOMIC, MIN_RNR_TIMER; UD: none), RTR->RTS (RC: SQ_PSN,
+ * TIMEOUT, RETRY_CNT, RNR_RETRY, MAX_QP_RD_ATOMIC; UD: SQ_PSN), any->ERR,
+ * any->RESET (discards all state, no completions). Missing required
+ * attributes or an illegal transition: -MR_EINVAL and nothing changes.
+ * Moving to ERR flushes every outstanding WR (MR_WC_WR_FLUSH_ERR).
+ * rq_psn/sq_psn seed the ssn spaces (peer's sq_psn must equal rq_psn).
+ * path_mtu_bytes must not exceed the endpoint mtu.
+ */
+int mr_qp_modify(struct mr_qp *qp, const struct mr_qp_attr *attr,
+		 unsigned attr_mask);
+
+/* Current attributes (state is ERR if the QP failed on its own). */
+int mr_qp_query(const struct mr_qp *qp, struct mr_qp_attr *out);
+
+uint32_t mr_qp_num(const struct mr_qp *qp);
+
+/*
+ * Post one send WR (RTS; RC also SQD is refused with -MR_ESTATE). The WR
+ * and its sg_list are copied (inline data copied now); the SGEs' lkeys
+ * are checked at post time (-MR_EACCESS). Errors leave nothing posted:
+ * -MR_EAGAIN send queue full, -MR_EINVAL bad opcode/flags/num_sge or
+ * atomic not 8 bytes / not 8-aligned, -MR_EMSGSIZE message over 2 GiB, UD
+ * over the mtu, or inline over max_inline. In ERR the WR is accepted and
+ * completed at once with MR_WC_WR_FLUSH_ERR. now drives the pacer.
+ */
+int mr_qp_post_send(struct mr_qp *qp, const struct mr_send_wr *wr,
+		    uint64_t now);
+
+/*
+ * Post one receive WR (any state but RESET; a QP with an SRQ refuses:
+ * -MR_EINVAL). Copied. -MR_EAGAIN queue full, -MR_EINVAL too many SGEs.
+ * In ERR completed at once with MR_WC_WR_FLUSH_ERR.
+ */
+int mr_qp_post_recv(struct mr_qp *qp, const struct mr_recv_wr *wr);
+
+int mr_srq_create(struct mr_ep *ep, const struct mr_srq_config *cfg,
+		  struct mr_srq **out);
+/* -MR_EBUSY while a QP uses it. */
+int mr_srq_destroy(struct mr_srq *srq);
+int mr_srq_post_recv(struct mr_srq *srq, const struct mr_recv_wr *wr);
+/* Re-arm the limit event with a new limit (verbs IBV_SRQ_LIMIT). */
+int mr_srq_modify_limit(struct mr_srq *srq, uint32_t limit);
+/* WQEs posted and not yet consumed. */
+uint32_t mr_srq_count(const struct mr_srq *srq);
+
+/*
+ * One received packet (BTH onwards, ICRC included). Parsed, verified and
+ * demultiplexed by dqpn; placements and completions happen through the
+ * callbacks before this returns. Returns 0 if the packet was accepted
+ * (duplicates included), or the negative reason it was dropped:
+ * -MR_EPROTO (parse error, inconsistent fields, unexpected opcode),
+ * -MR_ENOENT (no such QP), -MR_ESTATE (QP state does not take it),
+ * -MR_EACCESS (qkey mismatch or access violation, NAKed for RC),
+ * -MR_EAGAIN (out of window or no hold slot). Every drop is counted.
+ */
+int mr_ep_rx(struct mr_ep *ep, uint64_t now, const uint8_t *pkt, size_t len,
+	     const struct mr_rx_meta *meta);
+
+/*
+ * The next packet to send at `now`, written to buf (cap must be at least
+ * MR_TX_BUF_MIN(mtu)), sealed with its ICRC. Returns its length, or 0 if
+ * nothing may be sent now (then mr_ep_next_deadline() says when to try
+ * again, or new work arrives). Round-robin over QPs with work; per QP:
+ * ACK/NAK first, then retransmissions, then responses and new data, within
+ * the path window and the congestion controller's pace.
+ */
+size_t mr_ep_tx(struct mr_ep *ep, uint64_t now, uint8_t *buf, size_t cap,
+		struct mr_tx_meta *meta);
+
+/* Earliest time at which mr_ep_handle_expiry() or mr_ep_tx() has work that
+ * is waiting on time (RTO, RNR wait, delayed ACK, pacing); UINT64_MAX if
+ * none. */
+uint64_t mr_ep_next_deadline(const struct mr_ep *ep);
+
+/* Run the timers due at now (RTO: retransmit or fail with
+ * MR_WC_RETRY_EXC_ERR; RNR wait end; delayed ACK). Call it at or after the
+ * deadline; calling it early is harmless. */
+void mr_ep_handle_expiry(struct mr_ep *ep, uint64_t now);
+
+/* Counters (mr_counters.h). The endpoint's include every QP's, and drops
+ * that match no QP. Valid until the object is destroyed. */
+const struct mr_counters *mr_ep_counters(const struct mr_ep *ep);
+const struct mr_counters *mr_qp_counters(const struct mr_qp *qp);
 
 #endif /* MR_CORE_H */
