@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Path selection of one connection (docs/spec/reliability.md MR-MP-*), as
+ * a table of hooks:
+ *
+ *   mr_pathsel_ops_spray   round-robin over the paths with window space
+ *                          (mr_pathtx_space() > 0). A path whose RTO fired
+ *                          and has not made progress since (backoff > 0)
+ *                          is used only when it has nothing in flight, so
+ *                          one packet at a time probes it (MR-MP-4).
+ *   mr_pathsel_ops_single  always path 0 (gbn, and a single-path
+ *                          MetaRoCE baseline).
+ *
+ * Each path has an entropy value (the UDP source port, so ECMP hashes it
+ * onto some route) and a plane (the port / network plane, path % planes).
+ * Repath (MR-MP-5): after a path's RTO the engine calls
+ * mr_pathsel_on_rto() and the path gets a new, different entropy drawn
+ * from the injected randomness; its plane, path id and ppsn space stay.
+ *
+ * No allocation. Threading: none.
+ */
+#ifndef MR_PATHSEL_H
+#define MR_PATHSEL_H
+
+#include <stdint.h>
+
+#include "mr_core.h"
+#include "mr_pathtx.h"
+
+/* UDP source ports used as entropy: the dynamic range. */
+#define MR_ENTROPY_MIN 49152u
+#define MR_ENTROPY_MAX 65535u
+
+struct mr_pathsel;
+
+struct mr_pathsel_ops {
+	const char *name;
+	/* Pick the path for the next packet given the per-path senders
+	 * tx[0..num_paths). Returns the path index, or -MR_EAGAIN if no path
+	 * may send now. Advances the round-robin cursor only on success. */
+	int (*pick)(struct mr_pathsel *ps, const struct mr_pathtx *tx,
+		    uint64_t now);
+	/* Path `path` had an RTO at now: repath (new entropy). */
+	void (*on_rto)(struct mr_pathsel *ps, uint16_t path, uint64_t now);
+};
+
+extern const struct mr_pathsel_ops mr_pathsel_ops_spray;
+extern const struct mr_pathsel_ops mr_pathsel_ops_single;
+
+struct mr_pathsel_path {
+	uint16_t entropy; /* UDP source port */
+	uint8_t plane;
+	uint64_t repaths; /* times this path got a new entropy */
+};
+
+struct mr_pathsel {
+	const struct mr_pathsel_ops *ops;
+	uint16_t num_paths; /* spray: 1..MR_ACK_MAX_PATHS; single: 1 used */
+	uint8_t num_planes;
+	uint16_t cursor; /* spray: next path to try first */
+	struct mr_rand rand;
+	struct mr_pathsel_path path[MR_ACK_MAX_PATHS];
+	uint64_t picks, no_path; /* counters */
+};
+
+/* Initialise: num_paths (1..MR_ACK_MAX_PATHS), num_planes (1..num_paths;
+ * path i uses plane i % num_planes), distinct initial entropies drawn from
+ * rand (rand.next must be set). Returns 0 or -MR_EINVAL. */
+int mr_pathsel_init(struct mr_pathsel *ps, const struct mr_pathsel_ops *ops,
+		    uint16_t num_paths, uint8_t num_planes,
+		    const struct mr_rand *rand);
+
+/* Wrappers over the ops. */
+static inline int mr_pathsel_pick(struct mr_pathsel *ps,
+				  const struct mr_pathtx *tx, uint64_t now)
+{
+	return ps->ops->pick(ps, tx, now);
+}
+
+static inline void mr_pathsel_on_rto(struct mr_pathsel *ps, uint16_t path,
+				     uint64_t now)
+{
+	ps->ops->on_rto(ps, path, now);
+}
+
+/* Entropy / plane of a path (for struct mr_tx_meta). */
+static inline uint16_t mr_pathsel_entropy(const struct mr_pathsel *ps,
+					  uint16_t path)
+{
+	return ps->path[path].entropy;
+}
+
+static inline uint8_t mr_pathsel_plane(const struct mr_pathsel *ps,
+				       uint16_t path)
+{
+	return ps->path[path].plane;
+}
+
+/* Give path a new entropy different from its current one and from the
+ * other paths on its plane (the repath step, also usable by other
+ * policies). */
+void mr_pathsel_repath(struct mr_pathsel *ps, uint16_t path);
+
+#endif /* MR_PATHSEL_H */

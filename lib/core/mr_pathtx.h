@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Sender side of one path (docs/spec/reliability.md MR-PATH-*, MR-LOSS-*,
+ * MR-TMR-*).
+ *
+ * Assigns per-path sequence numbers (ppsn), keeps a ring of 256 records of
+ * sent packets {ppsn, ssn, bytes, sent_at, retx, ctx}, and turns the
+ * receiver's SACK block for this path into:
+ *   - acked(ssn)  for every packet newly covered by cum_ppsn or a bitmap
+ *                 bit;
+ *   - lost(ssn)   for every outstanding packet with at least
+ *                 reorder_thresh (3) later packets of the same path acked
+ *                 (MR-LOSS-1), or one later packet acked and older than
+ *                 the time threshold 9/8 x max(srtt, latest_rtt)
+ *                 (MR-LOSS-2), or all outstanding packets when the path's
+ *                 retransmission timer expires (MR-LOSS-3, MR-TMR-*).
+ * Only packets of THIS path count for each other: reordering across paths
+ * is never loss (MR-LOSS-4).
+ *
+ * Every packet is reported exactly once: either acked or lost. After a
+ * packet is declared lost, an ACK of its ppsn (the original did arrive)
+ * is ignored here; the engine's ssn bookkeeping sees the retransmission's
+ * ack instead. The engine must tolerate acked()/lost() for an ssn it
+ * already considers acknowledged (e.g. via AETH cum_ssn, or both an
+ * original and its retransmission arriving).
+ *
+ * In flight: at most min(max_inflight, 256) packets, counted as the span
+ * from the oldest unsettled ppsn to the next ppsn (MR-PATH-4), so the
+ * receiver's 256-bit SACK always covers every unsettled packet.
+ *
+ * Time: every entry point takes now (ns). mr_pathtx_next_deadline() says
+ * when mr_pathtx_on_timeout() must run next (UINT64_MAX: nothing armed).
+ *
+ * No allocation: the ring lives in the struct. Threading: none.
+ */
+#ifndef MR_PATHTX_H
+#define MR_PATHTX_H
+
+#include <stdint.h>
+
+#include "mr_wire.h"
+
+#define MR_PATHTX_RING 256 /* = MR_SACK_BITS */
+
+/* Why a packet was declared lost (lost() callback, counters). */
+enum mr_pathtx_loss {
+	MR_PATHTX_LOSS_REORDER = 0, /* >= reorder_thresh later acked */
+	MR_PATHTX_LOSS_TIME = 1,    /* later acked and older than threshold */
+	MR_PATHTX_LOSS_RTO = 2,	    /* path retransmission timeout */
+	MR_PATHTX_LOSS_FORCED = 3,  /* mr_pathtx_lose_all() (gbn go-back) */
+};
+
+/* Events returned by mr_pathtx_on_timeout() (bit mask). */
+enum mr_pathtx_event {
+	MR_PATHTX_EV_LOSS_TIMER = 1u << 0, /* time-threshold loss ran */
+	MR_PATHTX_EV_RTO = 1u << 1,	   /* the RTO fired (repath, retry) */
+};
+
+struct mr_pathtx_cb {
+	/* A packet was acknowledged on this path. rtt_ns is the sample it
+	 * produced (0: none, e.g. a retransmission, Karn). */
+	void (*acked)(void *user, uint16_t path_id, uint32_t ssn,
+		      uint32_t bytes, uint64_t ctx, uint64_t rtt_ns);
+	/* A packet is declared lost (enum mr_pathtx_loss why): the engine
+	 * retransmits exactly this ssn, on any path with window. */
+	void (*lost)(void *user, uint16_t path_id, uint32_t ssn, uint32_t bytes,
+		     uint64_t ctx, int why);
+	void *user;
+};
+
+struct mr_pathtx_config {
+	uint16_t path_id;
+	uint32_t init_ppsn;	 /* first ppsn (connection's initial psn) */
+	uint32_t max_inflight;	 /* packets, 1..256 (0 = 256) */
+	uint32_t reorder_thresh; /* 0 = 3 */
+	uint64_t rto_init_ns;	 /* before the first RTT sample (0 = 1 ms) */
+	uint64_t rto_min_ns;	 /* floor (0 = 100 us) */
+	uint64_t rto_max_ns;	 /* ceiling incl. backoff (0 = 1 s) */
+	uint64_t granularity_ns; /* timer granularity G (0 = 1 us) */
+};
+
+/* Record states. */
+enum mr_pathtx_state {
+	MR_PATHTX_FREE = 0,
+	MR_PATHTX_OUT = 1,   /* sent, not settled */
+	MR_PATHTX_ACKED = 2, /* settled: acknowledged */
+	MR_PATHTX_LOST = 3,  /* settled: declared lost */
+};
+
+struct mr_pathtx_rec {
+	uint32_t ppsn;
+	uint32_t ssn;
+	uint32_t bytes;
+	uint8_t state; /* enum mr_pathtx_state */
+	uint8_t retx;  /* earlier transmissions of this ssn (any path) */
+	uint64_t sent_at;
+	uint64_t ctx; /* engine's cookie, echoed in the callbacks */
+};
+
+struct mr_pathtx {
+	struct mr_pathtx_config cfg;
+	struct mr_pathtx_cb cb;
+	uint32_t una;	   /* oldest unsettled ppsn (== nxt: none) */
+	uint32_t nxt;	   /* next ppsn to assign */
+	uint32_t out_pkts; /* records in state OUT */
+	uint64_t out_bytes;
+	uint32_t largest_acked; /* valid when any_acked */
+	int any_acked;
+	/* RTT estimator (RFC 6298), ns. srtt == 0: no sample yet. */
+	uint64_t srtt, rttvar, min_rtt, latest_rtt;
+	uint64_t rto;	    /* current base RTO, before backoff */
+	uint32_t backoff;   /* consecutive RTOs without progress */
+	uint64_t rto_start; /* timer reference; armed iff out_pkts > 0 */
+	uint64_t loss_time; /* time-threshold deadline, UINT64_MAX: none */
+	/* Counters (never reset by the module). */
+	uint64_t tx_pkts, tx_bytes, retx_pkts;
+	uint64_t acked_pkts, lost_reorder, lost_time, lost_rto, lost_forced;
+	uint64_t rto_events, spurious; /* spurious: acked after lost */
+	uint64_t bad_sacks;	       /* rejected by mr_pathtx_on_sack */
+	struct mr_pathtx_rec ring[MR_PATHTX_RING];
+};
+
+/* Initialise with cfg (zero fields take the defaults above) and the
+ * callbacks (copied). Returns 0 or -MR_EINVAL (max_inflight > 256, or
+ * rto_min > rto_max). */
+int mr_pathtx_init(struct mr_pathtx *tx, const struct mr_pathtx_config *cfg,
+		   const struct mr_pathtx_cb *cb);
+
+/* Packets this path may still send now (0..max_inflight). */
+uint32_t mr_pathtx_space(const struct mr_pathtx *tx);
+
+/* Record the transmission of ssn (bytes on the wire or payload: the unit
+ * is the caller's, echoed back) at now. retx = how many times this ssn was
+ * sent before (0 for a first transmission; RTT is sampled only then).
+ * Returns the ppsn to put in the PTH via *ppsn, and 0; or -MR_EAGAIN if
+ * mr_pathtx_space() is 0. Arms the RTO if it was idle. */
+int mr_pathtx_send(struct mr_pathtx *tx, uint32_t ssn, uint32_t bytes,
+		   unsigned retx, uint64_t ctx, uint64_t now, uint32_t *ppsn);
+
+/* Process this path's SACK block from an ACK received at now. Invokes
+ * acked() for newly acknowledged packets (oldest first), then lost() for
+ * packets declared lost. A stale block (older cum_ppsn) is harmless.
+ * Returns the number of newly acked packets (>= 0), or -MR_EINVAL if the
+ * block is for another path id or -MR_EPROTO if it acknowledges a ppsn
+ * never sent (nothing is changed then; counted in bad_sacks).
+ * Progress (>= 1 newly acked) resets the backoff and restarts the RTO. */
+int mr_pathtx_on_sack(struct mr_pathtx *tx, const struct mr_sack_block *blk,
+		      uint64_t now);
+
+/* Run the timers due at now: time-threshold loss and the RTO (declares
+ * every outstanding packet lost, doubles the backoff up to rto_max).
+ * Returns a mask of enum mr_pathtx_event (0: nothing was due). */
+unsigned mr_pathtx_on_timeout(struct mr_pathtx *tx, uint64_t now);
+
+/* Earliest time at which mr_pathtx_on_timeout() has work, or UINT64_MAX. */
+uint64_t mr_pathtx_next_deadline(const struct mr_pathtx *tx);
+
+/* The current RTO including backoff, clamped to rto_max (ns). */
+uint64_t mr_pathtx_rto(const struct mr_pathtx *tx);
+
+/* Declare every outstanding packet lost (MR_PATHTX_LOSS_FORCED), e.g. the
+ * gbn sender going back on a SEQ_ERR NAK or QP teardown. Returns how many
+ * were declared lost. Does not change the backoff. */
+uint32_t mr_pathtx_lose_all(struct mr_pathtx *tx, uint64_t now);
+
+#endif /* MR_PATHTX_H */
