@@ -31,7 +31,9 @@
 struct mr_ep;
 struct mr_qp;
 struct mr_srq;
-struct mr_counters; /* mr_counters.h */
+struct mr_counters;    /* mr_counters.h */
+struct mr_cc_ops;      /* mr_cc.h */
+struct mr_pathsel_ops; /* mr_pathsel.h */
 
 /* Injected memory: the core allocates only when an endpoint or QP is
  * created (pools sized then), never per packet. */
@@ -161,6 +163,7 @@ struct mr_cqe {
 	uint32_t src_qp;
 	unsigned wc_flags; /* enum mr_wc_flag */
 	int is_recv;	   /* 1: receive queue (or SRQ) completion */
+	int solicited;	   /* receive: the sender set the solicited flag */
 	uint32_t ud_src;   /* UD receive: caller's source id from rx meta */
 };
 
@@ -217,6 +220,12 @@ struct mr_ep_config {
 	uint16_t hold_slots;	 /* held final WRITE packets per QP (4) */
 	uint64_t min_rto_ns;	 /* lower bound of a path's RTO (100000) */
 	uint32_t link_rate_mbps; /* initial / maximum sending rate (100000) */
+	uint64_t base_rtt_ns;	 /* unloaded RTT for the controller (10000) */
+	/* Policies per mode (NULL: mr_cc_ops_metaroce + mr_pathsel_ops_spray
+	 * for MetaRoCE, mr_cc_ops_dcqcn + mr_pathsel_ops_single for gbn). */
+	const struct mr_cc_ops *cc_metaroce;
+	const struct mr_cc_ops *cc_gbn;
+	const struct mr_pathsel_ops *pathsel;
 };
 
 struct mr_qp_config {
