@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * metaroce-ctl: create, show and delete MetaRoCE devices of the caller's
+ * network namespace (see mr_ctl_view.h for what a device is on disk).
+ * Every error is one line on stderr and a non-zero exit status (2: usage,
+ * 1: anything else), and leaves nothing half-created.
+ */
+#include "mr_ctl_port.h"
+#include "mr_ctl_view.h"
+#include "mr_devconf.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define EXIT_USAGE 2
+#define MRCTL_DEFAULT_UDP 4797
+#define ROCEV2_UDP 4791
+
+static const char usage_main[] =
+	"Usage: metaroce-ctl link add NAME --port DEVARGS [--port DEVARGS "
+	"...]\n"
+	"                        --ip ADDR/LEN [--mac MAC] [--mtu N] "
+	"[--udp-port P]\n"
+	"       metaroce-ctl link show [NAME] [--json]\n"
+	"       metaroce-ctl link del NAME\n"
+	"       metaroce-ctl link help | --help | --version\n";
+
+static const char usage_link[] =
+	"\n"
+	"Devices belong to the caller's network namespace; run programs with\n"
+	"metaroce-run so that libibverbs sees them.\n"
+	"\n"
+	"link add NAME   create device NAME (1..63 of A-Z a-z 0-9 _ . -)\n"
+	"  --port DEVARGS  one DPDK port = one network plane, 1 to 8 of them:\n"
+	"                  a vdev (net_af_packet0,iface=veth0  net_af_xdp0,"
+	"iface=..\n"
+	"                  net_memif0,...  net_tap0,...) or a PCI address\n"
+	"                  (0000:3b:00.0[,key=value...])\n"
+	"  --ip ADDR/LEN   IPv4 address and prefix length of the device\n"
+	"  --mac MAC       default: the MAC of the first port's iface= "
+	"interface\n"
+	"                  if it exists, else 02:00:<the four bytes of ADDR>\n"
+	"  --mtu N         RoCE MTU 256|512|1024|2048|4096; default 4096, "
+	"capped\n"
+	"                  at what the iface= interfaces carry (netdev MTU - "
+	"104)\n"
+	"  --udp-port P    UDP destination port, default 4797 (not 4791)\n"
+	"link show [NAME] [--json]   devices, ports, address, MAC, MTU, GIDs\n"
+	"link del NAME   remove the device and everything made for it\n"
+	"\n"
+	"Environment: METAROCE_RUNDIR (default /run/metaroce) holds the "
+	"views.\n";
+
+static void die_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("metaroce-ctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (see metaroce-ctl --help)\n", stderr);
+	exit(EXIT_USAGE);
+}
+
+static int fail(const char *msg)
+{
+	fprintf(stderr, "metaroce-ctl: %s\n", msg);
+	return 1;
+}
+
+/* --opt VALUE or --opt=VALUE; advances *i past what it used. */
+static const char *opt_value(int argc, char **argv, int *i, const char *opt)
+{
+	size_t n = strlen(opt);
+	const char *a = argv[*i];
+
+	if (!strncmp(a, opt, n) && a[n] == '=')
+		return a + n + 1;
+	if (strcmp(a, opt))
+		return NULL;
+	if (*i + 1 >= argc)
+		die_usage("option %s needs a value", opt);
+	return argv[++*i];
+}
+
+static int parse_uint(const char *s, unsigned long max, unsigned long *v)
+{
+	char *end;
+
+	if (!*s || strspn(s, "0123456789") != strlen(s) || strlen(s) > 9)
+		return -1;
+	*v = strtoul(s, &end, 10);
+	return *v > max ? -1 : 0;
+}
+
+static void check_ip(const char *s, uint32_t *ip, uint8_t *prefix)
+{
+	uint32_t host;
+
+	if (mr_devconf_parse_ip(s, ip, prefix))
+		die_usage("--ip '%s': expected an IPv4 address/prefix length "
+			  "such as 192.0.2.1/24",
+			  s);
+	if (*prefix == 0)
+		die_usage("--ip '%s': prefix length must be 1..32", s);
+	if ((*ip >> 24) == 0 || (*ip >> 24) == 127 || (*ip >> 28) >= 14)
+		die_usage("--ip '%s': not a unicast host address", s);
+	host = *prefix == 32 ? 0 : *ip & (0xffffffffu >> *prefix);
+	if (*prefix <= 30 && (host == 0 || host == (0xffffffffu >> *prefix)))
+		die_usage("--ip '%s': the network or broadcast address of "
+			  "its prefix",
+			  s);
+}
+
+static int cmd_add(int argc, char **argv)
+{
+	struct mrctl_port ports[MR_DEVCONF_MAX_PORTS];
+	const char *name = NULL, *ip = NULL, *mac = NULL, *v;
+	unsigned long mtu = 0, udp = MRCTL_DEFAULT_UDP;
+	unsigned carried = 4096;
+	const char *narrow = NULL;
+	struct mrctl_view view;
+	struct mr_devconf c;
+	char err[512];
+	int ret;
+
+	memset(&c, 0, sizeof(c));
+	for (int i = 0; i < argc; i++) {
+		if ((v = opt_value(argc, argv, &i, "--port"))) {
+			if (c.nports == MR_DEVCONF_MAX_PORTS)
+				die_usage("at most %d --port",
+					  MR_DEVCONF_MAX_PORTS);
+			if (mrctl_port_parse(v, &ports[c.nports], err,
+					     sizeof(err)))
+				die_usage("%s", err);
+			for (unsigned j = 0; j < c.nports; j++)
+				if (!strcmp(ports[j].dev, ports[c.nports].dev))
+					die_usage("--port %s given twice",
+						  ports[j].dev);
+			strcpy(c.ports[c.nports++], v);
+		} else if ((v = opt_value(argc, argv, &i, "--ip"))) {
+			ip = v;
+		} else if ((v = opt_value(argc, argv, &i, "--mac"))) {
+			mac = v;
+		} else if ((v = opt_value(argc, argv, &i, "--mtu"))) {
+			if (parse_uint(v, 4096, &mtu) ||
+			    (mtu != 256 && mtu != 512 && mtu != 1024 &&
+			     mtu != 2048 && mtu != 4096))
+				die_usage("--mtu '%s': must be 256, 512, 1024, "
+					  "2048 or 4096",
+					  v);
+		} else if ((v = opt_value(argc, argv, &i, "--udp-port"))) {
+			if (parse_uint(v, 65535, &udp) || !udp)
+				die_usage("--udp-port '%s': must be 1..65535",
+					  v);
+			if (udp == ROCEV2_UDP)
+				die_usage("--udp-port 4791 is RoCEv2's; "
+					  "MetaRoCE needs a port of its own");
+		} else if (argv[i][0] == '-') {
+			die_usage("unknown option '%s' for link add", argv[i]);
+		} else if (!name) {
+			name = argv[i];
+		} else {
+			die_usage("unexpected argument '%s'", argv[i]);
+		}
+	}
+	if (!name)
+		die_usage("link add: missing device NAME");
+	if (!mr_devconf_valid_name(name))
+		die_usage("invalid device name '%s' (1..63 of A-Z a-z 0-9 "
+			  "_ . -, not . or ..)",
+			  name);
+	if (!c.nports)
+		die_usage("link add %s: at least one --port DEVARGS is needed",
+			  name);
+	if (!ip)
+		die_usage("link add %s: --ip ADDR/LEN is needed", name);
+	check_ip(ip, &c.ip, &c.prefix);
+	if (mac && mr_devconf_parse_mac(mac, c.mac))
+		die_usage("--mac '%s': expected a unicast MAC such as "
+			  "02:00:c0:00:02:01",
+			  mac);
+	strcpy(c.name, name);
+	c.udp_port = (uint16_t)udp;
+
+	for (unsigned i = 0; i < c.nports; i++) {
+		unsigned m;
+
+		if (!ports[i].iface_exists)
+			continue;
+		m = mrctl_roce_mtu(ports[i].netdev_mtu);
+		if (!m) {
+			snprintf(err, sizeof(err),
+				 "interface %s has MTU %u: "
+				 "too small for MetaRoCE (needs at least %u)",
+				 ports[i].iface, ports[i].netdev_mtu,
+				 256 + MRCTL_HDR_OVERHEAD);
+			return fail(err);
+		}
+		if (m < carried) {
+			carried = m;
+			narrow = ports[i].iface;
+		}
+		if (!mac && !c.mac[0] && !c.mac[1] && !c.mac[2] &&
+		    ports[i].has_mac)
+			memcpy(c.mac, ports[i].mac, 6);
+	}
+	if (mtu && mtu > carried) {
+		snprintf(err, sizeof(err),
+			 "--mtu %lu: interface %s carries at "
+			 "most RoCE MTU %u (netdev MTU minus %u bytes of "
+			 "headers)",
+			 mtu, narrow, carried, MRCTL_HDR_OVERHEAD);
+		return fail(err);
+	}
+	c.mtu = mtu ? (uint32_t)mtu : carried;
+	if (!c.mac[0] && !c.mac[1] && !c.mac[2] && !c.mac[3] && !c.mac[4] &&
+	    !c.mac[5]) {
+		c.mac[0] = 0x02; /* locally administered, unicast */
+		c.mac[1] = 0x00;
+		c.mac[2] = (uint8_t)(c.ip >> 24);
+		c.mac[3] = (uint8_t)(c.ip >> 16);
+		c.mac[4] = (uint8_t)(c.ip >> 8);
+		c.mac[5] = (uint8_t)c.ip;
+	}
+
+	if (mrctl_view_open(&view, 1, err, sizeof(err)))
+		return fail(err);
+	ret = mrctl_view_add(&view, &c, err, sizeof(err));
+	mrctl_view_close(&view);
+	if (ret)
+		return fail(err);
+	return 0;
+}
+
+static void print_text(const struct mr_devconf *c)
+{
+	char guid[20], gid0[40], gid1[40];
+
+	mrctl_guid_str(c, guid);
+	mrctl_gid_link_local(c, gid0);
+	mrctl_gid_ipv4(c, gid1);
+	printf("%s: node %s node_guid %s\n", c->name, c->uverbs, guid);
+	printf("    ip %u.%u.%u.%u/%u mac %02x:%02x:%02x:%02x:%02x:%02x "
+	       "mtu %u udp_port %u\n",
+	       c->ip >> 24, (c->ip >> 16) & 255, (c->ip >> 8) & 255,
+	       c->ip & 255, c->prefix, c->mac[0], c->mac[1], c->mac[2],
+	       c->mac[3], c->mac[4], c->mac[5], c->mtu, c->udp_port);
+	for (unsigned i = 0; i < c->nports; i++)
+		printf("    port %u %s\n", i, c->ports[i]);
+	printf("    gid 0 %s RoCE v2\n", gid0);
+	printf("    gid 1 %s RoCE v2\n", gid1);
+}
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", *s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+static void print_json(const struct mr_devconf *c, int last)
+{
+	char guid[20], gid0[40], gid1[40];
+
+	mrctl_guid_str(c, guid);
+	mrctl_gid_link_local(c, gid0);
+	mrctl_gid_ipv4(c, gid1);
+	printf("  {\"name\": ");
+	json_str(c->name);
+	printf(", \"node\": ");
+	json_str(c->uverbs);
+	printf(",\n   \"ports\": [");
+	for (unsigned i = 0; i < c->nports; i++) {
+		printf(i ? ", " : "");
+		json_str(c->ports[i]);
+	}
+	printf("],\n   \"ip\": \"%u.%u.%u.%u\", \"prefixlen\": %u, "
+	       "\"mac\": \"%02x:%02x:%02x:%02x:%02x:%02x\",\n",
+	       c->ip >> 24, (c->ip >> 16) & 255, (c->ip >> 8) & 255,
+	       c->ip & 255, c->prefix, c->mac[0], c->mac[1], c->mac[2],
+	       c->mac[3], c->mac[4], c->mac[5]);
+	printf("   \"mtu\": %u, \"udp_port\": %u, \"node_guid\": \"%s\",\n",
+	       c->mtu, c->udp_port, guid);
+	printf("   \"gids\": [{\"index\": 0, \"gid\": \"%s\", "
+	       "\"type\": \"RoCE v2\"},\n"
+	       "            {\"index\": 1, \"gid\": \"%s\", "
+	       "\"type\": \"RoCE v2\"}]}%s\n",
+	       gid0, gid1, last ? "" : ",");
+}
+
+static int cmd_show(int argc, char **argv)
+{
+	const char *name = NULL;
+	struct mrctl_view view;
+	struct mr_devconf *all;
+	int json = 0;
+	char err[512];
+	unsigned n;
+
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j"))
+			json = 1;
+		else if (argv[i][0] == '-')
+			die_usage("unknown option '%s' for link show", argv[i]);
+		else if (!name)
+			name = argv[i];
+		else
+			die_usage("unexpected argument '%s'", argv[i]);
+	}
+	if (name && !mr_devconf_valid_name(name))
+		die_usage("invalid device name '%s'", name);
+	if (mrctl_view_open(&view, 0, err, sizeof(err)) ||
+	    mrctl_view_list(&view, name, &all, &n, err, sizeof(err)))
+		return fail(err);
+	if (json)
+		printf("[\n");
+	for (unsigned i = 0; i < n; i++) {
+		if (json)
+			print_json(&all[i], i + 1 == n);
+		else
+			print_text(&all[i]);
+	}
+	if (json)
+		printf("]\n");
+	free(all);
+	return fflush(stdout) ? fail("cannot write output") : 0;
+}
+
+static int cmd_del(int argc, char **argv)
+{
+	struct mrctl_view view;
+	char err[512];
+	int ret;
+
+	for (int i = 0; i < argc; i++)
+		if (argv[i][0] == '-')
+			die_usage("unknown option '%s' for link del", argv[i]);
+	if (argc != 1)
+		die_usage(argc ? "link del takes one NAME"
+			       : "link del: missing device NAME");
+	if (!mr_devconf_valid_name(argv[0]))
+		die_usage("invalid device name '%s'", argv[0]);
+	if (mrctl_view_open(&view, 1, err, sizeof(err)))
+		return fail(err);
+	ret = mrctl_view_del(&view, argv[0], err, sizeof(err));
+	mrctl_view_close(&view);
+	return ret ? fail(err) : 0;
+}
+
+static int is_help(const char *a)
+{
+	return !strcmp(a, "help") || !strcmp(a, "--help") || !strcmp(a, "-h");
+}
+
+int main(int argc, char **argv)
+{
+	/* The view is read by every user that runs verbs programs. */
+	umask(022);
+	if (argc < 2)
+		die_usage("missing command");
+	if (is_help(argv[1])) {
+		fputs(usage_main, stdout);
+		fputs(usage_link, stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("metaroce-ctl %s\n", MR_VERSION);
+		return 0;
+	}
+	if (strcmp(argv[1], "link")) {
+		if (argv[1][0] == '-')
+			die_usage("unknown option '%s'", argv[1]);
+		die_usage("unknown command '%s'", argv[1]);
+	}
+	if (argc == 2 || !strcmp(argv[2], "show") || !strcmp(argv[2], "list"))
+		return cmd_show(argc > 3 ? argc - 3 : 0, argv + 3);
+	if (is_help(argv[2])) {
+		fputs(usage_main, stdout);
+		fputs(usage_link, stdout);
+		return 0;
+	}
+	if (!strcmp(argv[2], "add"))
+		return cmd_add(argc - 3, argv + 3);
+	if (!strcmp(argv[2], "del") || !strcmp(argv[2], "delete"))
+		return cmd_del(argc - 3, argv + 3);
+	die_usage("unknown link command '%s'", argv[2]);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * --port DEVARGS of metaroce-ctl: syntax checks and what the named
+ * interface (iface=) tells about the port (MTU, MAC), read in the caller's
+ * network namespace.
+ */
+#ifndef MR_CTL_PORT_H
+#define MR_CTL_PORT_H
+
+#include <net/if.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Bytes a MetaRoCE packet adds to its RoCE payload on an IP netdev:
+ * IPv4 20 + UDP 8 + BTH 32 + PTH 8 + up to 32 of extensions + ICRC 4. */
+#define MRCTL_HDR_OVERHEAD 104
+
+struct mrctl_port {
+	char dev[64]; /* vdev name (net_af_packet0) or PCI addr */
+	int is_pci;
+	char iface[IF_NAMESIZE]; /* iface= value, "" if none */
+	int iface_exists;	 /* a netdev of this namespace */
+	unsigned netdev_mtu;	 /* when iface_exists */
+	uint8_t mac[6];		 /* when iface_exists and has_mac */
+	int has_mac;
+};
+
+/* Check one devargs string; fill p. 0, or -1 with a reason in err. */
+int mrctl_port_parse(const char *devargs, struct mrctl_port *p, char *err,
+		     size_t errlen);
+
+/* Largest RoCE MTU (256..4096) a netdev MTU carries, 0 if none. */
+unsigned mrctl_roce_mtu(unsigned netdev_mtu);
+
+#endif /* MR_CTL_PORT_H */
