@@ -9,7 +9,8 @@
  *                          is used only when it has nothing in flight, so
  *                          one packet at a time probes it (MR-MP-4).
  *   mr_pathsel_ops_single  always path 0 (gbn, and a single-path
- *                          MetaRoCE baseline).
+ *                          MetaRoCE baseline); never repaths: RoCEv2's
+ *                          5-tuple is fixed for the life of a QP.
  *
  * Each path has an entropy value (the UDP source port, so ECMP hashes it
  * onto some route) and a plane (the port / network plane, path % planes).

@@ -57,8 +57,10 @@ enum mr_pathtx_event {
 };
 
 struct mr_pathtx_cb {
-	/* A packet was acknowledged on this path. rtt_ns is the sample it
-	 * produced (0: none, e.g. a retransmission, Karn). */
+	/* A packet was acknowledged on this path. rtt_ns = now - sent_at
+	 * for a first transmission, 0 for a retransmission (Karn). The
+	 * callbacks must not call mr_pathtx_* on the same path (queue the
+	 * work and run it after mr_pathtx_on_sack()/on_timeout() returns). */
 	void (*acked)(void *user, uint16_t path_id, uint32_t ssn,
 		      uint32_t bytes, uint64_t ctx, uint64_t rtt_ns);
 	/* A packet is declared lost (enum mr_pathtx_loss why): the engine
@@ -85,6 +87,7 @@ enum mr_pathtx_state {
 	MR_PATHTX_OUT = 1,   /* sent, not settled */
 	MR_PATHTX_ACKED = 2, /* settled: acknowledged */
 	MR_PATHTX_LOST = 3,  /* settled: declared lost */
+	MR_PATHTX_LOST_ACKED = 4, /* declared lost, then acked (spurious) */
 };
 
 struct mr_pathtx_rec {

@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Sender side of one path: ppsn assignment, sent-packet ring, SACK
+ * processing, per-path loss detection and RTO (MR-PATH-*, MR-LOSS-*,
+ * MR-TMR-*).
+ */
+#include "mr_pathtx.h"
+
+#include <string.h>
+
+#include "mr_be.h"
+#include "mr_err.h"
+
+#define RING_MASK (MR_PATHTX_RING - 1)
+
+/* Loss time threshold = 9/8 x max(srtt, latest_rtt), as QUIC's: a little
+ * more than one RTT, so a packet overtaken on the same path (rare: one
+ * ECMP route) is not declared lost on the first later ack (MR-LOSS-2). */
+#define TIME_THRESH_NUM 9
+#define TIME_THRESH_DEN 8
+#define BACKOFF_MAX 32
+
+static struct mr_pathtx_rec *rec_of(struct mr_pathtx *tx, uint32_t ppsn)
+{
+	return &tx->ring[ppsn & RING_MASK];
+}
+
+int mr_pathtx_init(struct mr_pathtx *tx, const struct mr_pathtx_config *cfg,
+		   const struct mr_pathtx_cb *cb)
+{
+	struct mr_pathtx_config c = *cfg;
+
+	if (c.max_inflight > MR_PATHTX_RING)
+		return -MR_EINVAL;
+	if (!c.max_inflight)
+		c.max_inflight = MR_PATHTX_RING;
+	if (!c.reorder_thresh)
+		c.reorder_thresh = 3;
+	if (!c.rto_init_ns)
+		c.rto_init_ns = 1000000;
+	if (!c.rto_min_ns)
+		c.rto_min_ns = 100000;
+	if (!c.rto_max_ns)
+		c.rto_max_ns = 1000000000;
+	if (!c.granularity_ns)
+		c.granularity_ns = 1000;
+	if (c.rto_min_ns > c.rto_max_ns)
+		return -MR_EINVAL;
+	memset(tx, 0, sizeof(*tx));
+	tx->cfg = c;
+	if (cb)
+		tx->cb = *cb;
+	tx->una = c.init_ppsn;
+	tx->nxt = c.init_ppsn;
+	tx->rto = c.rto_init_ns;
+	if (tx->rto < c.rto_min_ns)
+		tx->rto = c.rto_min_ns;
+	if (tx->rto > c.rto_max_ns)
+		tx->rto = c.rto_max_ns;
+	tx->loss_time = UINT64_MAX;
+	return 0;
+}
+
+uint32_t mr_pathtx_space(const struct mr_pathtx *tx)
+{
+	uint32_t span = tx->nxt - tx->una;
+
+	return span >= tx->cfg.max_inflight ? 0 : tx->cfg.max_inflight - span;
+}
+
+uint64_t mr_pathtx_rto(const struct mr_pathtx *tx)
+{
+	uint64_t rto = tx->rto;
+	uint32_t i;
+
+	for (i = 0; i < tx->backoff && rto < tx->cfg.rto_max_ns; i++)
+		rto <<= 1;
+	return rto > tx->cfg.rto_max_ns ? tx->cfg.rto_max_ns : rto;
+}
+
+int mr_pathtx_send(struct mr_pathtx *tx, uint32_t ssn, uint32_t bytes,
+		   unsigned retx, uint64_t ctx, uint64_t now, uint32_t *ppsn)
+{
+	struct mr_pathtx_rec *r;
+
+	if (!mr_pathtx_space(tx))
+		return -MR_EAGAIN;
+	r = rec_of(tx, tx->nxt);
+	r->ppsn = tx->nxt;
+	r->ssn = ssn;
+	r->bytes = bytes;
+	r->state = MR_PATHTX_OUT;
+	r->retx = retx > 255 ? 255 : (uint8_t)retx;
+	r->sent_at = now;
+	r->ctx = ctx;
+	/* RFC 6298 (5.1): start the timer when it is not running. */
+	if (!tx->out_pkts)
+		tx->rto_start = now;
+	tx->out_pkts++;
+	tx->out_bytes += bytes;
+	tx->tx_pkts++;
+	tx->tx_bytes += bytes;
+	if (retx)
+		tx->retx_pkts++;
+	*ppsn = tx->nxt++;
+	return 0;
+}
+
+/* RFC 6298 (2.2, 2.3) with the granularity G and the clamp to
+ * [rto_min, rto_max] (MR-TMR-1, MR-TMR-2). */
+static void rtt_update(struct mr_pathtx *tx, uint64_t r)
+{
+	uint64_t var;
+
+	if (r == 0)
+		r = 1;
+	tx->latest_rtt = r;
+	if (!tx->min_rtt || r < tx->min_rtt)
+		tx->min_rtt = r;
+	if (!tx->srtt) {
+		tx->srtt = r;
+		tx->rttvar = r / 2;
+	} else {
+		uint64_t err = tx->srtt > r ? tx->srtt - r : r - tx->srtt;
+
+		tx->rttvar = (3 * tx->rttvar + err) / 4;
+		tx->srtt = (7 * tx->srtt + r) / 8;
+	}
+	var = 4 * tx->rttvar;
+	if (var < tx->cfg.granularity_ns)
+		var = tx->cfg.granularity_ns;
+	tx->rto = tx->srtt + var;
+	if (tx->rto < tx->cfg.rto_min_ns)
+		tx->rto = tx->cfg.rto_min_ns;
+	if (tx->rto > tx->cfg.rto_max_ns)
+		tx->rto = tx->cfg.rto_max_ns;
+}
+
+static uint64_t loss_delay(const struct mr_pathtx *tx)
+{
+	uint64_t rtt = tx->srtt > tx->latest_rtt ? tx->srtt : tx->latest_rtt;
+	uint64_t d;
+
+	if (!rtt)
+		rtt = tx->cfg.rto_init_ns;
+	d = rtt * TIME_THRESH_NUM / TIME_THRESH_DEN;
+	return d < tx->cfg.granularity_ns ? tx->cfg.granularity_ns : d;
+}
+
+static void declare_lost(struct mr_pathtx *tx, struct mr_pathtx_rec *r, int why)
+{
+	r->state = MR_PATHTX_LOST;
+	tx->out_pkts--;
+	tx->out_bytes -= r->bytes;
+	switch (why) {
+	case MR_PATHTX_LOSS_REORDER:
+		tx->lost_reorder++;
+		break;
+	case MR_PATHTX_LOSS_TIME:
+		tx->lost_time++;
+		break;
+	case MR_PATHTX_LOSS_RTO:
+		tx->lost_rto++;
+		break;
+	default:
+		tx->lost_forced++;
+		break;
+	}
+	if (tx->cb.lost)
+		tx->cb.lost(tx->cb.user, tx->cfg.path_id, r->ssn, r->bytes,
+			    r->ctx, why);
+}
+
+static int settled(const struct mr_pathtx_rec *r)
+{
+	return r->state != MR_PATHTX_OUT;
+}
+
+static int acked_state(const struct mr_pathtx_rec *r)
+{
+	return r->state == MR_PATHTX_ACKED || r->state == MR_PATHTX_LOST_ACKED;
+}
+
+/* Drop settled records from the tail of the span. */
+static void advance_una(struct mr_pathtx *tx)
+{
+	while (tx->una != tx->nxt) {
+		struct mr_pathtx_rec *r = rec_of(tx, tx->una);
+
+		if (!settled(r))
+			break;
+		r->state = MR_PATHTX_FREE;
+		tx->una++;
+	}
+}
+
+/*
+ * Per-path loss detection (MR-LOSS-1, -2, -4): an outstanding packet is
+ * lost when reorder_thresh packets sent after it on this path have been
+ * acked, or when at least one has and it is older than the time
+ * threshold. Only this path's records are consulted, so packets of other
+ * paths overtaking it never count. Recomputes loss_time.
+ */
+static void detect_losses(struct mr_pathtx *tx, uint64_t now)
+{
+	uint32_t total = 0, before = 0, p;
+	uint64_t delay = loss_delay(tx);
+
+	tx->loss_time = UINT64_MAX;
+	for (p = tx->una; p != tx->nxt; p++)
+		total += acked_state(rec_of(tx, p));
+	for (p = tx->una; p != tx->nxt && before < total; p++) {
+		struct mr_pathtx_rec *r = rec_of(tx, p);
+		uint32_t later = total - before;
+
+		if (acked_state(r)) {
+			before++;
+			continue;
+		}
+		if (r->state != MR_PATHTX_OUT)
+			continue;
+		if (later >= tx->cfg.reorder_thresh) {
+			declare_lost(tx, r, MR_PATHTX_LOSS_REORDER);
+		} else if (now - r->sent_at >= delay) {
+			declare_lost(tx, r, MR_PATHTX_LOSS_TIME);
+		} else if (r->sent_at + delay < tx->loss_time) {
+			tx->loss_time = r->sent_at + delay;
+		}
+	}
+}
+
+static int block_acks(const struct mr_sack_block *blk, uint32_t p)
+{
+	int32_t d = mr_seq_diff(p, blk->cum_ppsn);
+
+	if (d < 0)
+		return 1;
+	if (d == 0 || d > MR_SACK_BITS)
+		return 0;
+	d--;
+	return blk->bitmap[d / 8] >> (d % 8) & 1;
+}
+
+/* A block may only acknowledge ppsns this path has sent. */
+static int block_valid(const struct mr_pathtx *tx,
+		       const struct mr_sack_block *blk)
+{
+	int32_t room = mr_seq_diff(tx->nxt, blk->cum_ppsn);
+	uint32_t i;
+
+	if (room < 0)
+		return 0;
+	/* Bits i >= room - 1 name ppsn >= nxt. */
+	for (i = room > 0 ? (uint32_t)room - 1 : 0; i < MR_SACK_BITS; i++)
+		if (blk->bitmap[i / 8] >> (i % 8) & 1)
+			return 0;
+	return 1;
+}
+
+int mr_pathtx_on_sack(struct mr_pathtx *tx, const struct mr_sack_block *blk,
+		      uint64_t now)
+{
+	struct mr_pathtx_rec *sample = NULL;
+	int newly = 0;
+	uint32_t p;
+
+	if (blk->path_id != tx->cfg.path_id)
+		return -MR_EINVAL;
+	if (!block_valid(tx, blk)) {
+		tx->bad_sacks++;
+		return -MR_EPROTO;
+	}
+	for (p = tx->una; p != tx->nxt; p++) {
+		struct mr_pathtx_rec *r = rec_of(tx, p);
+		uint64_t rtt;
+
+		if (!block_acks(blk, p))
+			continue;
+		if (r->state == MR_PATHTX_LOST) {
+			/* The original arrived after all: the loss was
+			 * spurious; its retransmission is a duplicate. */
+			r->state = MR_PATHTX_LOST_ACKED;
+			tx->spurious++;
+			continue;
+		}
+		if (r->state != MR_PATHTX_OUT)
+			continue;
+		r->state = MR_PATHTX_ACKED;
+		tx->out_pkts--;
+		tx->out_bytes -= r->bytes;
+		tx->acked_pkts++;
+		newly++;
+		if (!tx->any_acked || mr_seq_lt(tx->largest_acked, p)) {
+			tx->largest_acked = p;
+			tx->any_acked = 1;
+		}
+		/* Karn: only first transmissions give RTT samples; the
+		 * newest one in this block is the freshest (MR-TMR-1). */
+		rtt = 0;
+		if (!r->retx) {
+			rtt = now - r->sent_at;
+			sample = r;
+		}
+		if (tx->cb.acked)
+			tx->cb.acked(tx->cb.user, tx->cfg.path_id, r->ssn,
+				     r->bytes, r->ctx, rtt);
+	}
+	if (sample)
+		rtt_update(tx, now - sample->sent_at);
+	if (newly) {
+		/* Progress: reset the backoff, restart the timer
+		 * (RFC 6298 5.3, MR-TMR-4). */
+		tx->backoff = 0;
+		tx->rto_start = now;
+	}
+	detect_losses(tx, now);
+	advance_una(tx);
+	return newly;
+}
+
+static uint32_t lose_all(struct mr_pathtx *tx, int why)
+{
+	uint32_t p, n = 0;
+
+	for (p = tx->una; p != tx->nxt; p++) {
+		struct mr_pathtx_rec *r = rec_of(tx, p);
+
+		if (r->state == MR_PATHTX_OUT) {
+			declare_lost(tx, r, why);
+			n++;
+		}
+	}
+	tx->loss_time = UINT64_MAX;
+	advance_una(tx);
+	return n;
+}
+
+unsigned mr_pathtx_on_timeout(struct mr_pathtx *tx, uint64_t now)
+{
+	unsigned ev = 0;
+
+	if (tx->loss_time != UINT64_MAX && now >= tx->loss_time) {
+		detect_losses(tx, now);
+		advance_una(tx);
+		ev |= MR_PATHTX_EV_LOSS_TIMER;
+	}
+	if (tx->out_pkts && now >= tx->rto_start + mr_pathtx_rto(tx)) {
+		/* Tail loss or a dead route: everything outstanding on this
+		 * path is lost (MR-LOSS-3); back off (MR-TMR-3). */
+		tx->rto_events++;
+		lose_all(tx, MR_PATHTX_LOSS_RTO);
+		if (tx->backoff < BACKOFF_MAX)
+			tx->backoff++;
+		ev |= MR_PATHTX_EV_RTO;
+	}
+	return ev;
+}
+
+uint64_t mr_pathtx_next_deadline(const struct mr_pathtx *tx)
+{
+	uint64_t d = tx->loss_time;
+
+	if (tx->out_pkts) {
+		uint64_t rto = tx->rto_start + mr_pathtx_rto(tx);
+
+		if (rto < d)
+			d = rto;
+	}
+	return d;
+}
+
+uint32_t mr_pathtx_lose_all(struct mr_pathtx *tx, uint64_t now)
+{
+	(void)now;
+	return lose_all(tx, MR_PATHTX_LOSS_FORCED);
+}
