@@ -11,7 +11,7 @@
  *
  * ACK packets: BTH | PTH | AETH (24) | n x SACK block (40) | ICRC.
  * The ICRC is CRC32C over everything from the first byte of the BTH to the
- * last byte of the payload (clause MR-HDR-ICRC).
+ * last byte of the payload (clause MR-ICRC-1).
  *
  * This header is the contract between lib/core modules; the spec in
  * docs/spec/ and this file must say the same thing.
@@ -50,6 +50,17 @@
 /* QPNs are 24 bits on the wire, as in verbs. */
 #define MR_QPN_MASK 0x00ffffffu
 
+/* Largest payload of one packet (the largest MTU), MR-HDR-13. */
+#define MR_WIRE_MAX_PAYLOAD 4096u
+/* Largest message (2 GiB, as verbs), MR-HDR-12. */
+#define MR_WIRE_MAX_MSG_LEN 0x80000000u
+/* Operand size of the atomics: msg_len of ATOMIC_* and ATOMIC_RESP. */
+#define MR_WIRE_ATOMIC_LEN 8u
+/* Defined BTH flag bits; the others are reserved (0). */
+#define MR_BTH_F_ALL 0x000fu
+/* Largest rnr_timer value (IB's 5-bit encoding). */
+#define MR_RNR_TIMER_MAX 31u
+
 /* Opcodes (BTH byte 1). Extension headers are implied by the opcode:
  *   SEND          -                 SEND_IMM      IMMDT
  *   WRITE         RETH              WRITE_IMM     RETH IMMDT
@@ -78,14 +89,14 @@ enum mr_bth_flag {
 	MR_BTH_F_SOLICITED = 1u << 0, /* solicited event at the receiver */
 	MR_BTH_F_ACK_REQ = 1u << 1,   /* receiver should ACK without delay */
 	MR_BTH_F_RETX = 1u << 2,      /* this packet is a retransmission */
-	MR_BTH_F_GBN = 1u << 3,       /* sender runs the gbn baseline mode */
+	MR_BTH_F_GBN = 1u << 3,	      /* sender runs the gbn baseline mode */
 };
 
 /* AETH syndrome: 0 = ACK, otherwise the NAK code. */
 enum mr_nak_code {
 	MR_NAK_NONE = 0,
-	MR_NAK_SEQ_ERR = 1,    /* gbn: out-of-sequence packet; resend from cum */
-	MR_NAK_RNR = 2,        /* no receive WQE; retry after rnr timer */
+	MR_NAK_SEQ_ERR = 1, /* gbn: out-of-sequence packet; resend from cum */
+	MR_NAK_RNR = 2,	    /* no receive WQE; retry after rnr timer */
 	MR_NAK_REM_ACCESS = 3, /* bad rkey, bounds or permission */
 	MR_NAK_INV_REQ = 4,    /* malformed or unsupported request */
 	MR_NAK_REM_OP = 5,     /* responder could not complete the operation */
@@ -188,8 +199,31 @@ struct mr_aeth {
 	struct mr_sack_block blocks[MR_ACK_MAX_PATHS];
 };
 
+/*
+ * Field rules by opcode (docs/spec/wire.md, MR-EXT-* and MR-PARSE-*):
+ *  - payload_len <= MR_WIRE_MAX_PAYLOAD, msg_len <= MR_WIRE_MAX_MSG_LEN.
+ *  - SEND*, WRITE*, READ_RESP: offset + payload_len <= msg_len; a packet
+ *    with no payload only for a zero-length message (offset 0, msg_len 0).
+ *  - WRITE*: reth.vaddr is the target address of the message's first
+ *    byte (the same in every packet; the payload goes to vaddr + offset),
+ *    reth.dma_len == msg_len.
+ *  - READ_REQ: no payload, offset 0, msg_len == reth.dma_len (the bytes to
+ *    read; the READ_RESP packets carry the same msg_len and the request's
+ *    msn).
+ *  - ATOMIC_CS/FA/RESP: no payload, offset 0, msg_len 8. ATOMIC_FA
+ *    ignores atom.compare.
+ *  - UD_SEND*: offset 0, msg_len == payload_len (one packet per message).
+ *  - ACK: no payload, rsn/offset/msg_len 0; bth.ssn and bth.msn are not
+ *    interpreted by the wire layer (transport.md may give them a meaning).
+ *  - rsn is 0 except on SEND and SEND_IMM.
+ * mr_wire_encode_hdr() does not check these (so tests can craft bad
+ * packets); mr_wire_parse() does.
+ */
+
 /* A decoded packet. Fields of extension headers the opcode does not carry
- * are zero. payload points into the parsed buffer. */
+ * are zero, except aeth.blocks[i] for i >= aeth.nblocks, which parse does
+ * not write (so a data packet does not pay for clearing 640 bytes).
+ * payload points into the parsed buffer. */
 struct mr_pkt {
 	struct mr_bth bth;
 	struct mr_pth pth;
@@ -206,12 +240,17 @@ struct mr_pkt {
 /* Why a packet failed to parse: also the drop-reason counters. */
 enum mr_parse_err {
 	MR_PARSE_OK = 0,
-	MR_PARSE_SHORT = 1,     /* shorter than its headers + ICRC */
-	MR_PARSE_VERSION = 2,   /* unknown version */
-	MR_PARSE_OPCODE = 3,    /* unknown opcode */
-	MR_PARSE_ICRC = 4,      /* CRC32C mismatch */
-	MR_PARSE_FIELD = 5,     /* reserved bits set or inconsistent lengths */
+	MR_PARSE_SHORT = 1,   /* shorter than its headers + ICRC */
+	MR_PARSE_VERSION = 2, /* unknown version */
+	MR_PARSE_OPCODE = 3,  /* unknown opcode */
+	MR_PARSE_ICRC = 4,    /* CRC32C mismatch */
+	MR_PARSE_FIELD = 5,   /* reserved bits set or inconsistent lengths */
 };
+/* Number of enum mr_parse_err values (for counter arrays). */
+#define MR_PARSE_ERR_COUNT 6
+
+/* A static name of an enum mr_parse_err ("ok", "short", ...). */
+const char *mr_wire_parse_err_str(int err);
 
 /* Extension header bytes implied by opcode (not counting BTH/PTH), or -1
  * for an unknown opcode. ACK: AETH only (blocks counted separately). */
@@ -219,18 +258,35 @@ int mr_wire_ext_len(uint8_t opcode);
 
 /* Parse and verify one MetaRoCE packet (from the BTH to the ICRC
  * inclusive). Returns MR_PARSE_OK or an enum mr_parse_err. Never reads
- * outside [buf, buf + len). */
+ * outside [buf, buf + len). Checks in the order of MR-PARSE-1..: length of
+ * BTH+PTH+ICRC, version, opcode, ICRC, then header lengths and fields, so
+ * a corrupted packet counts as MR_PARSE_ICRC, never as a malformed one.
+ * On error *out is partly written and must not be used. */
 int mr_wire_parse(const uint8_t *buf, size_t len, struct mr_pkt *out);
 
 /* Encode the headers of pkt (BTH, PTH and the extension headers its opcode
  * implies, including pkt->aeth.nblocks SACK blocks for ACKs) into buf.
- * Returns the header length, or 0 if cap is too small. The payload is not
+ * The version written is always MR_WIRE_VERSION (bth.version is ignored);
+ * reserved bytes are written 0; other fields are written as given.
+ * Returns the header length, or 0 if cap is too small or the opcode is
+ * unknown or aeth.nblocks > MR_ACK_MAX_PATHS. The payload is not
  * copied: the caller appends pkt->payload_len bytes, then calls
  * mr_wire_seal(). */
 size_t mr_wire_encode_hdr(const struct mr_pkt *pkt, uint8_t *buf, size_t cap);
 
-/* Append the ICRC over buf[0, len) at buf + len. Returns len + 4. */
+/* Header length mr_wire_encode_hdr() would write for pkt (BTH, PTH, the
+ * extension headers, SACK blocks), or 0 for an unknown opcode or
+ * aeth.nblocks > MR_ACK_MAX_PATHS. */
+size_t mr_wire_hdr_len(const struct mr_pkt *pkt);
+
+/* Append the ICRC over buf[0, len) at buf + len (big-endian, MR-ICRC-2);
+ * buf must have room for len + 4 bytes. Returns len + 4. */
 size_t mr_wire_seal(uint8_t *buf, size_t len);
+
+/* A whole packet: headers, then pkt->payload_len bytes from pkt->payload,
+ * then the ICRC. Returns the packet length, or 0 if cap is too small or
+ * the header cannot be encoded (see mr_wire_hdr_len()). */
+size_t mr_wire_encode(const struct mr_pkt *pkt, uint8_t *buf, size_t cap);
 
 /* Peek the destination QPN without a full parse (demultiplexing); 0 if the
  * buffer is too short. */

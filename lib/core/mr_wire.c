@@ -1,0 +1,499 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Encode, seal, parse and peek of the MetaRoCE wire format. The clause ids
+ * in the comments are those of docs/spec/wire.md. Every read of packet
+ * bytes is bounds-checked against the length first; every field goes
+ * through the mr_be.h helpers.
+ */
+#include <string.h>
+
+#include "mr_be.h"
+#include "mr_crc32c.h"
+#include "mr_wire.h"
+
+_Static_assert(MR_BTH_LEN == 32, "BTH is 32 bytes");
+_Static_assert(MR_PTH_LEN == 8, "PTH is 8 bytes");
+_Static_assert(MR_RETH_LEN == 16, "RETH is 16 bytes");
+_Static_assert(MR_IMMDT_LEN == 4, "IMMDT is 4 bytes");
+_Static_assert(MR_ATOMETH_LEN == 28, "ATOMETH is 28 bytes");
+_Static_assert(MR_ATOMACKETH_LEN == 8, "ATOMACKETH is 8 bytes");
+_Static_assert(MR_DETH_LEN == 8, "DETH is 8 bytes");
+_Static_assert(MR_AETH_LEN == 24, "AETH is 24 bytes");
+_Static_assert(MR_SACK_BLOCK_LEN == 8 + MR_SACK_BYTES, "SACK block size");
+_Static_assert(MR_SACK_BYTES == 32, "256-bit SACK bitmap");
+_Static_assert(MR_ICRC_LEN == 4, "ICRC is 4 bytes");
+_Static_assert(MR_MAX_HDR_LEN == 72, "largest data header stack");
+/* nblocks is one byte on the wire. */
+_Static_assert(MR_ACK_MAX_PATHS <= 255, "nblocks fits its byte");
+
+/* Offsets inside the headers (MR-HDR-*, MR-EXT-*, MR-ACK-*). */
+enum {
+	BTH_VER = 0,
+	BTH_OPCODE = 1,
+	BTH_FLAGS = 2,
+	BTH_DQPN = 4,
+	BTH_SQPN = 8,
+	BTH_SSN = 12,
+	BTH_MSN = 16,
+	BTH_RSN = 20,
+	BTH_OFFSET = 24,
+	BTH_MSG_LEN = 28,
+
+	PTH_PATH_ID = 0,
+	PTH_PFLAGS = 2,
+	PTH_RSVD = 3,
+	PTH_PPSN = 4,
+
+	RETH_VADDR = 0,
+	RETH_RKEY = 8,
+	RETH_DMA_LEN = 12,
+
+	ATOM_VADDR = 0,
+	ATOM_RKEY = 8,
+	ATOM_SWAP_ADD = 12,
+	ATOM_COMPARE = 20,
+
+	DETH_QKEY = 0,
+	DETH_RSVD = 4,
+
+	AETH_SYNDROME = 0,
+	AETH_RNR_TIMER = 1,
+	AETH_NBLOCKS = 2,
+	AETH_RSVD1 = 3,
+	AETH_NAK_MSN = 4,
+	AETH_CUM_SSN = 8,
+	AETH_CUM_MSN = 12,
+	AETH_RATE_HINT = 16,
+	AETH_ECN_CE = 20,
+	AETH_RSVD2 = 22,
+
+	SACK_PATH_ID = 0,
+	SACK_RSVD = 2,
+	SACK_CUM_PPSN = 4,
+	SACK_BITMAP = 8,
+};
+
+#define MR_BASE_LEN (MR_BTH_LEN + MR_PTH_LEN)
+
+/* What an opcode implies (MR-HDR-4, MR-EXT table). */
+enum {
+	X_RETH = 1u << 0,
+	X_IMMDT = 1u << 1,
+	X_ATOMETH = 1u << 2,
+	X_ATOMACK = 1u << 3,
+	X_DETH = 1u << 4,
+	X_AETH = 1u << 5,
+	X_PAYLOAD = 1u << 6, /* may carry payload */
+};
+
+static int opcode_ext(uint8_t opcode)
+{
+	switch (opcode) {
+	case MR_OP_SEND:
+		return X_PAYLOAD;
+	case MR_OP_SEND_IMM:
+		return X_IMMDT | X_PAYLOAD;
+	case MR_OP_WRITE:
+		return X_RETH | X_PAYLOAD;
+	case MR_OP_WRITE_IMM:
+		return X_RETH | X_IMMDT | X_PAYLOAD;
+	case MR_OP_READ_REQ:
+		return X_RETH;
+	case MR_OP_READ_RESP:
+		return X_PAYLOAD;
+	case MR_OP_ATOMIC_CS:
+	case MR_OP_ATOMIC_FA:
+		return X_ATOMETH;
+	case MR_OP_ATOMIC_RESP:
+		return X_ATOMACK;
+	case MR_OP_ACK:
+		return X_AETH;
+	case MR_OP_UD_SEND:
+		return X_DETH | X_PAYLOAD;
+	case MR_OP_UD_SEND_IMM:
+		return X_DETH | X_IMMDT | X_PAYLOAD;
+	}
+	return -1;
+}
+
+/* Byte length of the extension headers in the MR-HDR-2 order: RETH or
+ * ATOMETH or ATOMACKETH or DETH or AETH, then IMMDT. */
+static int ext_bytes(int x)
+{
+	int n = 0;
+
+	if (x & X_RETH)
+		n += MR_RETH_LEN;
+	if (x & X_ATOMETH)
+		n += MR_ATOMETH_LEN;
+	if (x & X_ATOMACK)
+		n += MR_ATOMACKETH_LEN;
+	if (x & X_DETH)
+		n += MR_DETH_LEN;
+	if (x & X_AETH)
+		n += MR_AETH_LEN;
+	if (x & X_IMMDT)
+		n += MR_IMMDT_LEN;
+	return n;
+}
+
+int mr_wire_ext_len(uint8_t opcode)
+{
+	int x = opcode_ext(opcode);
+
+	return x < 0 ? -1 : ext_bytes(x);
+}
+
+const char *mr_wire_parse_err_str(int err)
+{
+	switch (err) {
+	case MR_PARSE_OK:
+		return "ok";
+	case MR_PARSE_SHORT:
+		return "short";
+	case MR_PARSE_VERSION:
+		return "version";
+	case MR_PARSE_OPCODE:
+		return "opcode";
+	case MR_PARSE_ICRC:
+		return "icrc";
+	case MR_PARSE_FIELD:
+		return "field";
+	}
+	return "unknown";
+}
+
+size_t mr_wire_hdr_len(const struct mr_pkt *pkt)
+{
+	int x = opcode_ext(pkt->bth.opcode);
+	size_t n;
+
+	if (x < 0)
+		return 0;
+	n = MR_BASE_LEN + (size_t)ext_bytes(x);
+	if (x & X_AETH) {
+		if (pkt->aeth.nblocks > MR_ACK_MAX_PATHS)
+			return 0;
+		n += (size_t)pkt->aeth.nblocks * MR_SACK_BLOCK_LEN;
+	}
+	return n;
+}
+
+size_t mr_wire_encode_hdr(const struct mr_pkt *pkt, uint8_t *buf, size_t cap)
+{
+	size_t len = mr_wire_hdr_len(pkt);
+	int x = opcode_ext(pkt->bth.opcode);
+	uint8_t *p;
+	unsigned i;
+
+	if (!len || cap < len)
+		return 0;
+
+	/* MR-HDR-3: the version is this implementation's, always. */
+	mr_put8(buf + BTH_VER, MR_WIRE_VERSION << 4);
+	mr_put8(buf + BTH_OPCODE, pkt->bth.opcode);
+	mr_put16(buf + BTH_FLAGS, pkt->bth.flags);
+	mr_put32(buf + BTH_DQPN, pkt->bth.dqpn);
+	mr_put32(buf + BTH_SQPN, pkt->bth.sqpn);
+	mr_put32(buf + BTH_SSN, pkt->bth.ssn);
+	mr_put32(buf + BTH_MSN, pkt->bth.msn);
+	mr_put32(buf + BTH_RSN, pkt->bth.rsn);
+	mr_put32(buf + BTH_OFFSET, pkt->bth.offset);
+	mr_put32(buf + BTH_MSG_LEN, pkt->bth.msg_len);
+
+	p = buf + MR_BTH_LEN;
+	mr_put16(p + PTH_PATH_ID, pkt->pth.path_id);
+	mr_put8(p + PTH_PFLAGS, pkt->pth.pflags);
+	mr_put8(p + PTH_RSVD, 0);
+	mr_put32(p + PTH_PPSN, pkt->pth.ppsn);
+	p += MR_PTH_LEN;
+
+	if (x & X_RETH) {
+		mr_put64(p + RETH_VADDR, pkt->reth.vaddr);
+		mr_put32(p + RETH_RKEY, pkt->reth.rkey);
+		mr_put32(p + RETH_DMA_LEN, pkt->reth.dma_len);
+		p += MR_RETH_LEN;
+	}
+	if (x & X_ATOMETH) {
+		mr_put64(p + ATOM_VADDR, pkt->atom.vaddr);
+		mr_put32(p + ATOM_RKEY, pkt->atom.rkey);
+		mr_put64(p + ATOM_SWAP_ADD, pkt->atom.swap_add);
+		mr_put64(p + ATOM_COMPARE, pkt->atom.compare);
+		p += MR_ATOMETH_LEN;
+	}
+	if (x & X_ATOMACK) {
+		mr_put64(p, pkt->atomic_orig);
+		p += MR_ATOMACKETH_LEN;
+	}
+	if (x & X_DETH) {
+		mr_put32(p + DETH_QKEY, pkt->deth.qkey);
+		mr_put32(p + DETH_RSVD, 0);
+		p += MR_DETH_LEN;
+	}
+	if (x & X_AETH) {
+		const struct mr_aeth *a = &pkt->aeth;
+
+		mr_put8(p + AETH_SYNDROME, a->syndrome);
+		mr_put8(p + AETH_RNR_TIMER, a->rnr_timer);
+		mr_put8(p + AETH_NBLOCKS, a->nblocks);
+		mr_put8(p + AETH_RSVD1, 0);
+		mr_put32(p + AETH_NAK_MSN, a->nak_msn);
+		mr_put32(p + AETH_CUM_SSN, a->cum_ssn);
+		mr_put32(p + AETH_CUM_MSN, a->cum_msn);
+		mr_put32(p + AETH_RATE_HINT, a->rate_hint);
+		mr_put16(p + AETH_ECN_CE, a->ecn_ce);
+		mr_put16(p + AETH_RSVD2, 0);
+		p += MR_AETH_LEN;
+		for (i = 0; i < a->nblocks; i++) {
+			const struct mr_sack_block *b = &a->blocks[i];
+
+			mr_put16(p + SACK_PATH_ID, b->path_id);
+			mr_put16(p + SACK_RSVD, 0);
+			mr_put32(p + SACK_CUM_PPSN, b->cum_ppsn);
+			memcpy(p + SACK_BITMAP, b->bitmap, MR_SACK_BYTES);
+			p += MR_SACK_BLOCK_LEN;
+		}
+	}
+	/* MR-EXT-4: IMMDT is the last extension header, bytes as given. */
+	if (x & X_IMMDT) {
+		memcpy(p, &pkt->imm, MR_IMMDT_LEN);
+		p += MR_IMMDT_LEN;
+	}
+	return (size_t)(p - buf);
+}
+
+size_t mr_wire_seal(uint8_t *buf, size_t len)
+{
+	/* MR-ICRC-1, MR-ICRC-2 */
+	mr_put32(buf + len, mr_crc32c(0, buf, len));
+	return len + MR_ICRC_LEN;
+}
+
+size_t mr_wire_encode(const struct mr_pkt *pkt, uint8_t *buf, size_t cap)
+{
+	size_t h = mr_wire_encode_hdr(pkt, buf, cap);
+
+	if (!h || cap - h < (size_t)pkt->payload_len + MR_ICRC_LEN)
+		return 0;
+	if (pkt->payload_len)
+		memcpy(buf + h, pkt->payload, pkt->payload_len);
+	return mr_wire_seal(buf, h + pkt->payload_len);
+}
+
+uint32_t mr_wire_peek_dqpn(const uint8_t *buf, size_t len)
+{
+	/* MR-PARSE-10 */
+	if (len < BTH_DQPN + 4)
+		return 0;
+	return mr_get32(buf + BTH_DQPN) & MR_QPN_MASK;
+}
+
+/* MR-PARSE-7: the per-opcode consistency of payload, offset, msg_len and
+ * rsn. Returns MR_PARSE_OK or MR_PARSE_FIELD. */
+static int check_lengths(const struct mr_pkt *pkt, int x)
+{
+	const struct mr_bth *b = &pkt->bth;
+	uint32_t plen = pkt->payload_len;
+
+	/* MR-HDR-9 */
+	if (b->rsn && b->opcode != MR_OP_SEND && b->opcode != MR_OP_SEND_IMM)
+		return MR_PARSE_FIELD;
+	/* MR-HDR-12, MR-HDR-13 */
+	if (b->msg_len > MR_WIRE_MAX_MSG_LEN || plen > MR_WIRE_MAX_PAYLOAD)
+		return MR_PARSE_FIELD;
+
+	switch (b->opcode) {
+	case MR_OP_READ_REQ: /* MR-EXT-2 */
+		if (b->offset || b->msg_len != pkt->reth.dma_len)
+			return MR_PARSE_FIELD;
+		return MR_PARSE_OK;
+	case MR_OP_ATOMIC_CS: /* MR-EXT-5 */
+	case MR_OP_ATOMIC_FA:
+	case MR_OP_ATOMIC_RESP: /* MR-EXT-6 */
+		if (b->offset || b->msg_len != MR_WIRE_ATOMIC_LEN)
+			return MR_PARSE_FIELD;
+		return MR_PARSE_OK;
+	case MR_OP_ACK: /* MR-ACK-2 */
+		if (b->offset || b->msg_len)
+			return MR_PARSE_FIELD;
+		return MR_PARSE_OK;
+	case MR_OP_UD_SEND: /* MR-EXT-7 */
+	case MR_OP_UD_SEND_IMM:
+		if (b->offset || b->msg_len != plen)
+			return MR_PARSE_FIELD;
+		return MR_PARSE_OK;
+	}
+
+	/* SEND*, WRITE*, READ_RESP: MR-HDR-10, MR-HDR-11 */
+	if ((uint64_t)b->offset + plen > b->msg_len)
+		return MR_PARSE_FIELD;
+	if (!plen && (b->offset || b->msg_len))
+		return MR_PARSE_FIELD;
+	/* MR-EXT-1 */
+	if ((x & X_RETH) && pkt->reth.dma_len != b->msg_len)
+		return MR_PARSE_FIELD;
+	return MR_PARSE_OK;
+}
+
+static int parse_aeth(const uint8_t *p, struct mr_aeth *a)
+{
+	unsigned i, j;
+
+	a->syndrome = mr_get8(p + AETH_SYNDROME);
+	a->rnr_timer = mr_get8(p + AETH_RNR_TIMER);
+	a->nblocks = mr_get8(p + AETH_NBLOCKS);
+	a->nak_msn = mr_get32(p + AETH_NAK_MSN);
+	a->cum_ssn = mr_get32(p + AETH_CUM_SSN);
+	a->cum_msn = mr_get32(p + AETH_CUM_MSN);
+	a->rate_hint = mr_get32(p + AETH_RATE_HINT);
+	a->ecn_ce = mr_get16(p + AETH_ECN_CE);
+	/* MR-PARSE-6: reserved bytes */
+	if (mr_get8(p + AETH_RSVD1) || mr_get16(p + AETH_RSVD2))
+		return MR_PARSE_FIELD;
+	/* MR-ACK-3 */
+	if (a->syndrome > MR_NAK_REM_OP)
+		return MR_PARSE_FIELD;
+	/* MR-ACK-4 */
+	if (a->syndrome == MR_NAK_RNR ? a->rnr_timer > MR_RNR_TIMER_MAX
+				      : a->rnr_timer != 0)
+		return MR_PARSE_FIELD;
+	/* MR-ACK-5 */
+	if (a->syndrome == MR_NAK_NONE && a->nak_msn)
+		return MR_PARSE_FIELD;
+
+	p += MR_AETH_LEN;
+	for (i = 0; i < a->nblocks; i++, p += MR_SACK_BLOCK_LEN) {
+		struct mr_sack_block *blk = &a->blocks[i];
+
+		if (mr_get16(p + SACK_RSVD)) /* MR-ACK-9 */
+			return MR_PARSE_FIELD;
+		blk->path_id = mr_get16(p + SACK_PATH_ID);
+		blk->cum_ppsn = mr_get32(p + SACK_CUM_PPSN);
+		memcpy(blk->bitmap, p + SACK_BITMAP, MR_SACK_BYTES);
+		/* MR-ACK-9: one block per path */
+		for (j = 0; j < i; j++)
+			if (a->blocks[j].path_id == blk->path_id)
+				return MR_PARSE_FIELD;
+	}
+	return MR_PARSE_OK;
+}
+
+int mr_wire_parse(const uint8_t *buf, size_t len, struct mr_pkt *out)
+{
+	const uint8_t *p, *end;
+	size_t hlen;
+	uint32_t v;
+	int x, rc;
+
+	/* MR-PARSE-1 */
+	if (len < MR_BASE_LEN + MR_ICRC_LEN)
+		return MR_PARSE_SHORT;
+	/* MR-PARSE-2, MR-HDR-3 */
+	if ((mr_get8(buf + BTH_VER) >> 4) != MR_WIRE_VERSION)
+		return MR_PARSE_VERSION;
+	/* MR-PARSE-3, MR-HDR-4 */
+	x = opcode_ext(mr_get8(buf + BTH_OPCODE));
+	if (x < 0)
+		return MR_PARSE_OPCODE;
+	/* MR-PARSE-4, MR-ICRC-3: before any other field is trusted */
+	end = buf + len - MR_ICRC_LEN;
+	if (mr_crc32c(0, buf, len - MR_ICRC_LEN) != mr_get32(end))
+		return MR_PARSE_ICRC;
+
+	/* MR-PARSE-5: the extension headers are all there. */
+	hlen = MR_BASE_LEN + (size_t)ext_bytes(x);
+	if ((size_t)(end - buf) < hlen)
+		return MR_PARSE_SHORT;
+
+	out->bth.version = MR_WIRE_VERSION;
+	out->bth.opcode = mr_get8(buf + BTH_OPCODE);
+	out->bth.flags = mr_get16(buf + BTH_FLAGS);
+	out->bth.dqpn = mr_get32(buf + BTH_DQPN);
+	out->bth.sqpn = mr_get32(buf + BTH_SQPN);
+	out->bth.ssn = mr_get32(buf + BTH_SSN);
+	out->bth.msn = mr_get32(buf + BTH_MSN);
+	out->bth.rsn = mr_get32(buf + BTH_RSN);
+	out->bth.offset = mr_get32(buf + BTH_OFFSET);
+	out->bth.msg_len = mr_get32(buf + BTH_MSG_LEN);
+	/* MR-PARSE-6: reserved bits of the BTH (MR-HDR-3, -5, -6) */
+	if ((mr_get8(buf + BTH_VER) & 0x0f) ||
+	    (out->bth.flags & ~MR_BTH_F_ALL) ||
+	    (out->bth.dqpn & ~MR_QPN_MASK) || (out->bth.sqpn & ~MR_QPN_MASK))
+		return MR_PARSE_FIELD;
+
+	p = buf + MR_BTH_LEN;
+	out->pth.path_id = mr_get16(p + PTH_PATH_ID);
+	out->pth.pflags = mr_get8(p + PTH_PFLAGS);
+	out->pth.ppsn = mr_get32(p + PTH_PPSN);
+	/* MR-HDR-14 */
+	if (out->pth.pflags || mr_get8(p + PTH_RSVD))
+		return MR_PARSE_FIELD;
+	p += MR_PTH_LEN;
+
+	memset(&out->reth, 0, sizeof(out->reth));
+	memset(&out->atom, 0, sizeof(out->atom));
+	memset(&out->deth, 0, sizeof(out->deth));
+	out->imm = 0;
+	out->atomic_orig = 0;
+	out->aeth.syndrome = 0;
+	out->aeth.rnr_timer = 0;
+	out->aeth.nblocks = 0;
+	out->aeth.nak_msn = 0;
+	out->aeth.cum_ssn = 0;
+	out->aeth.cum_msn = 0;
+	out->aeth.rate_hint = 0;
+	out->aeth.ecn_ce = 0;
+
+	if (x & X_RETH) {
+		out->reth.vaddr = mr_get64(p + RETH_VADDR);
+		out->reth.rkey = mr_get32(p + RETH_RKEY);
+		out->reth.dma_len = mr_get32(p + RETH_DMA_LEN);
+		p += MR_RETH_LEN;
+	}
+	if (x & X_ATOMETH) {
+		out->atom.vaddr = mr_get64(p + ATOM_VADDR);
+		out->atom.rkey = mr_get32(p + ATOM_RKEY);
+		out->atom.swap_add = mr_get64(p + ATOM_SWAP_ADD);
+		out->atom.compare = mr_get64(p + ATOM_COMPARE);
+		p += MR_ATOMETH_LEN;
+	}
+	if (x & X_ATOMACK) {
+		out->atomic_orig = mr_get64(p);
+		p += MR_ATOMACKETH_LEN;
+	}
+	if (x & X_DETH) {
+		out->deth.qkey = mr_get32(p + DETH_QKEY);
+		if (mr_get32(p + DETH_RSVD)) /* MR-EXT-7 */
+			return MR_PARSE_FIELD;
+		p += MR_DETH_LEN;
+	}
+	if (x & X_AETH) {
+		/* MR-ACK-1, MR-ACK-9: nblocks bounded, then the exact length
+		 * (an ACK carries no payload). */
+		v = mr_get8(p + AETH_NBLOCKS);
+		if (v > MR_ACK_MAX_PATHS)
+			return MR_PARSE_FIELD;
+		hlen += (size_t)v * MR_SACK_BLOCK_LEN;
+		if ((size_t)(end - buf) < hlen)
+			return MR_PARSE_SHORT;
+		if ((size_t)(end - buf) > hlen)
+			return MR_PARSE_FIELD;
+		rc = parse_aeth(p, &out->aeth);
+		if (rc)
+			return rc;
+		p += MR_AETH_LEN + (size_t)v * MR_SACK_BLOCK_LEN;
+	}
+	if (x & X_IMMDT) {
+		memcpy(&out->imm, p, MR_IMMDT_LEN);
+		p += MR_IMMDT_LEN;
+	}
+
+	/* MR-HDR-15: the payload is what lies between headers and ICRC. */
+	if (!(x & X_PAYLOAD) && p != end) /* MR-PARSE-7 */
+		return MR_PARSE_FIELD;
+	if ((size_t)(end - p) > MR_WIRE_MAX_PAYLOAD) /* MR-HDR-13 */
+		return MR_PARSE_FIELD;
+	out->payload = p;
+	out->payload_len = (uint32_t)(end - p);
+	return check_lengths(out, x);
+}

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Random VALID packets of every opcode, from a seeded generator: shared by
+ * tests/unit/test_wire.c (round trips), the seed-corpus generator and the
+ * fuzz targets. Header-only (static functions) so each user links nothing
+ * extra. "Valid" means: follows every rule mr_wire_parse() checks
+ * (docs/spec/wire.md MR-HDR-*, MR-EXT-*, MR-ACK-*).
+ */
+#ifndef MR_WIRE_GEN_H
+#define MR_WIRE_GEN_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "mr_wire.h"
+
+/* Every opcode of enum mr_wire_opcode. */
+static const uint8_t mr_gen_opcodes[] = {
+	MR_OP_SEND,	   MR_OP_SEND_IMM,  MR_OP_WRITE,     MR_OP_WRITE_IMM,
+	MR_OP_READ_REQ,	   MR_OP_READ_RESP, MR_OP_ATOMIC_CS, MR_OP_ATOMIC_FA,
+	MR_OP_ATOMIC_RESP, MR_OP_ACK,	    MR_OP_UD_SEND,   MR_OP_UD_SEND_IMM,
+};
+#define MR_GEN_NUM_OPCODES (sizeof(mr_gen_opcodes) / sizeof(mr_gen_opcodes[0]))
+
+/* splitmix64: small, seeded, reproducible. */
+struct mr_gen_rng {
+	uint64_t s;
+};
+
+static inline uint64_t mr_gen_next(struct mr_gen_rng *r)
+{
+	uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* A message length: often 0 or small, sometimes up to 2 GiB. */
+static inline uint32_t mr_gen_msg_len(struct mr_gen_rng *r)
+{
+	switch (mr_gen_next(r) % 4) {
+	case 0:
+		return 0;
+	case 1:
+		return (uint32_t)(mr_gen_next(r) % 64) + 1;
+	case 2:
+		return (uint32_t)(mr_gen_next(r) % (1u << 20)) + 1;
+	}
+	return (uint32_t)(mr_gen_next(r) % ((uint64_t)MR_WIRE_MAX_MSG_LEN + 1));
+}
+
+/*
+ * Fill *pkt with a valid packet of the given opcode, random fields. The
+ * payload (if any) points into payload_buf, whose first max_payload bytes
+ * the generator fills with random bytes (max_payload <=
+ * MR_WIRE_MAX_PAYLOAD).
+ */
+static inline void mr_gen_pkt(struct mr_gen_rng *r, uint8_t opcode,
+			      struct mr_pkt *pkt, uint8_t *payload_buf,
+			      uint32_t max_payload)
+{
+	uint32_t i, j, plen = 0, cap;
+
+	memset(pkt, 0, sizeof(*pkt));
+	for (i = 0; i < max_payload; i++)
+		payload_buf[i] = (uint8_t)mr_gen_next(r);
+	pkt->bth.version = MR_WIRE_VERSION;
+	pkt->bth.opcode = opcode;
+	pkt->bth.flags = (uint16_t)(mr_gen_next(r) & MR_BTH_F_ALL);
+	pkt->bth.dqpn = (uint32_t)mr_gen_next(r) & MR_QPN_MASK;
+	pkt->bth.sqpn = (uint32_t)mr_gen_next(r) & MR_QPN_MASK;
+	pkt->bth.ssn = (uint32_t)mr_gen_next(r);
+	pkt->bth.msn = (uint32_t)mr_gen_next(r);
+	pkt->pth.path_id = (uint16_t)mr_gen_next(r);
+	pkt->pth.ppsn = (uint32_t)mr_gen_next(r);
+
+	switch (opcode) {
+	case MR_OP_SEND:
+	case MR_OP_SEND_IMM:
+	case MR_OP_WRITE:
+	case MR_OP_WRITE_IMM:
+	case MR_OP_READ_RESP:
+		pkt->bth.msg_len = mr_gen_msg_len(r);
+		if (pkt->bth.msg_len && max_payload) {
+			cap = pkt->bth.msg_len < max_payload ? pkt->bth.msg_len
+							     : max_payload;
+			plen = 1 + (uint32_t)(mr_gen_next(r) % cap);
+			pkt->bth.offset =
+				(uint32_t)(mr_gen_next(r) %
+					   ((uint64_t)pkt->bth.msg_len - plen +
+					    1));
+		} else {
+			/* A zero-length message (MR-HDR-11); also what a
+			 * caller allowing no payload gets. */
+			pkt->bth.msg_len = 0;
+		}
+		if (opcode == MR_OP_SEND || opcode == MR_OP_SEND_IMM)
+			pkt->bth.rsn = (uint32_t)mr_gen_next(r);
+		if (opcode == MR_OP_WRITE || opcode == MR_OP_WRITE_IMM) {
+			pkt->reth.vaddr = mr_gen_next(r);
+			pkt->reth.rkey = (uint32_t)mr_gen_next(r);
+			pkt->reth.dma_len = pkt->bth.msg_len;
+		}
+		if (opcode == MR_OP_SEND_IMM || opcode == MR_OP_WRITE_IMM)
+			pkt->imm = (uint32_t)mr_gen_next(r);
+		break;
+	case MR_OP_READ_REQ:
+		pkt->bth.msg_len = mr_gen_msg_len(r);
+		pkt->reth.vaddr = mr_gen_next(r);
+		pkt->reth.rkey = (uint32_t)mr_gen_next(r);
+		pkt->reth.dma_len = pkt->bth.msg_len;
+		break;
+	case MR_OP_ATOMIC_CS:
+	case MR_OP_ATOMIC_FA:
+		pkt->bth.msg_len = MR_WIRE_ATOMIC_LEN;
+		pkt->atom.vaddr = mr_gen_next(r) & ~7ull;
+		pkt->atom.rkey = (uint32_t)mr_gen_next(r);
+		pkt->atom.swap_add = mr_gen_next(r);
+		if (opcode == MR_OP_ATOMIC_CS)
+			pkt->atom.compare = mr_gen_next(r);
+		break;
+	case MR_OP_ATOMIC_RESP:
+		pkt->bth.msg_len = MR_WIRE_ATOMIC_LEN;
+		pkt->atomic_orig = mr_gen_next(r);
+		break;
+	case MR_OP_ACK:
+		pkt->aeth.syndrome = (uint8_t)(mr_gen_next(r) % 6);
+		if (pkt->aeth.syndrome == MR_NAK_RNR)
+			pkt->aeth.rnr_timer = (uint8_t)(mr_gen_next(r) % 32);
+		if (pkt->aeth.syndrome != MR_NAK_NONE)
+			pkt->aeth.nak_msn = (uint32_t)mr_gen_next(r);
+		pkt->aeth.cum_ssn = (uint32_t)mr_gen_next(r);
+		pkt->aeth.cum_msn = (uint32_t)mr_gen_next(r);
+		pkt->aeth.rate_hint = (uint32_t)mr_gen_next(r);
+		pkt->aeth.ecn_ce = (uint16_t)mr_gen_next(r);
+		pkt->aeth.nblocks =
+			(uint8_t)(mr_gen_next(r) % (MR_ACK_MAX_PATHS + 1));
+		for (i = 0; i < pkt->aeth.nblocks; i++) {
+			struct mr_sack_block *b = &pkt->aeth.blocks[i];
+
+			/* distinct path ids (MR-ACK-9) */
+			b->path_id = (uint16_t)mr_gen_next(r);
+			for (j = 0; j < i; j++) {
+				if (pkt->aeth.blocks[j].path_id == b->path_id) {
+					b->path_id++;
+					j = (uint32_t)-1; /* recheck all */
+				}
+			}
+			b->cum_ppsn = (uint32_t)mr_gen_next(r);
+			for (j = 0; j < MR_SACK_BYTES; j++)
+				b->bitmap[j] = (uint8_t)mr_gen_next(r);
+		}
+		break;
+	case MR_OP_UD_SEND:
+	case MR_OP_UD_SEND_IMM:
+		plen = (uint32_t)(mr_gen_next(r) % ((uint64_t)max_payload + 1));
+		pkt->bth.msg_len = plen;
+		pkt->deth.qkey = (uint32_t)mr_gen_next(r);
+		if (opcode == MR_OP_UD_SEND_IMM)
+			pkt->imm = (uint32_t)mr_gen_next(r);
+		break;
+	}
+	pkt->payload = plen ? payload_buf : NULL;
+	pkt->payload_len = plen;
+}
+
+#endif /* MR_WIRE_GEN_H */
