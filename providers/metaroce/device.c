@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Registration with libibverbs and device matching.
+ *
+ * Which devices are ours: libibverbs hands every provider each rdma device
+ * it found (in sysfs mode: $SYSFS_PATH/class/infiniband/<name>). We have no
+ * match table at all - no PCI id, modalias or driver id that another
+ * provider could also claim, and no name pattern, so a device may be named
+ * anything - and decide in match_device() on the presence of our device
+ * record, <ibdev_path>/metaroce.conf, which only metaroce-ctl writes.
+ * Other providers do not claim such a device either: it has no
+ * device/modalias and no driver id in sysfs mode; only rxe's name pattern
+ * ("rxe*") could take a device whose name starts with "rxe".
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "metaroce.h"
+
+int metaroce_debug_on;
+
+/* <ibdev_path>/metaroce.conf into path; false if it does not fit. */
+static bool conf_path(const struct verbs_sysfs_dev *sd, char *path, size_t size)
+{
+	int n = snprintf(path, size, "%s/%s", sd->ibdev_path, MR_DEVCONF_FILE);
+
+	return n > 0 && (size_t)n < size;
+}
+
+/* Read and check the record of a device; 0, or -1 after saying why on
+ * stderr (quiet = say nothing, when the record is simply absent). */
+static int read_record(const struct verbs_sysfs_dev *sd, struct mr_devconf *c,
+		       bool quiet_if_absent)
+{
+	char path[IBV_SYSFS_PATH_MAX + sizeof(MR_DEVCONF_FILE) + 1];
+	char err[256];
+
+	if (!conf_path(sd, path, sizeof(path)))
+		return -1;
+	if (quiet_if_absent && access(path, F_OK) != 0)
+		return -1;
+	if (mr_devconf_read(path, c, err, sizeof(err))) {
+		fprintf(stderr, "metaroce: %s\n", err); /* err names path */
+		return -1;
+	}
+	if (strcmp(c->name, sd->ibdev_name) != 0) {
+		fprintf(stderr,
+			"metaroce: %s: record is for device '%s', not '%s'\n",
+			path, c->name, sd->ibdev_name);
+		return -1;
+	}
+	return 0;
+}
+
+static bool metaroce_match_device(struct verbs_sysfs_dev *sysfs_dev)
+{
+	struct mr_devconf c;
+
+	if (read_record(sysfs_dev, &c, true))
+		return false;
+	metaroce_dbg("%s: matched (%s)", sysfs_dev->ibdev_name,
+		     sysfs_dev->ibdev_path);
+	return true;
+}
+
+static struct verbs_device *
+metaroce_alloc_device(struct verbs_sysfs_dev *sysfs_dev)
+{
+	struct metaroce_device *dev;
+
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return NULL;
+	/* Read again: the record may have changed since match_device, and
+	 * what we keep must be what we checked. */
+	if (read_record(sysfs_dev, &dev->conf, false)) {
+		free(dev);
+		errno = EINVAL;
+		return NULL;
+	}
+	/* We honour (by ignoring) the optional access bits; without this
+	 * libibverbs strips IBV_ACCESS_RELAXED_ORDERING before reg_mr. */
+	dev->vdev.core_support = IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS;
+	return &dev->vdev;
+}
+
+static void metaroce_uninit_device(struct verbs_device *vdev)
+{
+	free(to_mdev(&vdev->device));
+}
+
+static const struct verbs_device_ops metaroce_dev_ops = {
+	.name = "metaroce",
+	/* The uverbs abi_version file of our view may be absent (0) or say
+	 * anything: no kernel ABI is spoken. */
+	.match_min_abi_version = 0,
+	.match_max_abi_version = INT32_MAX,
+	.match_table = NULL,
+	.match_device = metaroce_match_device,
+	.alloc_device = metaroce_alloc_device,
+	.uninit_device = metaroce_uninit_device,
+	.alloc_context = metaroce_alloc_context,
+};
+
+/* As in-tree providers do: register when libibverbs dlopen()s us. */
+__attribute__((constructor)) static void metaroce_register(void)
+{
+	const char *d = getenv("METAROCE_DEBUG");
+
+	metaroce_debug_on = d && *d && strcmp(d, "0") != 0;
+	verbs_register_driver_34(&metaroce_dev_ops);
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The provider's memory-region table: keys (lkey = rkey) to registered
+ * memory. It is what answers the core's struct mr_memreg lookup, so a
+ * remote WRITE/READ/atomic is checked against the rights and the bounds
+ * the application registered.
+ *
+ * Keys: (slot + 1) << 8 | generation. The generation byte changes every
+ * time a slot is reused, so a stale rkey held by a peer after dereg_mr
+ * does not reach the next region placed in that slot; 0 is never a key.
+ *
+ * Threading: every function takes the table's own mutex; lookups may run
+ * on the progress thread while the application registers.
+ * Errors: positive errno, as the provider's verbs return them.
+ */
+#ifndef METAROCE_MR_TABLE_H
+#define METAROCE_MR_TABLE_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+struct metaroce_mrt_ent {
+	void *owner;   /* the provider's MR; NULL = free slot */
+	uint64_t iova; /* first byte as addressed through the key */
+	uint8_t *host; /* where iova lives in this process */
+	uint64_t length;
+	unsigned access; /* IBV_ACCESS_* as registered */
+	uint32_t pd;	 /* protection domain number */
+	uint32_t gen;	 /* generation of the slot (low 8 bits used) */
+	uint32_t next_free;
+};
+
+struct metaroce_mrt {
+	pthread_mutex_t lock;
+	struct metaroce_mrt_ent *ents;
+	uint32_t cap; /* allocated slots */
+	uint32_t max; /* most slots ever (advertised max_mr) */
+	uint32_t used;
+	uint32_t free_head; /* slot + 1 of the first free slot, 0 = none */
+};
+
+/* max: the number of regions the table will ever hold (<= 1 << 24). */
+int metaroce_mrt_init(struct metaroce_mrt *t, uint32_t max);
+void metaroce_mrt_fini(struct metaroce_mrt *t);
+
+/* Insert a region (owner, iova, host, length, access, pd from e) and return
+ * its key. ENOMEM (no memory) or ENOSPC (table full). */
+int metaroce_mrt_add(struct metaroce_mrt *t, const struct metaroce_mrt_ent *e,
+		     uint32_t *key);
+
+/* Remove the region with key that belongs to owner. EINVAL if there is
+ * none. */
+int metaroce_mrt_del(struct metaroce_mrt *t, uint32_t key, const void *owner);
+
+/* Resolve [addr, addr + len) through key for protection domain pd with the
+ * rights in need (IBV_ACCESS_* bits; remote callers pass the remote bit of
+ * the operation, local callers IBV_ACCESS_LOCAL_WRITE or 0). Sets *host.
+ * len 0 succeeds with *host = NULL without looking at the key, as a
+ * zero-length SGE or RDMA operation needs no memory.
+ * ENOENT: no such key; EPERM: other PD; ERANGE: outside the region;
+ * EACCES: rights missing. */
+int metaroce_mrt_lookup(struct metaroce_mrt *t, uint32_t pd, uint32_t key,
+			uint64_t addr, uint64_t len, unsigned need,
+			uint8_t **host);
+
+/* Number of regions registered. */
+uint32_t metaroce_mrt_count(struct metaroce_mrt *t);
+
+#endif /* METAROCE_MR_TABLE_H */

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The provider opened through the real, unmodified libibverbs: listing,
+ * open without a kernel, the async pipe, device/port/GID queries, PDs and
+ * MRs with good and bad arguments.
+ *
+ * The test makes its own sysfs view (the layout libibverbs reads, as
+ * metaroce-ctl writes it) in a temporary directory with three devices:
+ * one of ours, one whose record is malformed and one with no record; only
+ * the first may be listed. The /dev/infiniband nodes need root (mknod);
+ * without it the test is skipped (77). METAROCE_TEST_PROVIDER is the
+ * RDMAV_DRIVERS stem of the built plugin.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#include "mr_test.h"
+
+/* What the device record says, and what the device must therefore show. */
+#define DEV_NAME "mrt0"
+#define DEV_MAC "02:00:c0:00:02:01"
+#define DEV_GUID_BE 0x0000c0fffe000201ULL /* EUI-64 of DEV_MAC */
+#define DEV_MTU 1024
+
+static char view[64];
+static char nodes[3][PATH_MAX];
+static struct ibv_device **list;
+static struct ibv_context *ctx;
+
+static int put(const char *content, const char *fmt, ...)
+{
+	char path[PATH_MAX];
+	va_list ap;
+	FILE *f;
+
+	va_start(ap, fmt);
+	vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs(content, f);
+	return fclose(f);
+}
+
+static int mkdirs(const char *fmt, ...)
+{
+	char path[PATH_MAX], *p;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	for (p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(path, 0755) && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return mkdir(path, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+/* One device of the view; record = NULL: no metaroce.conf. */
+static int add_dev(int i, const char *ibdev, const char *record)
+{
+	char uv[32];
+
+	snprintf(uv, sizeof(uv), "mrabi%d_%d", (int)getpid(), i);
+	snprintf(nodes[i], sizeof(nodes[i]), "/dev/infiniband/%s", uv);
+	if (mkdirs("/dev/infiniband") ||
+	    (mknod(nodes[i], S_IFCHR | 0666, makedev(1, 7)) && errno != EEXIST))
+		return -1;
+	if (mkdirs("%s/class/infiniband_verbs/%s", view, uv) ||
+	    put(ibdev, "%s/class/infiniband_verbs/%s/ibdev", view, uv) ||
+	    put("1:7\n", "%s/class/infiniband_verbs/%s/dev", view, uv) ||
+	    mkdirs("%s/class/infiniband/%s/ports/1/gids", view, ibdev) ||
+	    mkdirs("%s/class/infiniband/%s/ports/1/gid_attrs/types", view,
+		   ibdev) ||
+	    mkdirs("%s/class/infiniband/%s/ports/1/pkeys", view, ibdev) ||
+	    put("1: CA\n", "%s/class/infiniband/%s/node_type", view, ibdev) ||
+	    put("0000:c0ff:fe00:0201\n", "%s/class/infiniband/%s/node_guid",
+		view, ibdev) ||
+	    put("fe80:0000:0000:0000:0000:c0ff:fe00:0201\n",
+		"%s/class/infiniband/%s/ports/1/gids/0", view, ibdev) ||
+	    put("0000:0000:0000:0000:0000:ffff:c000:0201\n",
+		"%s/class/infiniband/%s/ports/1/gids/1", view, ibdev) ||
+	    put("RoCE v2\n", "%s/class/infiniband/%s/ports/1/gid_attrs/types/0",
+		view, ibdev) ||
+	    put("RoCE v2\n", "%s/class/infiniband/%s/ports/1/gid_attrs/types/1",
+		view, ibdev) ||
+	    put("0xffff\n", "%s/class/infiniband/%s/ports/1/pkeys/0", view,
+		ibdev))
+		return -1;
+	if (record &&
+	    put(record, "%s/class/infiniband/%s/metaroce.conf", view, ibdev))
+		return -1;
+	return 0;
+}
+
+static void cleanup(void)
+{
+	char cmd[128];
+	int i;
+
+	if (ctx)
+		ibv_close_device(ctx);
+	if (list)
+		ibv_free_device_list(list);
+	for (i = 0; i < 3; i++)
+		if (nodes[i][0])
+			unlink(nodes[i]);
+	if (view[0]) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", view);
+		if (system(cmd))
+			fprintf(stderr, "could not remove %s\n", view);
+	}
+}
+
+static void setup(void)
+{
+	const char *prov = getenv("METAROCE_TEST_PROVIDER");
+	char rec[512];
+
+	MR_CHECK(prov && prov[0] == '/');
+	if (geteuid() != 0) {
+		printf("skip: creating /dev/infiniband nodes needs root\n");
+		exit(77);
+	}
+	snprintf(view, sizeof(view), "/tmp/mrabi-XXXXXX");
+	MR_CHECK(mkdtemp(view));
+	atexit(cleanup);
+	MR_CHECK(mkdirs("%s/class/infiniband_verbs", view) == 0);
+	MR_CHECK(put("6\n", "%s/class/infiniband_verbs/abi_version", view) ==
+		 0);
+	snprintf(rec, sizeof(rec),
+		 "name=" DEV_NAME "\nport=net_null0\nip=192.0.2.1/24\n"
+		 "mac=" DEV_MAC "\nmtu=%d\nudp_port=4797\nuverbs=x\n",
+		 DEV_MTU);
+	MR_CHECK(add_dev(0, DEV_NAME, rec) == 0);
+	MR_CHECK(add_dev(1, "mrbad0", "name=mrbad0\nmtu=9000\n") == 0);
+	MR_CHECK(add_dev(2, "mrnone0", NULL) == 0);
+	MR_CHECK(setenv("SYSFS_PATH", view, 1) == 0);
+	MR_CHECK(setenv("RDMAV_DRIVERS", prov, 1) == 0);
+}
+
+static void test_list(void)
+{
+	int n, i, ours = -1;
+
+	list = ibv_get_device_list(&n);
+	MR_CHECK(list);
+	for (i = 0; i < n; i++) {
+		const char *name = ibv_get_device_name(list[i]);
+
+		/* Only ours; the malformed and the record-less device are
+		 * nobody's (no other provider claims them either). */
+		MR_CHECK(strcmp(name, "mrbad0") != 0);
+		MR_CHECK(strcmp(name, "mrnone0") != 0);
+		if (!strcmp(name, DEV_NAME))
+			ours = i;
+	}
+	MR_CHECK(ours >= 0);
+	MR_CHECK_EQ(ibv_get_device_guid(list[ours]), htobe64(DEV_GUID_BE));
+	MR_CHECK_EQ(list[ours]->node_type, IBV_NODE_CA);
+	MR_CHECK_EQ(list[ours]->transport_type, IBV_TRANSPORT_IB);
+	ctx = ibv_open_device(list[ours]);
+	MR_CHECK(ctx);
+}
+
+static void test_async_fd(void)
+{
+	struct stat st;
+	int fl;
+
+	MR_CHECK(ctx);
+	MR_CHECK(fstat(ctx->async_fd, &st) == 0);
+	MR_CHECK(S_ISFIFO(st.st_mode));
+	fl = fcntl(ctx->async_fd, F_GETFL);
+	MR_CHECK(fl >= 0);
+	/* Blocking, as a kernel's: ibv_get_async_event() waits in read(). */
+	MR_CHECK_EQ(fl & O_NONBLOCK, 0);
+	MR_CHECK_EQ(fl & O_ACCMODE, O_RDONLY);
+	MR_CHECK(fcntl(ctx->async_fd, F_GETFD) & FD_CLOEXEC);
+	/* Nothing is pending on a fresh device. */
+	MR_CHECK(fcntl(ctx->async_fd, F_SETFL, fl | O_NONBLOCK) == 0);
+	{
+		char b[16];
+
+		MR_CHECK(read(ctx->async_fd, b, sizeof(b)) == -1 &&
+			 errno == EAGAIN);
+	}
+	MR_CHECK(fcntl(ctx->async_fd, F_SETFL, fl) == 0);
+	/* The command fd is the node we made, still open. */
+	MR_CHECK(fstat(ctx->cmd_fd, &st) == 0);
+	MR_CHECK(S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 7));
+}
+
+static void check_base_attr(const struct ibv_device_attr *a)
+{
+	MR_CHECK_EQ(a->node_guid, htobe64(DEV_GUID_BE));
+	MR_CHECK_EQ(a->sys_image_guid, htobe64(DEV_GUID_BE));
+	MR_CHECK_EQ(a->vendor_id, 0x4d52);
+	MR_CHECK_EQ(a->vendor_part_id, 1);
+	MR_CHECK_EQ(a->phys_port_cnt, 1);
+	MR_CHECK_EQ(a->max_pkeys, 1);
+	MR_CHECK_EQ(a->max_pd, 65536);
+	MR_CHECK_EQ(a->max_mr, 65536);
+	MR_CHECK(strcmp(a->fw_ver, "") != 0);
+	/* Not implemented yet, so not promised. */
+	MR_CHECK_EQ(a->atomic_cap, IBV_ATOMIC_NONE);
+}
+
+static void test_query_device(void)
+{
+	union {
+		struct ibv_device_attr_ex ex;
+		uint8_t b[sizeof(struct ibv_device_attr_ex) + 64];
+	} u;
+	struct verbs_context *vctx;
+	size_t i;
+
+	MR_CHECK(ctx);
+	/* 232 bytes (ibv_query_device, as perftest): nothing written past. */
+	memset(&u, 0xa5, sizeof(u));
+	MR_CHECK_EQ(ibv_query_device(ctx, &u.ex.orig_attr), 0);
+	check_base_attr(&u.ex.orig_attr);
+	if (mr_test_failures)
+		return;
+	for (i = sizeof(struct ibv_device_attr); i < sizeof(u.b); i++)
+		MR_CHECK_EQ(u.b[i], 0xa5);
+
+	/* 400 bytes (ibv_devinfo): the extended part is defined. */
+	memset(&u, 0xa5, sizeof(u));
+	MR_CHECK_EQ(ibv_query_device_ex(ctx, NULL, &u.ex), 0);
+	check_base_attr(&u.ex.orig_attr);
+	if (mr_test_failures)
+		return;
+	MR_CHECK_EQ(u.ex.comp_mask, 0);
+	MR_CHECK_EQ(u.ex.phys_port_cnt_ex, 1);
+	MR_CHECK_EQ(u.ex.device_cap_flags_ex, 0);
+	MR_CHECK_EQ(u.ex.odp_caps.general_caps, 0);
+	for (i = sizeof(struct ibv_device_attr_ex); i < sizeof(u.b); i++)
+		MR_CHECK_EQ(u.b[i], 0xa5);
+
+	/* Through the op itself: smaller than the base struct, and unknown
+	 * input bits, are refused; a larger caller struct is zero-filled. */
+	vctx = verbs_get_ctx_op(ctx, query_device_ex);
+	MR_CHECK(vctx);
+	MR_CHECK_EQ(vctx->query_device_ex(ctx, NULL, &u.ex,
+					  sizeof(struct ibv_device_attr) - 1),
+		    EINVAL);
+	{
+		struct ibv_query_device_ex_input in = { .comp_mask = 1 };
+
+		MR_CHECK_EQ(
+			vctx->query_device_ex(ctx, &in, &u.ex, sizeof(u.ex)),
+			EINVAL);
+	}
+	memset(&u, 0xa5, sizeof(u));
+	MR_CHECK_EQ(vctx->query_device_ex(ctx, NULL, &u.ex, sizeof(u.b)), 0);
+	check_base_attr(&u.ex.orig_attr);
+	for (i = sizeof(struct ibv_device_attr_ex); i < sizeof(u.b); i++)
+		MR_CHECK_EQ(u.b[i], 0);
+}
+
+static void test_query_port(void)
+{
+	struct ibv_port_attr pa;
+
+	MR_CHECK(ctx);
+	memset(&pa, 0xa5, sizeof(pa));
+	MR_CHECK_EQ(ibv_query_port(ctx, 1, &pa), 0);
+	MR_CHECK_EQ(pa.state, IBV_PORT_ACTIVE);
+	MR_CHECK_EQ(pa.link_layer, IBV_LINK_LAYER_ETHERNET);
+	MR_CHECK_EQ(pa.max_mtu, IBV_MTU_4096);
+	MR_CHECK_EQ(pa.active_mtu, IBV_MTU_1024); /* DEV_MTU */
+	MR_CHECK_EQ(pa.gid_tbl_len, 2);
+	MR_CHECK_EQ(pa.pkey_tbl_len, 1);
+	MR_CHECK_EQ(pa.phys_state, 5);
+	MR_CHECK(pa.port_cap_flags & IBV_PORT_IP_BASED_GIDS);
+	MR_CHECK(pa.active_width != 0 && pa.active_speed != 0);
+	MR_CHECK_EQ(pa.lid, 0);
+	MR_CHECK_EQ(ibv_query_port(ctx, 2, &pa), EINVAL);
+	MR_CHECK_EQ(ibv_query_port(ctx, 0, &pa), EINVAL);
+}
+
+static void test_gids(void)
+{
+	static const uint8_t ll[16] = { 0xfe, 0x80, 0,	  0,	0,    0, 0, 0,
+					0,    0,    0xc0, 0xff, 0xfe, 0, 2, 1 };
+	static const uint8_t v4[16] = { 0, 0, 0,    0,	  0,   0, 0, 0,
+					0, 0, 0xff, 0xff, 192, 0, 2, 1 };
+	union ibv_gid gid;
+	struct ibv_gid_entry ent;
+	uint16_t pkey;
+
+	MR_CHECK(ctx);
+	MR_CHECK_EQ(ibv_query_gid(ctx, 1, 0, &gid), 0);
+	MR_CHECK_MEM(gid.raw, ll, 16);
+	MR_CHECK_EQ(ibv_query_gid(ctx, 1, 1, &gid), 0);
+	MR_CHECK_MEM(gid.raw, v4, 16);
+	MR_CHECK_EQ(ibv_query_gid_ex(ctx, 1, 1, &ent, 0), 0);
+	MR_CHECK_EQ(ent.gid_type, IBV_GID_TYPE_ROCE_V2);
+	MR_CHECK_MEM(ent.gid.raw, v4, 16);
+	MR_CHECK_EQ(ibv_query_pkey(ctx, 1, 0, &pkey), 0);
+	MR_CHECK_EQ(pkey, htobe16(0xffff));
+}
+
+static void test_pd_mr(void)
+{
+	const size_t len = 3 * 4096 + 100;
+	uint8_t *buf, *hole;
+	struct ibv_pd *pd, *pd2;
+	struct ibv_mr *mr, *mr2;
+
+	MR_CHECK(ctx);
+	buf = malloc(len);
+	MR_CHECK(buf);
+	pd = ibv_alloc_pd(ctx);
+	pd2 = ibv_alloc_pd(ctx);
+	MR_CHECK(pd && pd2 && pd != pd2);
+	MR_CHECK(pd->context == ctx);
+
+	mr = ibv_reg_mr(pd, buf, len,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				IBV_ACCESS_REMOTE_READ |
+				IBV_ACCESS_RELAXED_ORDERING);
+	MR_CHECK(mr);
+	MR_CHECK(mr->lkey != 0 && mr->rkey == mr->lkey);
+	MR_CHECK(mr->addr == buf && mr->length == len && mr->pd == pd);
+	mr2 = ibv_reg_mr_iova2(pd2, buf + 8, 64, 0x1000,
+			       IBV_ACCESS_LOCAL_WRITE);
+	MR_CHECK(mr2);
+	MR_CHECK(mr2->lkey != mr->lkey);
+
+	/* Bad arguments: a clear errno, nothing registered. */
+	errno = 0;
+	MR_CHECK(!ibv_reg_mr(pd, buf, 0, IBV_ACCESS_LOCAL_WRITE));
+	MR_CHECK_EQ(errno, EINVAL);
+	errno = 0;
+	MR_CHECK(!ibv_reg_mr(pd, buf, len, IBV_ACCESS_REMOTE_WRITE));
+	MR_CHECK_EQ(errno, EINVAL);
+	errno = 0;
+	MR_CHECK(!ibv_reg_mr(pd, buf, len, IBV_ACCESS_REMOTE_ATOMIC));
+	MR_CHECK_EQ(errno, EINVAL);
+	errno = 0;
+	MR_CHECK(!ibv_reg_mr(pd, buf, len, IBV_ACCESS_MW_BIND));
+	MR_CHECK_EQ(errno, EOPNOTSUPP);
+	errno = 0;
+	MR_CHECK(!ibv_reg_mr(pd, buf, len, IBV_ACCESS_ON_DEMAND));
+	MR_CHECK_EQ(errno, EOPNOTSUPP);
+	hole = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	MR_CHECK(hole != MAP_FAILED);
+	MR_CHECK(munmap(hole + 4096, 4096) == 0);
+	errno = 0;
+	MR_CHECK(!ibv_reg_mr(pd, hole, 3 * 4096, IBV_ACCESS_LOCAL_WRITE));
+	MR_CHECK_EQ(errno, EFAULT);
+	munmap(hole, 4096);
+	munmap(hole + 2 * 4096, 4096);
+	errno = 0;
+	MR_CHECK(!ibv_reg_dmabuf_mr(pd, 0, 4096, 0, 0, IBV_ACCESS_LOCAL_WRITE));
+	MR_CHECK_EQ(errno, EOPNOTSUPP);
+
+	/* A PD in use cannot go; after dereg it can. */
+	MR_CHECK_EQ(ibv_dealloc_pd(pd), EBUSY);
+	MR_CHECK_EQ(ibv_dereg_mr(mr), 0);
+	MR_CHECK_EQ(ibv_dealloc_pd(pd), 0);
+	MR_CHECK_EQ(ibv_dereg_mr(mr2), 0);
+	MR_CHECK_EQ(ibv_dealloc_pd(pd2), 0);
+	free(buf);
+}
+
+static void test_close(void)
+{
+	MR_CHECK(ctx);
+	MR_CHECK_EQ(ibv_close_device(ctx), 0);
+	ctx = NULL;
+}
+
+MR_TEST_MAIN(MR_TEST(setup), MR_TEST(test_list), MR_TEST(test_async_fd),
+	     MR_TEST(test_query_device), MR_TEST(test_query_port),
+	     MR_TEST(test_gids), MR_TEST(test_pd_mr), MR_TEST(test_close))
