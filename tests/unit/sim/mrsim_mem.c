@@ -33,16 +33,24 @@ struct mrsim_region *mrsim_mem_reg(struct mrsim_mem *m, uint64_t iova,
 	struct mrsim_region *r;
 	unsigned i;
 
+	uint8_t *buf;
+
 	if (m->n == MRSIM_MAX_REGIONS || !len || iova + len < iova)
 		return NULL;
-	for (i = 0; i < m->n; i++)
-		if (iova < m->r[i].iova + m->r[i].len &&
-		    m->r[i].iova < iova + len)
-			return NULL;
-	r = &m->r[m->n];
-	r->buf = calloc(1, len);
-	if (!r->buf)
+	buf = calloc(1, len);
+	if (!buf)
 		return NULL;
+	if (!iova)
+		iova = (uintptr_t)buf;
+	for (i = 0; i < m->n; i++) {
+		if (iova < m->r[i].iova + m->r[i].len &&
+		    m->r[i].iova < iova + len) {
+			free(buf);
+			return NULL;
+		}
+	}
+	r = &m->r[m->n];
+	r->buf = buf;
 	r->iova = iova;
 	r->len = len;
 	r->pd = pd;

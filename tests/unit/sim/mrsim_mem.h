@@ -8,8 +8,8 @@
  * failure, any copy whose destination is not inside a registered region:
  * the core may only write where a lookup allowed it.
  *
- * Addresses are synthetic I/O virtual addresses chosen by the harness (not
- * host pointers), so a scenario replays identically whatever malloc does.
+ * Addresses are host addresses, as with verbs, unless a test asks for a
+ * synthetic I/O virtual address (bounds and wrap checks).
  */
 #ifndef MRSIM_MEM_H
 #define MRSIM_MEM_H
@@ -44,8 +44,10 @@ struct mrsim_mem {
 void mrsim_mem_init(struct mrsim_mem *m, uint32_t key_base);
 void mrsim_mem_fini(struct mrsim_mem *m);
 
-/* Register len bytes (zero-filled) at I/O address iova. Returns the region
- * or NULL (table full, no memory, len 0 or overlapping iova range). */
+/* Register len bytes (zero-filled) at I/O address iova, or, with iova 0,
+ * at the buffer's host address as verbs does (the core may then treat an
+ * inline SGE's address as a pointer). Returns the region or NULL (table
+ * full, no memory, len 0 or overlapping iova range). */
 struct mrsim_region *mrsim_mem_reg(struct mrsim_mem *m, uint64_t iova,
 				   uint64_t len, uint32_t pd, unsigned access);
 
