@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The DPDK datapath of a MetaRoCE device (lib/dp): the public API the
+ * provider (and tests) call. No DPDK header is needed to use it.
+ *
+ * One struct mrdp_dev is one opened device record (mr_devconf.h): every
+ * `port=` of the record is one plane, opened as a DPDK port with one RX and
+ * one TX queue. The datapath encapsulates the packets of a sans-IO engine
+ * (lib/core's struct mr_ep, or anything with the same four entry points)
+ * in Ethernet / IPv4 / UDP, answers and resolves ARP, and runs a progress
+ * thread that polls every plane, feeds received packets to the engine,
+ * drains the engine's transmit queue and runs its timers.
+ *
+ * Addresses: the engine's `dest` (tx meta, mr_qp_attr.dest) and `src` (rx
+ * meta, mr_cqe.ud_src) ids are IPv4 addresses in host byte order; 0 is
+ * never a valid id. The provider maps a GID ::ffff:a.b.c.d to the id
+ * (a << 24 | b << 16 | c << 8 | d). A packet to the device's own address
+ * goes straight back into its receive path (loopback), without a port.
+ *
+ * Encapsulation: UDP destination port = the record's udp_port; UDP source
+ * port = tx meta `entropy` (0 is replaced by 0xc000 | path_id, since a UDP
+ * source port of 0 is legal but defeats ECMP); plane = tx meta `plane`
+ * modulo the number of planes; IPv4 TTL 64, DF set, ECN ECT(0). Checksums:
+ * IPv4 header always, UDP over the pseudo-header and payload (offloaded
+ * where the port can; software otherwise). Environment variable
+ * METAROCE_DP_UDP_CSUM=0 sends UDP checksum 0 (legal in IPv4) to save the
+ * per-byte cost; receivers verify a nonzero UDP checksum always.
+ *
+ * Threading and locking: every call into the engine (the ops below) is
+ * made with the device lock held, and the caller of mr_qp_post_send() etc.
+ * must hold it too (mrdp_lock/mrdp_unlock): the lock serialises all engine
+ * calls and the one TX queue of each plane. The progress thread and
+ * mrdp_progress() take it themselves.
+ *
+ * Errors: negative errno. Logging: METAROCE_DP_DEBUG=1 prints the
+ * datapath's decisions to stderr; EAL logs to stderr at level notice
+ * (METAROCE_DP_EAL_LOG=<1..8> changes it).
+ */
+#ifndef MRDP_H
+#define MRDP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mr_core.h"
+#include "mr_devconf.h"
+
+struct mrdp_dev;
+
+/*
+ * The engine the datapath drives. Called with the device lock held, from
+ * the progress thread or from a thread inside mrdp_progress(). Their
+ * signatures are those of mr_ep_rx, mr_ep_tx, mr_ep_next_deadline and
+ * mr_ep_handle_expiry with `user` in place of the endpoint (see
+ * mrdp_ep_ops() for the ready-made binding).
+ */
+struct mrdp_ops {
+	/* One received MetaRoCE packet, BTH to ICRC inclusive. The buffer is
+	 * valid only during the call. The return value is counted (drops
+	 * by the engine), not acted on. */
+	int (*rx)(void *user, uint64_t now, const uint8_t *pkt, size_t len,
+		  const struct mr_rx_meta *meta);
+	/* The next packet to send: at most cap bytes (cap is at least
+	 * MR_TX_BUF_MIN(record mtu)); fills meta; returns its length, 0 if
+	 * nothing is to be sent now. */
+	size_t (*tx)(void *user, uint64_t now, uint8_t *buf, size_t cap,
+		     struct mr_tx_meta *meta);
+	/* When the engine next needs mrdp to call expire (UINT64_MAX:
+	 * never). Optional (NULL = never). */
+	uint64_t (*next_deadline)(void *user);
+	/* Run the engine's timers due at now. Optional. */
+	void (*expire)(void *user, uint64_t now);
+	void *user;
+};
+
+struct mrdp_config {
+	const struct mr_devconf *conf; /* copied */
+	struct mrdp_ops ops;	       /* copied; user must outlive the dev */
+	/* Where the counters are written once per second and at close, as
+	 * JSON (replaced atomically by rename). NULL: nowhere. The provider
+	 * passes "<ibdev_path>/metaroce.stats". */
+	const char *stats_path;
+	/* 1: do not start the progress thread; the owner calls
+	 * mrdp_progress() itself (tests, single-threaded tools). */
+	int no_thread;
+};
+
+/*
+ * Open the device: starts DPDK in this process on the first open (no
+ * hugepages, no PCI scan unless a port is a PCI address, unique file
+ * prefix, the caller's CPU affinity and signal mask kept), opens every
+ * port of the record as a plane, and starts the progress thread. Returns
+ * 0 and *out, or a negative errno with a one-line reason in err (if errlen
+ * > 0): -EINVAL bad record or port arguments, -ENODEV a port could not be
+ * probed, -ENOMEM, -EIO DPDK could not be started or configured. On error
+ * nothing is left open.
+ */
+int mrdp_open(const struct mrdp_config *cfg, struct mrdp_dev **out, char *err,
+	      size_t errlen);
+
+/* Stop the progress thread, write the counters a last time, release the
+ * ports (DPDK itself stays up for later opens; it cannot be restarted in
+ * a process). The ops are not called after this returns. */
+void mrdp_close(struct mrdp_dev *dev);
+
+/* The device lock (see above). Not recursive. */
+void mrdp_lock(struct mrdp_dev *dev);
+void mrdp_unlock(struct mrdp_dev *dev);
+
+/*
+ * Inline progress from an application thread (poll_cq, post_send): if the
+ * device lock is free, one round of receive on every plane, transmit of
+ * what the engine has, and due timers; if the lock is busy (the progress
+ * thread is at work), returns at once. Returns the number of packets
+ * handled (0: nothing, or lock busy). Must not be called with the lock
+ * held.
+ */
+int mrdp_progress(struct mrdp_dev *dev);
+
+/* Wake the progress thread now (new work posted by a thread that will
+ * not call mrdp_progress()). Cheap when the thread is awake. */
+void mrdp_kick(struct mrdp_dev *dev);
+
+/* CLOCK_MONOTONIC in ns: the `now` the datapath passes to the engine. */
+uint64_t mrdp_now(void);
+
+/* The device's own IPv4 address (host order), i.e. its own address id. */
+uint32_t mrdp_local_ip(const struct mrdp_dev *dev);
+
+/* Number of planes (ports) of the device. */
+unsigned mrdp_num_planes(const struct mrdp_dev *dev);
+
+/*
+ * Start ARP resolution of a peer now (e.g. when a QP moves to RTR), so the
+ * first packet does not wait. Returns 1 if already resolved (mac filled if
+ * non-NULL), 0 if resolution is under way, -EINVAL for 0 / multicast /
+ * broadcast ids, -ENOSPC if the neighbour table is full. Takes the lock.
+ */
+int mrdp_resolve(struct mrdp_dev *dev, uint32_t ip, uint8_t mac[6]);
+
+/* Why received frames were dropped by the datapath (before the engine). */
+enum mrdp_rx_drop {
+	MRDP_RXD_SHORT = 0, /* shorter than its headers say */
+	MRDP_RXD_NOT_IPV4,  /* other ethertype (IPv6 ND, VLAN, ...) */
+	MRDP_RXD_NOT_OURS,  /* IPv4 not for our address / not UDP to our
+			     * port / not to our MAC (host traffic) */
+	MRDP_RXD_IP_HDR,    /* bad version, header length, fragment */
+	MRDP_RXD_IP_CSUM,   /* IPv4 header checksum wrong */
+	MRDP_RXD_UDP_CSUM,  /* UDP checksum wrong */
+	MRDP_RXD_ARP,	    /* ARP not about us, or malformed */
+	MRDP_RXD_ENGINE,    /* passed to the engine, which refused it */
+	MRDP_RXD_MAX
+};
+
+/* Why packets to send were dropped by the datapath. */
+enum mrdp_tx_drop {
+	MRDP_TXD_NO_MBUF = 0, /* buffer pool empty */
+	MRDP_TXD_NEIGH_FULL,  /* per-peer queue of unresolved packets full,
+			       * or neighbour table full */
+	MRDP_TXD_NEIGH_FAIL,  /* peer did not answer ARP */
+	MRDP_TXD_BAD_DEST,    /* dest id 0, multicast or broadcast */
+	MRDP_TXD_PORT,	      /* the port refused the frame */
+	MRDP_TXD_MAX
+};
+
+struct mrdp_plane_counters {
+	uint64_t rx_pkts;  /* MetaRoCE packets handed to the engine */
+	uint64_t rx_bytes; /* their frame bytes */
+	uint64_t tx_pkts;  /* MetaRoCE frames accepted by the port */
+	uint64_t tx_bytes;
+	uint64_t rx_ecn_ce; /* received with CE */
+	uint64_t rx_frames; /* every frame polled from the port */
+	uint64_t rx_drop[MRDP_RXD_MAX];
+	uint64_t tx_drop[MRDP_TXD_MAX];
+	uint64_t arp_req_rx;
+	uint64_t arp_req_tx;
+	uint64_t arp_reply_rx;
+	uint64_t arp_reply_tx;
+};
+
+struct mrdp_counters {
+	unsigned nplanes;
+	struct mrdp_plane_counters plane[MR_DEVCONF_MAX_PORTS];
+	uint64_t loopback_pkts; /* packets to our own address */
+	uint64_t neigh_entries; /* current neighbour table size */
+	uint64_t neigh_resolved;
+	uint64_t progress_rounds; /* rounds with work, any thread */
+	uint64_t inline_rounds;	  /* of which by mrdp_progress() */
+	uint64_t sleeps;	  /* progress thread idle sleeps */
+};
+
+/* A snapshot of the counters. Takes the lock. */
+void mrdp_get_counters(struct mrdp_dev *dev, struct mrdp_counters *out);
+
+/* Write counters as one JSON object to buf (NUL-terminated). Returns the
+ * length, or -ENOSPC if it did not fit. */
+int mrdp_counters_json(const struct mrdp_counters *c, const char *name,
+		       char *buf, size_t cap);
+
+/* Names of the drop reasons, as used in the JSON ("short", ...). */
+const char *mrdp_rx_drop_name(enum mrdp_rx_drop r);
+const char *mrdp_tx_drop_name(enum mrdp_tx_drop r);
+
+#endif /* MRDP_H */

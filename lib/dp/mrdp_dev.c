@@ -1,0 +1,430 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * A device: open/close, the lock, inline progress and the progress thread
+ * with its adaptive idle sleep. No DPDK header here (mrdp_io.c and
+ * mrdp_port.c hold the DPDK code).
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+#include "mrdp_int.h"
+
+/* After the last work, poll without sleeping this long: a request and its
+ * answer are microseconds apart, so a device in use stays hot. */
+#define MRDP_SPIN_NS 200000ull
+/* Then sleep, doubling from the first to the last figure: an idle device
+ * wakes at most 1000 times a second (well under 1% of a core). */
+#define MRDP_SLEEP_MIN_NS 20000ull
+#define MRDP_SLEEP_MAX_NS 1000000ull
+
+static pthread_mutex_t open_mu = PTHREAD_MUTEX_INITIALIZER;
+static unsigned open_seq;
+/* Names of the devices open in this process: the same device opened twice
+ * would put two af_packet sockets of one fanout group on its interface
+ * and each would see half the traffic. */
+static char open_names[64][MR_DEVCONF_NAME_MAX];
+
+uint64_t mrdp_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void mrdp_lock(struct mrdp_dev *d)
+{
+	pthread_mutex_lock(&d->lock);
+}
+
+void mrdp_unlock(struct mrdp_dev *d)
+{
+	pthread_mutex_unlock(&d->lock);
+}
+
+uint32_t mrdp_local_ip(const struct mrdp_dev *d)
+{
+	return d->me.ip;
+}
+
+unsigned mrdp_num_planes(const struct mrdp_dev *d)
+{
+	return d->nplanes;
+}
+
+int mrdp_progress(struct mrdp_dev *d)
+{
+	int n;
+
+	if (pthread_mutex_trylock(&d->lock) != 0)
+		return 0;
+	n = mrdp_io_round(d, mrdp_now());
+	if (n)
+		d->inline_rounds++;
+	pthread_mutex_unlock(&d->lock);
+	return n;
+}
+
+void mrdp_kick(struct mrdp_dev *d)
+{
+	/* Paired with the sleeper's store of sleeping then load of kicked
+	 * (both seq_cst): one of the two sides sees the other. */
+	atomic_store(&d->kicked, 1);
+	if (atomic_load(&d->sleeping)) {
+		pthread_mutex_lock(&d->sleep_mu);
+		pthread_cond_signal(&d->sleep_cv);
+		pthread_mutex_unlock(&d->sleep_mu);
+	}
+}
+
+int mrdp_resolve(struct mrdp_dev *d, uint32_t ip, uint8_t mac[6])
+{
+	int ret;
+
+	pthread_mutex_lock(&d->lock);
+	ret = mrdp_io_resolve(d, ip, mac, mrdp_now());
+	pthread_mutex_unlock(&d->lock);
+	if (ret == 0)
+		mrdp_kick(d);
+	return ret;
+}
+
+void mrdp_get_counters(struct mrdp_dev *d, struct mrdp_counters *out)
+{
+	pthread_mutex_lock(&d->lock);
+	mrdp_snapshot(d, out);
+	pthread_mutex_unlock(&d->lock);
+}
+
+static void idle_sleep(struct mrdp_dev *d, uint64_t ns)
+{
+	struct timespec ts;
+	uint64_t t;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t = (uint64_t)ts.tv_nsec + ns;
+	ts.tv_sec += (time_t)(t / 1000000000ull);
+	ts.tv_nsec = (long)(t % 1000000000ull);
+	pthread_mutex_lock(&d->sleep_mu);
+	atomic_store(&d->sleeping, 1);
+	if (!atomic_load(&d->kicked) && !atomic_load(&d->stop))
+		pthread_cond_timedwait(&d->sleep_cv, &d->sleep_mu, &ts);
+	atomic_store(&d->sleeping, 0);
+	atomic_store(&d->kicked, 0);
+	pthread_mutex_unlock(&d->sleep_mu);
+	d->sleeps++;
+}
+
+static void *progress_main(void *arg)
+{
+	struct mrdp_dev *d = arg;
+	uint64_t last_work = mrdp_now(), backoff = MRDP_SLEEP_MIN_NS;
+	char tname[16];
+
+	/* Thread names hold 15 characters. */
+	snprintf(tname, sizeof(tname), "mrdp-%.10s", d->conf.name);
+	pthread_setname_np(pthread_self(), tname);
+	/* Short sleeps must be short: the default 50 us slack would make
+	 * every idle sleep at least that. */
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+	while (!atomic_load(&d->stop)) {
+		uint64_t now = mrdp_now(), deadline;
+		int n;
+
+		pthread_mutex_lock(&d->lock);
+		n = mrdp_io_round(d, now);
+		deadline = mrdp_io_next_deadline(d);
+		pthread_mutex_unlock(&d->lock);
+		if (d->has_stats && now >= d->next_stats_ns) {
+			mrdp_stats_write(d);
+			d->next_stats_ns = now + MRDP_STATS_PERIOD_NS;
+		}
+		if (n) {
+			last_work = now;
+			backoff = MRDP_SLEEP_MIN_NS;
+			continue;
+		}
+		if (atomic_exchange(&d->kicked, 0))
+			continue;
+		if (now - last_work < MRDP_SPIN_NS) {
+			/* Let a thread that shares our core run. */
+			sched_yield();
+			continue;
+		}
+		if (deadline <= now)
+			continue;
+		{
+			uint64_t ns = backoff;
+
+			if (deadline - now < ns)
+				ns = deadline - now;
+			if (d->has_stats && d->next_stats_ns > now &&
+			    d->next_stats_ns - now < ns)
+				ns = d->next_stats_ns - now;
+			idle_sleep(d, ns);
+		}
+		if (backoff < MRDP_SLEEP_MAX_NS)
+			backoff *= 2;
+		if (backoff > MRDP_SLEEP_MAX_NS)
+			backoff = MRDP_SLEEP_MAX_NS;
+	}
+	return NULL;
+}
+
+static int start_thread_call(void *p)
+{
+	struct mrdp_dev *d = p;
+
+	return pthread_create(&d->thread, NULL, progress_main, d);
+}
+
+static int validate(const struct mrdp_config *cfg, char *err, size_t errlen)
+{
+	const struct mr_devconf *c = cfg->conf;
+	unsigned i;
+
+	if (!c) {
+		snprintf(err, errlen, "no device record");
+		return -EINVAL;
+	}
+	if (!mr_devconf_valid_name(c->name)) {
+		snprintf(err, errlen, "bad device name");
+		return -EINVAL;
+	}
+	if (c->nports == 0 || c->nports > MR_DEVCONF_MAX_PORTS) {
+		snprintf(err, errlen, "%s: record has %u ports (1..%d)",
+			 c->name, c->nports, MR_DEVCONF_MAX_PORTS);
+		return -EINVAL;
+	}
+	for (i = 0; i < c->nports; i++) {
+		if (c->ports[i][0] == 0 ||
+		    strnlen(c->ports[i], MR_DEVCONF_ARGS_MAX) ==
+			    MR_DEVCONF_ARGS_MAX) {
+			snprintf(err, errlen,
+				 "%s: port %u is empty or too "
+				 "long",
+				 c->name, i);
+			return -EINVAL;
+		}
+		if (mrdp_is_pci(c->ports[i])) {
+			snprintf(err, errlen,
+				 "port '%s' is a PCI device: this build has "
+				 "no PCI drivers (use net_af_packet, "
+				 "net_af_xdp or net_memif)",
+				 c->ports[i]);
+			return -EINVAL;
+		}
+	}
+	if (!mrdp_ip_unicast(c->ip)) {
+		snprintf(err, errlen,
+			 "%s: address is not a unicast IPv4 "
+			 "address",
+			 c->name);
+		return -EINVAL;
+	}
+	if ((c->mac[0] & 1) || !memcmp(c->mac, "\0\0\0\0\0\0", 6)) {
+		snprintf(err, errlen, "%s: MAC is multicast or zero", c->name);
+		return -EINVAL;
+	}
+	if (c->mtu != 256 && c->mtu != 512 && c->mtu != 1024 &&
+	    c->mtu != 2048 && c->mtu != 4096) {
+		snprintf(err, errlen,
+			 "%s: mtu %u is not 256..4096 (power of "
+			 "two)",
+			 c->name, c->mtu);
+		return -EINVAL;
+	}
+	if (c->udp_port == 0) {
+		snprintf(err, errlen, "%s: udp_port is 0", c->name);
+		return -EINVAL;
+	}
+	if (!cfg->ops.rx || !cfg->ops.tx) {
+		snprintf(err, errlen, "%s: ops rx and tx are required",
+			 c->name);
+		return -EINVAL;
+	}
+	if (cfg->stats_path && strlen(cfg->stats_path) >= PATH_MAX - 32) {
+		snprintf(err, errlen, "%s: stats path too long", c->name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int claim_name(const char *name)
+{
+	unsigned i, freei = 64;
+
+	for (i = 0; i < 64; i++) {
+		if (!open_names[i][0]) {
+			if (freei == 64)
+				freei = i;
+		} else if (!strcmp(open_names[i], name)) {
+			return -EBUSY;
+		}
+	}
+	if (freei == 64)
+		return -EMFILE;
+	snprintf(open_names[freei], MR_DEVCONF_NAME_MAX, "%s", name);
+	return 0;
+}
+
+static void release_name(const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < 64; i++)
+		if (!strcmp(open_names[i], name))
+			open_names[i][0] = 0;
+}
+
+/* Undo whatever open did (any prefix of it). open_mu held. */
+static void teardown(struct mrdp_dev *d)
+{
+	unsigned i;
+
+	if (d->has_thread) {
+		atomic_store(&d->stop, 1);
+		mrdp_kick(d);
+		pthread_join(d->thread, NULL);
+		d->has_thread = 0;
+	}
+	for (i = 0; i < d->nplanes; i++)
+		mrdp_port_close(d, i);
+	mrdp_io_release(d);
+	if (d->pool)
+		mrdp_pool_free(d);
+	free(d->scratch);
+	free(d->neigh);
+	pthread_mutex_destroy(&d->lock);
+	pthread_mutex_destroy(&d->sleep_mu);
+	pthread_cond_destroy(&d->sleep_cv);
+	free(d);
+}
+
+int mrdp_open(const struct mrdp_config *cfg, struct mrdp_dev **out, char *err,
+	      size_t errlen)
+{
+	char dummy[8];
+	struct mrdp_dev *d;
+	pthread_condattr_t ca;
+	const char *csum;
+	unsigned seq, i;
+	int ret;
+
+	if (!err || !errlen) {
+		err = dummy;
+		errlen = sizeof(dummy);
+	}
+	err[0] = 0;
+	if (!cfg || !out) {
+		snprintf(err, errlen, "no config");
+		return -EINVAL;
+	}
+	ret = validate(cfg, err, errlen);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&open_mu);
+	ret = claim_name(cfg->conf->name);
+	if (ret) {
+		pthread_mutex_unlock(&open_mu);
+		snprintf(err, errlen,
+			 ret == -EBUSY
+				 ? "%s is already open in this process"
+				 : "too many devices open in this process (%s)",
+			 cfg->conf->name);
+		return ret;
+	}
+	seq = open_seq++;
+	ret = mrdp_eal_start(cfg->conf, err, errlen);
+	if (ret) {
+		release_name(cfg->conf->name);
+		pthread_mutex_unlock(&open_mu);
+		return ret;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		release_name(cfg->conf->name);
+		pthread_mutex_unlock(&open_mu);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	d->conf = *cfg->conf;
+	d->ops = cfg->ops;
+	d->me.ip = d->conf.ip;
+	memcpy(d->me.mac, d->conf.mac, 6);
+	d->me.udp_port = d->conf.udp_port;
+	d->has_stats = cfg->stats_path != NULL;
+	if (d->has_stats)
+		snprintf(d->stats_path, sizeof(d->stats_path), "%s",
+			 cfg->stats_path);
+	csum = getenv("METAROCE_DP_UDP_CSUM");
+	d->udp_csum = !(csum && !strcmp(csum, "0"));
+	d->max_pkt = MR_TX_BUF_MIN(d->conf.mtu);
+	d->max_frame = MRDP_HDR_LEN + d->max_pkt;
+	pthread_mutex_init(&d->lock, NULL);
+	pthread_mutex_init(&d->sleep_mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&d->sleep_cv, &ca);
+	pthread_condattr_destroy(&ca);
+	d->neigh = malloc(sizeof(*d->neigh));
+	d->scratch = malloc(d->max_frame);
+	if (!d->neigh || !d->scratch) {
+		snprintf(err, errlen, "out of memory");
+		ret = -ENOMEM;
+		goto fail;
+	}
+	mrdp_neigh_init(d->neigh);
+	d->nplanes = d->conf.nports;
+	ret = mrdp_pool_create(d, seq, err, errlen);
+	if (ret)
+		goto fail;
+	for (i = 0; i < d->nplanes; i++) {
+		ret = mrdp_port_open(d, i, seq, err, errlen);
+		if (ret)
+			goto fail;
+	}
+	if (!cfg->no_thread) {
+		/* Our thread takes none of the application's signals. */
+		ret = mrdp_with_signals_blocked(start_thread_call, d);
+		if (ret) {
+			snprintf(err, errlen,
+				 "cannot start the progress "
+				 "thread: %s",
+				 strerror(ret));
+			ret = -ret;
+			goto fail;
+		}
+		d->has_thread = 1;
+	}
+	pthread_mutex_unlock(&open_mu);
+	*out = d;
+	return 0;
+fail:
+	release_name(d->conf.name);
+	teardown(d);
+	pthread_mutex_unlock(&open_mu);
+	return ret;
+}
+
+void mrdp_close(struct mrdp_dev *d)
+{
+	if (!d)
+		return;
+	pthread_mutex_lock(&open_mu);
+	if (d->has_thread) {
+		atomic_store(&d->stop, 1);
+		mrdp_kick(d);
+		pthread_join(d->thread, NULL);
+		d->has_thread = 0;
+	}
+	if (d->has_stats)
+		mrdp_stats_write(d);
+	release_name(d->conf.name);
+	teardown(d);
+	pthread_mutex_unlock(&open_mu);
+}

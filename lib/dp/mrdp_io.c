@@ -1,0 +1,418 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * One progress round of a device, with its lock held: receive a burst on
+ * every plane (classify, answer ARP, learn neighbours, feed the engine),
+ * run due timers, then pull packets from the engine into frames and send
+ * them. The shape of DPDK's l2fwd loop: burst rx, process, burst tx.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "mrdp_int.h"
+
+static const uint8_t zero_mac[6];
+
+/* Which plane a frame waiting for its neighbour goes out on. */
+#define PLANE_OF(m) ((m)->hash.usr)
+
+/* Put a finished frame in the plane's burst; send when the burst fills. */
+static void flush_plane(struct mrdp_dev *d, struct mrdp_plane *p);
+
+static void stage(struct mrdp_dev *d, unsigned plane, struct rte_mbuf *m)
+{
+	struct mrdp_plane *p = &d->plane[plane];
+
+	if (p->nstage == MRDP_BURST)
+		flush_plane(d, p);
+	p->stage[p->nstage++] = m;
+}
+
+/* Count what the port took (ARP frames are counted where built). */
+static void account_sent(struct mrdp_plane *p, struct rte_mbuf **v,
+			 unsigned sent)
+{
+	unsigned i;
+
+	for (i = 0; i < sent; i++) {
+		if (v[i]->packet_type == RTE_PTYPE_L2_ETHER_ARP)
+			continue;
+		p->c.tx_pkts++;
+		p->c.tx_bytes += rte_pktmbuf_pkt_len(v[i]);
+	}
+}
+
+static void flush_plane(struct mrdp_dev *d, struct mrdp_plane *p)
+{
+	unsigned sent, i;
+
+	(void)d;
+	if (p->nbacklog) {
+		sent = rte_eth_tx_burst(p->port_id, 0, p->backlog,
+					(uint16_t)p->nbacklog);
+		account_sent(p, p->backlog, sent);
+		memmove(p->backlog, p->backlog + sent,
+			(p->nbacklog - sent) * sizeof(p->backlog[0]));
+		p->nbacklog -= sent;
+	}
+	if (!p->nstage)
+		return;
+	sent = 0;
+	if (!p->nbacklog)
+		sent = rte_eth_tx_burst(p->port_id, 0, p->stage,
+					(uint16_t)p->nstage);
+	account_sent(p, p->stage, sent);
+	for (i = sent; i < p->nstage; i++) {
+		if (p->nbacklog < MRDP_BACKLOG) {
+			p->backlog[p->nbacklog++] = p->stage[i];
+		} else {
+			p->c.tx_drop[MRDP_TXD_PORT]++;
+			rte_pktmbuf_free(p->stage[i]);
+		}
+	}
+	p->nstage = 0;
+}
+
+static void send_arp(struct mrdp_dev *d, unsigned plane, int op,
+		     const uint8_t tha[6], uint32_t tpa)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(d->pool);
+	uint8_t *f;
+
+	if (!m) {
+		d->plane[plane].c.tx_drop[MRDP_TXD_NO_MBUF]++;
+		return;
+	}
+	f = (uint8_t *)rte_pktmbuf_append(m, MRDP_ETH_MIN_FRAME);
+	m->packet_type = RTE_PTYPE_L2_ETHER_ARP;
+	mrdp_arp_write(f, op, d->me.mac, d->me.ip, tha, tpa);
+	if (op == 1)
+		d->plane[plane].c.arp_req_tx++;
+	else
+		d->plane[plane].c.arp_reply_tx++;
+	stage(d, plane, m);
+}
+
+static void neigh_request(void *user, uint32_t ip)
+{
+	struct mrdp_dev *d = user;
+	unsigned i;
+
+	/* The peer may sit on any plane: ask on all of them. */
+	for (i = 0; i < d->nplanes; i++)
+		send_arp(d, i, 1, zero_mac, ip);
+	MRDP_LOG("%s: ARP who-has %u.%u.%u.%u\n", d->conf.name, ip >> 24,
+		 (ip >> 16) & 255, (ip >> 8) & 255, ip & 255);
+}
+
+static void neigh_drop(void *user, void *pkt)
+{
+	struct mrdp_dev *d = user;
+	struct rte_mbuf *m = pkt;
+
+	d->plane[PLANE_OF(m)].c.tx_drop[MRDP_TXD_NEIGH_FAIL]++;
+	rte_pktmbuf_free(m);
+}
+
+/* A neighbour just became known: send what waited for it. */
+static void release_queue(struct mrdp_dev *d, struct mrdp_neigh *e)
+{
+	unsigned i;
+
+	for (i = 0; i < e->nq; i++) {
+		struct rte_mbuf *m = e->q[i];
+
+		mrdp_encap_set_dst_mac(rte_pktmbuf_mtod(m, uint8_t *), e->mac);
+		stage(d, PLANE_OF(m), m);
+	}
+	e->nq = 0;
+}
+
+static void learn(struct mrdp_dev *d, uint32_t ip, const uint8_t mac[6],
+		  int create, uint64_t now)
+{
+	struct mrdp_neigh *e = mrdp_neigh_find(d->neigh, ip);
+
+	/* The common case: a packet from a known peer at the known MAC. */
+	if (e && e->state == MRDP_NEIGH_REACHABLE &&
+	    memcmp(e->mac, mac, 6) == 0)
+		return;
+	e = mrdp_neigh_learn(d->neigh, ip, mac, create, now);
+	if (e && e->nq)
+		release_queue(d, e);
+}
+
+static void rx_frame(struct mrdp_dev *d, unsigned plane, struct rte_mbuf *m,
+		     uint64_t now)
+{
+	struct mrdp_plane *p = &d->plane[plane];
+	unsigned flags = 0;
+	const uint8_t *f;
+	struct mrdp_rx r;
+	size_t len = rte_pktmbuf_pkt_len(m);
+
+	p->c.rx_frames++;
+	if (m->nb_segs > 1) {
+		if (len > d->max_frame) {
+			p->c.rx_drop[MRDP_RXD_NOT_OURS]++;
+			rte_pktmbuf_free(m);
+			return;
+		}
+		f = rte_pktmbuf_read(m, 0, len, d->scratch);
+	} else {
+		f = rte_pktmbuf_mtod(m, const uint8_t *);
+	}
+	if (p->rx_csum_offload) {
+		uint64_t ol = m->ol_flags;
+
+		if ((ol & RTE_MBUF_F_RX_IP_CKSUM_MASK) ==
+		    RTE_MBUF_F_RX_IP_CKSUM_GOOD)
+			flags |= MRDP_CSUM_IP_GOOD;
+		if ((ol & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
+		    RTE_MBUF_F_RX_L4_CKSUM_GOOD)
+			flags |= MRDP_CSUM_L4_GOOD;
+	}
+	mrdp_encap_classify(f, len, &d->me, flags, &r);
+	switch (r.kind) {
+	case MRDP_PKT_DATA: {
+		struct mr_rx_meta meta = { .src = r.src_ip, .ecn_ce = r.ce };
+
+		learn(d, r.src_ip, r.src_mac, 1, now);
+		p->c.rx_pkts++;
+		p->c.rx_bytes += len;
+		p->c.rx_ecn_ce += r.ce;
+		if (d->ops.rx(d->ops.user, now, f + r.off, r.len, &meta) < 0)
+			p->c.rx_drop[MRDP_RXD_ENGINE]++;
+		break;
+	}
+	case MRDP_PKT_ARP_REQ:
+		p->c.arp_req_rx++;
+		learn(d, r.src_ip, r.src_mac, 1, now);
+		send_arp(d, plane, 2, r.src_mac, r.src_ip);
+		break;
+	case MRDP_PKT_ARP_REPLY:
+		p->c.arp_reply_rx++;
+		/* Learn from replies to us; a gratuitous one only updates a
+		 * peer we already know. */
+		learn(d, r.src_ip, r.src_mac, r.target_ip == d->me.ip, now);
+		break;
+	default:
+		p->c.rx_drop[r.drop]++;
+		break;
+	}
+	rte_pktmbuf_free(m);
+}
+
+/* Frame one engine packet (already at mtod + MRDP_HDR_LEN) and route it. */
+static void tx_packet(struct mrdp_dev *d, struct rte_mbuf *m, size_t len,
+		      const struct mr_tx_meta *meta, uint64_t now)
+{
+	unsigned plane = meta->plane % d->nplanes;
+	struct mrdp_plane *p = &d->plane[plane];
+	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
+	struct mrdp_neigh *e;
+	struct mrdp_hdr h;
+
+	if (meta->dest == d->me.ip) {
+		struct mr_rx_meta rm = { .src = d->me.ip, .ecn_ce = 0 };
+
+		d->loopback_pkts++;
+		d->ops.rx(d->ops.user, now, f + MRDP_HDR_LEN, len, &rm);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (!mrdp_ip_unicast(meta->dest)) {
+		p->c.tx_drop[MRDP_TXD_BAD_DEST]++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	e = mrdp_neigh_lookup(d->neigh, meta->dest, now);
+	if (!e) {
+		p->c.tx_drop[MRDP_TXD_NEIGH_FULL]++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (e->state == MRDP_NEIGH_FAILED) {
+		p->c.tx_drop[MRDP_TXD_NEIGH_FAIL]++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	memcpy(h.src_mac, d->me.mac, 6);
+	memcpy(h.dst_mac, e->state == MRDP_NEIGH_REACHABLE ? e->mac : zero_mac,
+	       6);
+	h.src_ip = d->me.ip;
+	h.dst_ip = meta->dest;
+	/* Entropy 0 would put every path on one ECMP hash; never send it. */
+	h.sport = meta->entropy ? meta->entropy
+				: (uint16_t)(0xc000 | (meta->path_id & 0x3fff));
+	h.dport = d->me.udp_port;
+	h.ecn = MRDP_ECN_ECT0;
+	m->data_len = (uint16_t)(MRDP_HDR_LEN + len);
+	m->pkt_len = m->data_len;
+	if (p->tx_csum_offload) {
+		mrdp_encap_write(f, &h, len, 0);
+		/* The port fills both checksums; it wants the IPv4 one 0
+		 * and the UDP one seeded with the pseudo-header sum. */
+		f[MRDP_ETH_LEN + 10] = 0;
+		f[MRDP_ETH_LEN + 11] = 0;
+		m->l2_len = MRDP_ETH_LEN;
+		m->l3_len = MRDP_IP4_LEN;
+		m->ol_flags |= RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM |
+			       RTE_MBUF_F_TX_UDP_CKSUM;
+		{
+			uint8_t pseudo[12];
+			uint16_t ps;
+
+			memcpy(pseudo, f + MRDP_ETH_LEN + 12, 8);
+			pseudo[8] = 0;
+			pseudo[9] = MRDP_IPPROTO_UDP;
+			pseudo[10] = (uint8_t)((MRDP_UDP_LEN + len) >> 8);
+			pseudo[11] = (uint8_t)(MRDP_UDP_LEN + len);
+			ps = mrdp_csum_fold(mrdp_csum_add(0, pseudo, 12));
+			f[MRDP_ETH_LEN + MRDP_IP4_LEN + 6] = (uint8_t)(ps >> 8);
+			f[MRDP_ETH_LEN + MRDP_IP4_LEN + 7] = (uint8_t)ps;
+		}
+	} else {
+		mrdp_encap_write(f, &h, len, d->udp_csum);
+	}
+	if (e->state == MRDP_NEIGH_REACHABLE) {
+		stage(d, plane, m);
+		return;
+	}
+	PLANE_OF(m) = plane;
+	if (mrdp_neigh_enqueue(e, m) != 0) {
+		p->c.tx_drop[MRDP_TXD_NEIGH_FULL]++;
+		rte_pktmbuf_free(m);
+	}
+}
+
+static int planes_backlogged(const struct mrdp_dev *d)
+{
+	unsigned i;
+
+	for (i = 0; i < d->nplanes; i++)
+		if (d->plane[i].nbacklog)
+			return 1;
+	return 0;
+}
+
+int mrdp_io_round(struct mrdp_dev *d, uint64_t now)
+{
+	struct rte_mbuf *pkts[MRDP_BURST];
+	unsigned i, k, n;
+	int work = 0;
+	size_t cap = rte_pktmbuf_data_room_size(d->pool) -
+		     RTE_PKTMBUF_HEADROOM - MRDP_HDR_LEN;
+
+	for (i = 0; i < d->nplanes; i++) {
+		n = rte_eth_rx_burst(d->plane[i].port_id, 0, pkts, MRDP_BURST);
+		for (k = 0; k < n; k++)
+			rx_frame(d, i, pkts[k], now);
+		work += (int)n;
+	}
+	if (d->ops.next_deadline && d->ops.expire &&
+	    d->ops.next_deadline(d->ops.user) <= now)
+		d->ops.expire(d->ops.user, now);
+
+	/* Pull from the engine only while every port keeps up: what a port
+	 * refuses waits in its backlog, and the engine keeps the rest. */
+	for (k = 0; k < MRDP_TX_BUDGET; k++) {
+		struct mr_tx_meta meta;
+		struct rte_mbuf *m;
+		size_t len;
+
+		if (k % MRDP_BURST == 0) {
+			for (i = 0; i < d->nplanes; i++)
+				if (d->plane[i].nbacklog)
+					flush_plane(d, &d->plane[i]);
+			if (planes_backlogged(d))
+				break;
+		}
+		m = rte_pktmbuf_alloc(d->pool);
+		if (!m) {
+			d->plane[0].c.tx_drop[MRDP_TXD_NO_MBUF]++;
+			break;
+		}
+		memset(&meta, 0, sizeof(meta));
+		len = d->ops.tx(d->ops.user, now,
+				rte_pktmbuf_mtod(m, uint8_t *) + MRDP_HDR_LEN,
+				cap, &meta);
+		if (len == 0 || len > cap) {
+			rte_pktmbuf_free(m);
+			break;
+		}
+		tx_packet(d, m, len, &meta, now);
+		work++;
+	}
+	mrdp_neigh_tick(d->neigh, now, neigh_request, neigh_drop, d);
+	for (i = 0; i < d->nplanes; i++)
+		flush_plane(d, &d->plane[i]);
+	if (work)
+		d->progress_rounds++;
+	return work;
+}
+
+uint64_t mrdp_io_next_deadline(struct mrdp_dev *d)
+{
+	uint64_t t = mrdp_neigh_next_deadline(d->neigh), e;
+
+	if (d->ops.next_deadline) {
+		e = d->ops.next_deadline(d->ops.user);
+		if (e < t)
+			t = e;
+	}
+	return t;
+}
+
+int mrdp_io_resolve(struct mrdp_dev *d, uint32_t ip, uint8_t mac[6],
+		    uint64_t now)
+{
+	struct mrdp_neigh *e;
+	unsigned i;
+
+	if (!mrdp_ip_unicast(ip))
+		return -EINVAL;
+	if (ip == d->me.ip) {
+		if (mac)
+			memcpy(mac, d->me.mac, 6);
+		return 1;
+	}
+	e = mrdp_neigh_lookup(d->neigh, ip, now);
+	if (!e)
+		return -ENOSPC;
+	if (e->state == MRDP_NEIGH_REACHABLE) {
+		if (mac)
+			memcpy(mac, e->mac, 6);
+		return 1;
+	}
+	mrdp_neigh_tick(d->neigh, now, neigh_request, neigh_drop, d);
+	for (i = 0; i < d->nplanes; i++)
+		flush_plane(d, &d->plane[i]);
+	return 0;
+}
+
+void mrdp_io_release(struct mrdp_dev *d)
+{
+	unsigned i, k;
+
+	for (i = 0; i < d->nplanes; i++) {
+		struct mrdp_plane *p = &d->plane[i];
+
+		for (k = 0; k < p->nstage; k++)
+			rte_pktmbuf_free(p->stage[k]);
+		for (k = 0; k < p->nbacklog; k++)
+			rte_pktmbuf_free(p->backlog[k]);
+		p->nstage = p->nbacklog = 0;
+	}
+	if (!d->neigh)
+		return;
+	for (i = 0; i < MRDP_NEIGH_SIZE; i++) {
+		struct mrdp_neigh *e = &d->neigh->e[i];
+
+		for (k = 0; k < e->nq; k++)
+			rte_pktmbuf_free(e->q[k]);
+		e->nq = 0;
+	}
+}

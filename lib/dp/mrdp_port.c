@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Ports (planes) and the buffer pool of a device: hot-plug the vdev of each
+ * `port=` argument, one RX and one TX queue, mbufs big enough for a whole
+ * frame of the record's MTU (one segment, so the engine writes a packet in
+ * place and the receive path never stitches).
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <rte_bus_vdev.h>
+#include <rte_dev.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "mrdp_int.h"
+
+/* Bytes the kernel puts in front of a frame in a TPACKET_V2 ring slot
+ * (tpacket2_hdr, sockaddr_ll, alignment): a received frame longer than
+ * framesz minus this is truncated. */
+#define AFP_RX_OVERHEAD 80
+/* The PMD's TX slot overhead (TPACKET2_HDRLEN - sizeof(sockaddr_ll)). */
+#define AFP_TX_OVERHEAD 32
+#define AFP_FRAMECNT 1024
+
+static int is_af_packet(const char *args)
+{
+	return strncmp(args, "net_af_packet", 13) == 0 ||
+	       strncmp(args, "eth_af_packet", 13) == 0;
+}
+
+/* Value of key=... in a devargs string (after the name), or NULL. */
+static const char *devarg(const char *args, const char *key, char *val,
+			  size_t cap)
+{
+	size_t klen = strlen(key);
+	const char *p = strchr(args, ',');
+
+	while (p) {
+		p++;
+		if (strncmp(p, key, klen) == 0 && p[klen] == '=') {
+			size_t n = strcspn(p + klen + 1, ",");
+
+			if (n >= cap)
+				n = cap - 1;
+			memcpy(val, p + klen + 1, n);
+			val[n] = 0;
+			return val;
+		}
+		p = strchr(p, ',');
+	}
+	return NULL;
+}
+
+static unsigned afp_framesz(const struct mrdp_dev *d)
+{
+	unsigned f = 2048;
+
+	while (f < d->max_frame + AFP_RX_OVERHEAD)
+		f <<= 1;
+	return f;
+}
+
+static unsigned pool_room(const struct mrdp_dev *d)
+{
+	unsigned room = (unsigned)d->max_frame, i;
+
+	/* af_packet refuses a queue whose mbufs cannot take a whole ring
+	 * slot. */
+	for (i = 0; i < d->conf.nports; i++)
+		if (is_af_packet(d->conf.ports[i])) {
+			char v[32];
+			unsigned f = afp_framesz(d);
+
+			if (devarg(d->conf.ports[i], "framesz", v, sizeof(v)))
+				f = (unsigned)strtoul(v, NULL, 10);
+			if (f - AFP_TX_OVERHEAD > room)
+				room = f - AFP_TX_OVERHEAD;
+		}
+	return (room + 63) / 64 * 64 + RTE_PKTMBUF_HEADROOM;
+}
+
+int mrdp_pool_create(struct mrdp_dev *d, unsigned seq, char *err, size_t errlen)
+{
+	char name[RTE_MEMPOOL_NAMESIZE];
+	unsigned n, room = pool_room(d);
+	struct rte_mempool *mp;
+
+	/* Descriptors of every queue + staged/backlogged frames + queued
+	 * packets of unresolved peers + slack for the caches. */
+	n = d->nplanes * (2 * MRDP_RING + MRDP_BACKLOG + MRDP_BURST) + 512;
+	snprintf(name, sizeof(name), "mrdp%u", seq);
+	/* Not IOVA-contiguous: the vdev PMDs copy, and it saves memory. */
+	mp = rte_mempool_create_empty(
+		name, n, sizeof(struct rte_mbuf) + room, 64,
+		sizeof(struct rte_pktmbuf_pool_private), SOCKET_ID_ANY,
+		RTE_MEMPOOL_F_NO_IOVA_CONTIG);
+	if (!mp)
+		goto fail;
+	if (rte_mempool_set_ops_byname(mp, "ring_mp_mc", NULL) != 0) {
+		rte_mempool_free(mp);
+		goto fail;
+	}
+	{
+		struct rte_pktmbuf_pool_private priv = {
+			.mbuf_data_room_size = (uint16_t)room,
+			.mbuf_priv_size = 0,
+		};
+
+		rte_pktmbuf_pool_init(mp, &priv);
+	}
+	if (rte_mempool_populate_default(mp) < 0) {
+		rte_mempool_free(mp);
+		goto fail;
+	}
+	rte_mempool_obj_iter(mp, rte_pktmbuf_init, NULL);
+	d->pool = mp;
+	MRDP_LOG("%s: pool %u mbufs of %u bytes\n", d->conf.name, n, room);
+	return 0;
+fail:
+	snprintf(err, errlen,
+		 "cannot create a pool of %u buffers of %u bytes (%s); "
+		 "raise METAROCE_DP_MEM_MB",
+		 n, room, rte_strerror(rte_errno));
+	return -ENOMEM;
+}
+
+void mrdp_pool_free(struct mrdp_dev *d)
+{
+	rte_mempool_free(d->pool);
+	d->pool = NULL;
+}
+
+static int iface_mtu(const char *ifname)
+{
+	struct ifreq ifr;
+	int s, ret;
+
+	memset(&ifr, 0, sizeof(ifr));
+	if (strlen(ifname) >= sizeof(ifr.ifr_name))
+		return -EINVAL;
+	strcpy(ifr.ifr_name, ifname);
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -errno;
+	ret = ioctl(s, SIOCGIFMTU, &ifr) < 0 ? -errno : ifr.ifr_mtu;
+	close(s);
+	return ret;
+}
+
+/*
+ * The devargs we probe: the name made unique in this process (so two
+ * devices may both say net_af_packet0), and for af_packet the ring
+ * geometry for the MTU when the record does not give it.
+ */
+static int build_devargs(struct mrdp_dev *d, unsigned idx, unsigned seq,
+			 char *out, size_t cap, char *err, size_t errlen)
+{
+	const char *args = d->conf.ports[idx];
+	const char *rest = strchr(args, ',');
+	size_t nlen = rest ? (size_t)(rest - args) : strlen(args);
+	struct mrdp_plane *p = &d->plane[idx];
+	char base[48], v[64];
+	int w;
+
+	if (nlen == 0 || nlen >= sizeof(base)) {
+		snprintf(err, errlen, "port '%s': bad device name", args);
+		return -EINVAL;
+	}
+	memcpy(base, args, nlen);
+	base[nlen] = 0;
+	/* vdev drivers match by name prefix: keep the driver part, drop the
+	 * instance number, append ours. */
+	while (nlen > 0 && base[nlen - 1] >= '0' && base[nlen - 1] <= '9')
+		base[--nlen] = 0;
+	if (snprintf(p->vdev_name, sizeof(p->vdev_name), "%.40s_mr%up%u", base,
+		     seq % 100000, idx) >= (int)sizeof(p->vdev_name))
+		goto toolong;
+	w = snprintf(out, cap, "%s%s", p->vdev_name, rest ? rest : "");
+	if (w < 0 || (size_t)w >= cap)
+		goto toolong;
+	if (is_af_packet(args)) {
+		unsigned need = (unsigned)d->max_frame + AFP_RX_OVERHEAD;
+		int mtu;
+
+		if (!devarg(args, "iface", v, sizeof(v))) {
+			snprintf(err, errlen,
+				 "port '%s': af_packet needs "
+				 "iface=<interface>",
+				 args);
+			return -EINVAL;
+		}
+		mtu = iface_mtu(v);
+		if (mtu < 0) {
+			snprintf(err, errlen,
+				 "port '%s': no interface '%s' "
+				 "in this network namespace",
+				 args, v);
+			return -ENODEV;
+		}
+		if ((size_t)mtu + MRDP_ETH_LEN < d->max_frame) {
+			snprintf(err, errlen,
+				 "interface %s has MTU %d but RoCE MTU %u "
+				 "needs %zu: raise it (ip link set %s mtu "
+				 "9000) or lower the record's mtu",
+				 v, mtu, d->conf.mtu,
+				 d->max_frame - MRDP_ETH_LEN, v);
+			return -EINVAL;
+		}
+		if (devarg(args, "framesz", v, sizeof(v))) {
+			if (strtoul(v, NULL, 10) < need) {
+				snprintf(err, errlen,
+					 "port '%s': framesz %s too small "
+					 "for RoCE MTU %u (need %u)",
+					 args, v, d->conf.mtu, need);
+				return -EINVAL;
+			}
+		} else {
+			unsigned f = afp_framesz(d);
+
+			w += snprintf(out + w, cap - (size_t)w, ",framesz=%u",
+				      f);
+			if (!devarg(args, "blocksz", v, sizeof(v)))
+				w += snprintf(out + w, cap - (size_t)w,
+					      ",blocksz=%u",
+					      f > 4096 ? f : 4096);
+		}
+		if (!devarg(args, "framecnt", v, sizeof(v)))
+			w += snprintf(out + w, cap - (size_t)w, ",framecnt=%u",
+				      AFP_FRAMECNT);
+		if ((size_t)w >= cap)
+			goto toolong;
+	}
+	return 0;
+toolong:
+	snprintf(err, errlen, "port '%s': arguments too long", args);
+	return -EINVAL;
+}
+
+int mrdp_port_open(struct mrdp_dev *d, unsigned idx, unsigned seq, char *err,
+		   size_t errlen)
+{
+	struct mrdp_plane *p = &d->plane[idx];
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info info;
+	struct rte_eth_txconf txc;
+	char devargs[MR_DEVCONF_ARGS_MAX + 128];
+	uint16_t port;
+	int ret;
+
+	ret = build_devargs(d, idx, seq, devargs, sizeof(devargs), err, errlen);
+	if (ret)
+		return ret;
+	ret = rte_dev_probe(devargs);
+	if (ret < 0) {
+		snprintf(err, errlen, "port '%s': DPDK could not open it (%s)",
+			 d->conf.ports[idx], strerror(-ret));
+		return -ENODEV;
+	}
+	p->open = 1;
+	if (rte_eth_dev_get_port_by_name(p->vdev_name, &port) != 0) {
+		snprintf(err, errlen, "port '%s' is not an Ethernet device",
+			 d->conf.ports[idx]);
+		return -ENODEV;
+	}
+	p->port_id = port;
+	ret = rte_eth_dev_info_get(port, &info);
+	if (ret)
+		goto eio;
+	memset(&conf, 0, sizeof(conf));
+	if ((info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM) &&
+	    (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_UDP_CKSUM)) {
+		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_IPV4_CKSUM |
+					RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
+		p->tx_csum_offload = 1;
+	}
+	if ((info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM) &&
+	    (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_UDP_CKSUM)) {
+		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_IPV4_CKSUM |
+					RTE_ETH_RX_OFFLOAD_UDP_CKSUM;
+		p->rx_csum_offload = 1;
+	}
+	/* af_packet takes any frame its ring slot holds and ignores the
+	 * ethdev MTU (and setting it would change the interface's); other
+	 * PMDs must be told the frame size. */
+	if (!is_af_packet(d->conf.ports[idx]) &&
+	    d->max_frame - MRDP_ETH_LEN > RTE_ETHER_MTU) {
+		if (d->max_frame - MRDP_ETH_LEN > info.max_mtu) {
+			snprintf(err, errlen,
+				 "port '%s' carries at most MTU %u; RoCE MTU "
+				 "%u needs %zu",
+				 d->conf.ports[idx], info.max_mtu, d->conf.mtu,
+				 d->max_frame - MRDP_ETH_LEN);
+			return -EINVAL;
+		}
+		conf.rxmode.mtu = (uint32_t)(d->max_frame - MRDP_ETH_LEN);
+	}
+	ret = rte_eth_dev_configure(port, 1, 1, &conf);
+	if (ret)
+		goto eio;
+	{
+		uint16_t nrx = MRDP_RING, ntx = MRDP_RING;
+
+		ret = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nrx, &ntx);
+		if (ret)
+			goto eio;
+		ret = rte_eth_rx_queue_setup(port, 0, nrx, SOCKET_ID_ANY, NULL,
+					     d->pool);
+		if (ret)
+			goto eio;
+		txc = info.default_txconf;
+		txc.offloads = conf.txmode.offloads;
+		ret = rte_eth_tx_queue_setup(port, 0, ntx, SOCKET_ID_ANY, &txc);
+		if (ret)
+			goto eio;
+	}
+	ret = rte_eth_dev_start(port);
+	if (ret)
+		goto eio;
+	p->started = 1;
+	MRDP_LOG("%s: plane %u = %s (port %u)%s\n", d->conf.name, idx, devargs,
+		 port, p->tx_csum_offload ? " csum offload" : "");
+	return 0;
+eio:
+	snprintf(err, errlen, "port '%s': setup failed (%s)",
+		 d->conf.ports[idx], strerror(ret < 0 ? -ret : ret));
+	return -EIO;
+}
+
+void mrdp_port_close(struct mrdp_dev *d, unsigned idx)
+{
+	struct mrdp_plane *p = &d->plane[idx];
+
+	if (p->started)
+		rte_eth_dev_stop(p->port_id);
+	p->started = 0;
+	if (p->open) {
+		uint16_t port;
+
+		if (rte_eth_dev_get_port_by_name(p->vdev_name, &port) == 0)
+			rte_eth_dev_close(port);
+		/* Unplug so the name can be probed again by a later open. */
+		rte_eal_hotplug_remove("vdev", p->vdev_name);
+	}
+	p->open = 0;
+}

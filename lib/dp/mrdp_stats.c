@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Counters: a snapshot under the lock, JSON text, and the file a separate
+ * process (metaroce-ctl stats) reads. The file is replaced by rename, so a
+ * reader never sees half of it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mrdp_int.h"
+
+static const char *const rx_drop_names[MRDP_RXD_MAX] = {
+	[MRDP_RXD_SHORT] = "short",
+	[MRDP_RXD_NOT_IPV4] = "not_ipv4",
+	[MRDP_RXD_NOT_OURS] = "not_ours",
+	[MRDP_RXD_IP_HDR] = "ip_header",
+	[MRDP_RXD_IP_CSUM] = "ip_checksum",
+	[MRDP_RXD_UDP_CSUM] = "udp_checksum",
+	[MRDP_RXD_ARP] = "arp",
+	[MRDP_RXD_ENGINE] = "engine",
+};
+
+static const char *const tx_drop_names[MRDP_TXD_MAX] = {
+	[MRDP_TXD_NO_MBUF] = "no_buffer",
+	[MRDP_TXD_NEIGH_FULL] = "neighbour_queue_full",
+	[MRDP_TXD_NEIGH_FAIL] = "neighbour_unreachable",
+	[MRDP_TXD_BAD_DEST] = "bad_destination",
+	[MRDP_TXD_PORT] = "port",
+};
+
+const char *mrdp_rx_drop_name(enum mrdp_rx_drop r)
+{
+	return (unsigned)r < MRDP_RXD_MAX ? rx_drop_names[r] : "?";
+}
+
+const char *mrdp_tx_drop_name(enum mrdp_tx_drop r)
+{
+	return (unsigned)r < MRDP_TXD_MAX ? tx_drop_names[r] : "?";
+}
+
+void mrdp_snapshot(struct mrdp_dev *d, struct mrdp_counters *out)
+{
+	unsigned i;
+
+	memset(out, 0, sizeof(*out));
+	out->nplanes = d->nplanes;
+	for (i = 0; i < d->nplanes; i++)
+		out->plane[i] = d->plane[i].c;
+	out->loopback_pkts = d->loopback_pkts;
+	out->neigh_entries = d->neigh->count;
+	out->neigh_resolved = d->neigh->resolved;
+	out->progress_rounds = d->progress_rounds;
+	out->inline_rounds = d->inline_rounds;
+	out->sleeps = d->sleeps;
+}
+
+struct jbuf {
+	char *p;
+	size_t cap, len;
+	int over;
+};
+
+static void jp(struct jbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int w;
+
+	if (b->over)
+		return;
+	va_start(ap, fmt);
+	w = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+	va_end(ap);
+	if (w < 0 || (size_t)w >= b->cap - b->len) {
+		b->over = 1;
+		return;
+	}
+	b->len += (size_t)w;
+}
+
+int mrdp_counters_json(const struct mrdp_counters *c, const char *name,
+		       char *buf, size_t cap)
+{
+	struct jbuf b = { .p = buf, .cap = cap };
+	unsigned i, k;
+
+	if (cap == 0)
+		return -ENOSPC;
+	/* Device names are [A-Za-z0-9_.-] (mr_devconf_valid_name): no
+	 * escaping needed. */
+	jp(&b,
+	   "{\"device\":\"%s\",\"loopback_pkts\":%llu,"
+	   "\"neigh_entries\":%llu,\"neigh_resolved\":%llu,"
+	   "\"progress_rounds\":%llu,\"inline_rounds\":%llu,"
+	   "\"sleeps\":%llu,\"planes\":[",
+	   name, (unsigned long long)c->loopback_pkts,
+	   (unsigned long long)c->neigh_entries,
+	   (unsigned long long)c->neigh_resolved,
+	   (unsigned long long)c->progress_rounds,
+	   (unsigned long long)c->inline_rounds, (unsigned long long)c->sleeps);
+	for (i = 0; i < c->nplanes && i < MR_DEVCONF_MAX_PORTS; i++) {
+		const struct mrdp_plane_counters *p = &c->plane[i];
+
+		jp(&b,
+		   "%s{\"plane\":%u,\"rx_pkts\":%llu,\"rx_bytes\":%llu,"
+		   "\"tx_pkts\":%llu,\"tx_bytes\":%llu,"
+		   "\"rx_ecn_ce\":%llu,\"rx_frames\":%llu,"
+		   "\"arp_req_rx\":%llu,\"arp_req_tx\":%llu,"
+		   "\"arp_reply_rx\":%llu,\"arp_reply_tx\":%llu,"
+		   "\"rx_drop\":{",
+		   i ? "," : "", i, (unsigned long long)p->rx_pkts,
+		   (unsigned long long)p->rx_bytes,
+		   (unsigned long long)p->tx_pkts,
+		   (unsigned long long)p->tx_bytes,
+		   (unsigned long long)p->rx_ecn_ce,
+		   (unsigned long long)p->rx_frames,
+		   (unsigned long long)p->arp_req_rx,
+		   (unsigned long long)p->arp_req_tx,
+		   (unsigned long long)p->arp_reply_rx,
+		   (unsigned long long)p->arp_reply_tx);
+		for (k = 0; k < MRDP_RXD_MAX; k++)
+			jp(&b, "%s\"%s\":%llu", k ? "," : "", rx_drop_names[k],
+			   (unsigned long long)p->rx_drop[k]);
+		jp(&b, "},\"tx_drop\":{");
+		for (k = 0; k < MRDP_TXD_MAX; k++)
+			jp(&b, "%s\"%s\":%llu", k ? "," : "", tx_drop_names[k],
+			   (unsigned long long)p->tx_drop[k]);
+		jp(&b, "}}");
+	}
+	jp(&b, "]}\n");
+	if (b.over)
+		return -ENOSPC;
+	return (int)b.len;
+}
+
+int mrdp_stats_write(struct mrdp_dev *d)
+{
+	struct mrdp_counters c;
+	char buf[8192], tmp[PATH_MAX + 32];
+	int len, fd, ret = 0;
+
+	mrdp_get_counters(d, &c);
+	len = mrdp_counters_json(&c, d->conf.name, buf, sizeof(buf));
+	if (len < 0)
+		return len;
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", d->stats_path, (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, buf, (size_t)len) != len)
+		ret = -EIO;
+	close(fd);
+	if (!ret && rename(tmp, d->stats_path) != 0)
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+	return ret;
+}

@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Ethernet / IPv4 / UDP / ARP framing and classification, byte-exact. */
+#include <string.h>
+
+#include "mr_test.h"
+#include "mrdp.h"
+#include "mrdp_encap.h"
+
+static const uint8_t mac_a[6] = { 0x02, 0x00, 0xc0, 0x00, 0x02, 0x01 };
+static const uint8_t mac_b[6] = { 0x02, 0x00, 0xc0, 0x00, 0x02, 0x02 };
+#define IP_A 0xc0a80001u /* 192.168.0.1 */
+#define IP_B 0xc0a800c7u /* 192.168.0.199 */
+
+/* A plain 16-bit-at-a-time RFC 1071 sum: the reference for the fast one. */
+static uint16_t ref_csum(const uint8_t *p, size_t n, uint32_t sum)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < n; i += 2)
+		sum += (uint32_t)(p[i] << 8 | p[i + 1]);
+	if (n & 1)
+		sum += (uint32_t)p[n - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint8_t rnd8(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint8_t)rng;
+}
+
+static void test_csum_matches_reference(void)
+{
+	uint8_t buf[4200];
+	size_t n, i;
+
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = rnd8();
+	for (n = 0; n < 80; n++)
+		MR_CHECK_EQ(mrdp_csum_fold(mrdp_csum_add(0, buf, n)),
+			    ref_csum(buf, n, 0));
+	MR_CHECK_EQ(mrdp_csum_fold(mrdp_csum_add(0, buf, 4172)),
+		    ref_csum(buf, 4172, 0));
+	MR_CHECK_EQ(mrdp_csum_fold(mrdp_csum_add(0, buf, 4171)),
+		    ref_csum(buf, 4171, 0));
+	/* Chaining: the second call starts from the first's sum. */
+	MR_CHECK_EQ(mrdp_csum_fold(mrdp_csum_add(mrdp_csum_add(0, buf, 100),
+						 buf + 100, 301)),
+		    ref_csum(buf, 401, 0));
+}
+
+static void fill_hdr(struct mrdp_hdr *h, uint8_t ecn)
+{
+	memcpy(h->src_mac, mac_a, 6);
+	memcpy(h->dst_mac, mac_b, 6);
+	h->src_ip = IP_A;
+	h->dst_ip = IP_B;
+	h->sport = 0xc123;
+	h->dport = 4797;
+	h->ecn = ecn;
+}
+
+/* The IPv4 header of a well-known worked example (total length 0x73,
+ * DF, TTL 64, UDP, 192.168.0.1 -> 192.168.0.199) has checksum 0xb861. */
+static void test_ipv4_header_known_vector(void)
+{
+	static const uint8_t want[20] = { 0x45, 0x00, 0x00, 0x73, 0x00,
+					  0x00, 0x40, 0x00, 0x40, 0x11,
+					  0xb8, 0x61, 0xc0, 0xa8, 0x00,
+					  0x01, 0xc0, 0xa8, 0x00, 0xc7 };
+	uint8_t f[MRDP_HDR_LEN + 87];
+	struct mrdp_hdr h;
+
+	memset(f, 0x5a, sizeof(f));
+	fill_hdr(&h, 0);
+	mrdp_encap_write(f, &h, 87, 0);
+	MR_CHECK_MEM(f, mac_b, 6);
+	MR_CHECK_MEM(f + 6, mac_a, 6);
+	MR_CHECK_EQ(f[12], 0x08);
+	MR_CHECK_EQ(f[13], 0x00);
+	MR_CHECK_MEM(f + 14, want, 20);
+	/* UDP: 0xc123 -> 4797 (0x12bd), length 95, checksum 0 (off). */
+	MR_CHECK_EQ(f[34], 0xc1);
+	MR_CHECK_EQ(f[35], 0x23);
+	MR_CHECK_EQ(f[36], 0x12);
+	MR_CHECK_EQ(f[37], 0xbd);
+	MR_CHECK_EQ(f[38], 0);
+	MR_CHECK_EQ(f[39], 95);
+	MR_CHECK_EQ(f[40], 0);
+	MR_CHECK_EQ(f[41], 0);
+}
+
+static void test_udp_checksum_and_ecn(void)
+{
+	uint8_t f[MRDP_HDR_LEN + 333], pseudo[12];
+	struct mrdp_hdr h;
+	uint32_t s;
+	size_t i;
+
+	for (i = 0; i < sizeof(f); i++)
+		f[i] = rnd8();
+	fill_hdr(&h, MRDP_ECN_ECT0);
+	mrdp_encap_write(f, &h, 333, 1);
+	MR_CHECK_EQ(f[15], 0x02); /* TOS: DSCP 0, ECT(0) */
+	MR_CHECK_EQ(ref_csum(f + 14, 20, 0), 0xffff);
+	memcpy(pseudo, f + 26, 8);
+	pseudo[8] = 0;
+	pseudo[9] = 17;
+	pseudo[10] = (uint8_t)((8 + 333) >> 8);
+	pseudo[11] = (uint8_t)(8 + 333);
+	s = ref_csum(pseudo, 12, 0);
+	MR_CHECK_EQ(ref_csum(f + 34, 8 + 333, s), 0xffff);
+	MR_CHECK((f[40] | f[41]) != 0);
+}
+
+static void make_data(uint8_t *f, size_t plen, uint8_t ecn, int csum)
+{
+	struct mrdp_hdr h;
+	size_t i;
+
+	for (i = 0; i < plen; i++)
+		f[MRDP_HDR_LEN + i] = (uint8_t)(i * 7 + 1);
+	memcpy(h.src_mac, mac_a, 6);
+	memcpy(h.dst_mac, mac_b, 6);
+	h.src_ip = IP_A;
+	h.dst_ip = IP_B;
+	h.sport = 0xc001;
+	h.dport = 4797;
+	h.ecn = ecn;
+	mrdp_encap_write(f, &h, plen, csum);
+}
+
+static const struct mrdp_local me_b = {
+	.ip = IP_B,
+	.mac = { 0x02, 0x00, 0xc0, 0x00, 0x02, 0x02 },
+	.udp_port = 4797,
+};
+
+static void test_classify_data(void)
+{
+	uint8_t f[MRDP_HDR_LEN + 100];
+	struct mrdp_rx r;
+
+	make_data(f, 100, MRDP_ECN_ECT0, 1);
+	mrdp_encap_classify(f, sizeof(f), &me_b, 0, &r);
+	MR_CHECK_EQ(r.kind, MRDP_PKT_DATA);
+	MR_CHECK_EQ(r.off, MRDP_HDR_LEN);
+	MR_CHECK_EQ(r.len, 100);
+	MR_CHECK_EQ(r.src_ip, IP_A);
+	MR_CHECK_MEM(r.src_mac, mac_a, 6);
+	MR_CHECK_EQ(r.sport, 0xc001);
+	MR_CHECK_EQ(r.ce, 0);
+	/* Ethernet padding after the IP packet is ignored. */
+	mrdp_encap_classify(f, sizeof(f), &me_b, 0, &r);
+	MR_CHECK_EQ(r.len, 100);
+
+	make_data(f, 100, MRDP_ECN_CE, 0);
+	/* CE set: the IPv4 checksum covers it; still valid. */
+	mrdp_encap_classify(f, sizeof(f), &me_b, 0, &r);
+	MR_CHECK_EQ(r.kind, MRDP_PKT_DATA);
+	MR_CHECK_EQ(r.ce, 1);
+}
+
+static void expect_drop(const uint8_t *f, size_t len, int reason)
+{
+	struct mrdp_rx r;
+
+	mrdp_encap_classify(f, len, &me_b, 0, &r);
+	MR_CHECK_EQ(r.kind, MRDP_PKT_DROP);
+	MR_CHECK_EQ(r.drop, reason);
+}
+
+static void test_classify_drops(void)
+{
+	uint8_t f[MRDP_HDR_LEN + 64], g[sizeof(f)];
+	size_t n;
+
+	make_data(f, 64, MRDP_ECN_ECT0, 1);
+	memcpy(g, f, sizeof(f));
+	g[12] = 0x86; /* IPv6 */
+	g[13] = 0xdd;
+	expect_drop(g, sizeof(g), MRDP_RXD_NOT_IPV4);
+	memcpy(g, f, sizeof(f));
+	g[5] ^= 1; /* other MAC */
+	expect_drop(g, sizeof(g), MRDP_RXD_NOT_OURS);
+	memcpy(g, f, sizeof(f));
+	g[33] ^= 1; /* other destination IP (checksum not reached) */
+	expect_drop(g, sizeof(g), MRDP_RXD_NOT_OURS);
+	memcpy(g, f, sizeof(f));
+	g[37] ^= 1; /* other UDP port */
+	expect_drop(g, sizeof(g), MRDP_RXD_NOT_OURS);
+	memcpy(g, f, sizeof(f));
+	g[23] = 6; /* TCP */
+	expect_drop(g, sizeof(g), MRDP_RXD_NOT_OURS);
+	memcpy(g, f, sizeof(f));
+	g[22] ^= 1; /* TTL changed: IPv4 checksum wrong */
+	expect_drop(g, sizeof(g), MRDP_RXD_IP_CSUM);
+	memcpy(g, f, sizeof(f));
+	g[MRDP_HDR_LEN + 10] ^= 0x40; /* payload bit: UDP checksum wrong */
+	expect_drop(g, sizeof(g), MRDP_RXD_UDP_CSUM);
+	memcpy(g, f, sizeof(f));
+	g[20] |= 0x20; /* MF: a fragment */
+	expect_drop(g, sizeof(g), MRDP_RXD_IP_HDR);
+	memcpy(g, f, sizeof(f));
+	g[14] = 0x65; /* IP version 6 in an IPv4 ethertype */
+	expect_drop(g, sizeof(g), MRDP_RXD_IP_HDR);
+	for (n = 0; n < sizeof(f); n++) {
+		struct mrdp_rx r;
+
+		/* Every truncation is refused, never read past. */
+		mrdp_encap_classify(f, n, &me_b, 0, &r);
+		MR_CHECK_EQ(r.kind, MRDP_PKT_DROP);
+	}
+	/* A UDP checksum of 0 means none: accepted. */
+	make_data(g, 64, MRDP_ECN_ECT0, 0);
+	{
+		struct mrdp_rx r;
+
+		g[MRDP_HDR_LEN + 10] ^= 0x40;
+		mrdp_encap_classify(g, sizeof(g), &me_b, 0, &r);
+		MR_CHECK_EQ(r.kind, MRDP_PKT_DATA);
+		/* Hardware said good: the software check is skipped. */
+		make_data(g, 64, MRDP_ECN_ECT0, 1);
+		g[MRDP_HDR_LEN + 10] ^= 0x40;
+		mrdp_encap_classify(g, sizeof(g), &me_b,
+				    MRDP_CSUM_IP_GOOD | MRDP_CSUM_L4_GOOD, &r);
+		MR_CHECK_EQ(r.kind, MRDP_PKT_DATA);
+	}
+}
+
+static void test_arp(void)
+{
+	static const uint8_t zero[6];
+	static const uint8_t want_req[42] = {
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0x00, 0xc0,
+		0x00, 0x02, 0x01, 0x08, 0x06, 0x00, 0x01, 0x08, 0x00,
+		0x06, 0x04, 0x00, 0x01, 0x02, 0x00, 0xc0, 0x00, 0x02,
+		0x01, 0xc0, 0xa8, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0xc0, 0xa8, 0x00, 0xc7
+	};
+	uint8_t f[MRDP_ETH_MIN_FRAME];
+	struct mrdp_local me_a = { .ip = IP_A, .udp_port = 4797 };
+	struct mrdp_rx r;
+	size_t i;
+
+	memcpy(me_a.mac, mac_a, 6);
+	MR_CHECK_EQ(mrdp_arp_write(f, 1, mac_a, IP_A, zero, IP_B), 60);
+	MR_CHECK_MEM(f, want_req, 42);
+	for (i = 42; i < 60; i++)
+		MR_CHECK_EQ(f[i], 0);
+	mrdp_encap_classify(f, 60, &me_b, 0, &r);
+	MR_CHECK_EQ(r.kind, MRDP_PKT_ARP_REQ);
+	MR_CHECK_EQ(r.src_ip, IP_A);
+	MR_CHECK_MEM(r.src_mac, mac_a, 6);
+	/* Not for us: dropped. */
+	mrdp_encap_classify(f, 60, &me_a, 0, &r);
+	MR_CHECK_EQ(r.kind, MRDP_PKT_DROP);
+	MR_CHECK_EQ(r.drop, MRDP_RXD_ARP);
+
+	/* B's reply to A. */
+	mrdp_arp_write(f, 2, mac_b, IP_B, mac_a, IP_A);
+	MR_CHECK_MEM(f, mac_a, 6);
+	MR_CHECK_MEM(f + 6, mac_b, 6);
+	MR_CHECK_EQ(f[21], 2);
+	MR_CHECK_MEM(f + 32, mac_a, 6);
+	mrdp_encap_classify(f, 60, &me_a, 0, &r);
+	MR_CHECK_EQ(r.kind, MRDP_PKT_ARP_REPLY);
+	MR_CHECK_EQ(r.src_ip, IP_B);
+	MR_CHECK_MEM(r.src_mac, mac_b, 6);
+	MR_CHECK_EQ(r.target_ip, IP_A);
+	/* Truncated ARP. */
+	mrdp_encap_classify(f, 41, &me_a, 0, &r);
+	MR_CHECK_EQ(r.drop, MRDP_RXD_SHORT);
+	/* Someone claiming our own address teaches nothing. */
+	mrdp_arp_write(f, 1, mac_b, IP_A, zero, IP_A);
+	mrdp_encap_classify(f, 60, &me_a, 0, &r);
+	MR_CHECK_EQ(r.kind, MRDP_PKT_DROP);
+}
+
+static void test_unicast(void)
+{
+	MR_CHECK(!mrdp_ip_unicast(0));
+	MR_CHECK(!mrdp_ip_unicast(0xffffffffu));
+	MR_CHECK(!mrdp_ip_unicast(0xe0000001u));
+	MR_CHECK(mrdp_ip_unicast(0x0a000001u));
+}
+
+static void test_json(void)
+{
+	struct mrdp_counters c;
+	char buf[4096], small[40];
+	int n;
+
+	memset(&c, 0, sizeof(c));
+	c.nplanes = 1;
+	c.plane[0].rx_pkts = 7;
+	c.plane[0].rx_drop[MRDP_RXD_UDP_CSUM] = 3;
+	c.plane[0].tx_drop[MRDP_TXD_NEIGH_FAIL] = 2;
+	n = mrdp_counters_json(&c, "mr0", buf, sizeof(buf));
+	MR_CHECK(n > 0);
+	MR_CHECK_EQ((size_t)n, strlen(buf));
+	MR_CHECK(strstr(buf, "{\"device\":\"mr0\"") == buf);
+	MR_CHECK(strstr(buf, "\"rx_pkts\":7,") != NULL);
+	MR_CHECK(strstr(buf, "\"udp_checksum\":3") != NULL);
+	MR_CHECK(strstr(buf, "\"neighbour_unreachable\":2") != NULL);
+	MR_CHECK(strcmp(buf + n - 3, "]}\n") == 0);
+	MR_CHECK_EQ(mrdp_counters_json(&c, "mr0", small, sizeof(small)),
+		    -28 /* -ENOSPC */);
+}
+
+MR_TEST_MAIN(MR_TEST(test_csum_matches_reference),
+	     MR_TEST(test_ipv4_header_known_vector),
+	     MR_TEST(test_udp_checksum_and_ecn), MR_TEST(test_classify_data),
+	     MR_TEST(test_classify_drops), MR_TEST(test_arp),
+	     MR_TEST(test_unicast), MR_TEST(test_json))
