@@ -178,7 +178,7 @@ static int settled(const struct mr_pathtx_rec *r)
 
 static int acked_state(const struct mr_pathtx_rec *r)
 {
-	return r->state == MR_PATHTX_ACKED || r->state == MR_PATHTX_LOST_ACKED;
+	return r->state == MR_PATHTX_ACKED;
 }
 
 /* Drop settled records from the tail of the span. */
@@ -276,13 +276,6 @@ int mr_pathtx_on_sack(struct mr_pathtx *tx, const struct mr_sack_block *blk,
 
 		if (!block_acks(blk, p))
 			continue;
-		if (r->state == MR_PATHTX_LOST) {
-			/* The original arrived after all: the loss was
-			 * spurious; its retransmission is a duplicate. */
-			r->state = MR_PATHTX_LOST_ACKED;
-			tx->spurious++;
-			continue;
-		}
 		if (r->state != MR_PATHTX_OUT)
 			continue;
 		r->state = MR_PATHTX_ACKED;

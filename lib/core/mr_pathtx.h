@@ -17,10 +17,12 @@
  * Only packets of THIS path count for each other: reordering across paths
  * is never loss (MR-LOSS-4).
  *
- * Every packet is reported exactly once: either acked or lost. After a
- * packet is declared lost, an ACK of its ppsn (the original did arrive)
- * is ignored here; the engine's ssn bookkeeping sees the retransmission's
- * ack instead. The engine must tolerate acked()/lost() for an ssn it
+ * Every packet is reported exactly once: either acked or lost. Packets
+ * are declared lost oldest first (the later-ack count and the age only
+ * shrink with ppsn), so a lost record leaves the ring at once and an ACK
+ * of its ppsn arriving afterwards (the original did arrive: a spurious
+ * retransmission) is ignored here; the receiver's ssn window counts the
+ * duplicate. The engine must tolerate acked()/lost() for an ssn it
  * already considers acknowledged (e.g. via AETH cum_ssn, or both an
  * original and its retransmission arriving).
  *
@@ -87,7 +89,6 @@ enum mr_pathtx_state {
 	MR_PATHTX_OUT = 1,   /* sent, not settled */
 	MR_PATHTX_ACKED = 2, /* settled: acknowledged */
 	MR_PATHTX_LOST = 3,  /* settled: declared lost */
-	MR_PATHTX_LOST_ACKED = 4, /* declared lost, then acked (spurious) */
 };
 
 struct mr_pathtx_rec {
@@ -118,7 +119,7 @@ struct mr_pathtx {
 	/* Counters (never reset by the module). */
 	uint64_t tx_pkts, tx_bytes, retx_pkts;
 	uint64_t acked_pkts, lost_reorder, lost_time, lost_rto, lost_forced;
-	uint64_t rto_events, spurious; /* spurious: acked after lost */
+	uint64_t rto_events;
 	uint64_t bad_sacks;	       /* rejected by mr_pathtx_on_sack */
 	struct mr_pathtx_rec ring[MR_PATHTX_RING];
 };

@@ -1,0 +1,540 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* mr_pathtx: ppsn assignment, SACK processing, per-path loss detection,
+ * RTT and RTO (MR-PATH-*, MR-LOSS-*, MR-TMR-*). */
+#include "mr_test.h"
+
+#include "mr_err.h"
+#include "mr_pathrx.h"
+#include "mr_pathtx.h"
+
+struct rec {
+	unsigned nacked, nlost;
+	uint32_t acked[600], lost[600];
+	uint64_t rtt[600];
+	int why[600];
+	uint16_t path[600];
+};
+
+static void on_acked(void *user, uint16_t path, uint32_t ssn, uint32_t bytes,
+		     uint64_t ctx, uint64_t rtt)
+{
+	struct rec *r = user;
+
+	(void)bytes;
+	/* The tests put ssn + 1000 in ctx: check it is echoed. */
+	if (ctx != (uint64_t)ssn + 1000)
+		return;
+	r->path[r->nacked] = path;
+	r->rtt[r->nacked] = rtt;
+	r->acked[r->nacked++] = ssn;
+}
+
+static void on_lost(void *user, uint16_t path, uint32_t ssn, uint32_t bytes,
+		    uint64_t ctx, int why)
+{
+	struct rec *r = user;
+
+	(void)path;
+	(void)bytes;
+	(void)ctx;
+	r->why[r->nlost] = why;
+	r->lost[r->nlost++] = ssn;
+}
+
+static int setup(struct mr_pathtx *tx, struct rec *r, uint16_t path,
+		 uint32_t init_ppsn)
+{
+	struct mr_pathtx_config cfg = {
+		.path_id = path,
+		.init_ppsn = init_ppsn,
+		.rto_init_ns = 1000000,
+		.rto_min_ns = 1000,
+		.rto_max_ns = 5000000,
+	};
+	struct mr_pathtx_cb cb = { .acked = on_acked,
+				   .lost = on_lost,
+				   .user = r };
+
+	memset(r, 0, sizeof(*r));
+	return mr_pathtx_init(tx, &cfg, &cb);
+}
+
+/* A block with cum_ppsn and the listed ppsns marked. */
+static void block(struct mr_sack_block *b, uint16_t path, uint32_t cum,
+		  const uint32_t *ppsn, unsigned n)
+{
+	unsigned k;
+
+	memset(b, 0, sizeof(*b));
+	b->path_id = path;
+	b->cum_ppsn = cum;
+	for (k = 0; k < n; k++) {
+		uint32_t i = ppsn[k] - cum - 1;
+
+		b->bitmap[i / 8] |= (uint8_t)(1u << (i % 8));
+	}
+}
+
+static int tsend(struct mr_pathtx *tx, uint32_t ssn, uint64_t now)
+{
+	uint32_t ppsn;
+	int rc = mr_pathtx_send(tx, ssn, 4096, 0, ssn + 1000, now, &ppsn);
+
+	return rc ? rc : (int)(ppsn & 0x7fffffff);
+}
+
+static void test_init_and_space(void)
+{
+	struct mr_pathtx tx;
+	struct mr_pathtx_config bad = { .max_inflight = 257 };
+	struct mr_pathtx_config bad2 = { .rto_min_ns = 10, .rto_max_ns = 5 };
+	struct rec r;
+	uint32_t i, ppsn;
+
+	MR_CHECK_EQ(mr_pathtx_init(&tx, &bad, NULL), -MR_EINVAL);
+	MR_CHECK_EQ(mr_pathtx_init(&tx, &bad2, NULL), -MR_EINVAL);
+	MR_CHECK_EQ(setup(&tx, &r, 0, 500), 0);
+	MR_CHECK_EQ(tx.cfg.reorder_thresh, 3);
+	MR_CHECK_EQ(tx.cfg.max_inflight, 256);
+	MR_CHECK_EQ(tx.cfg.granularity_ns, 1000);
+	MR_CHECK_EQ(mr_pathtx_space(&tx), 256);
+	MR_CHECK_EQ(mr_pathtx_next_deadline(&tx), UINT64_MAX);
+	for (i = 0; i < 256; i++)
+		MR_CHECK_EQ(tsend(&tx, i, 100), (int)(500 + i));
+	MR_CHECK_EQ(mr_pathtx_space(&tx), 0);
+	MR_CHECK_EQ(mr_pathtx_send(&tx, 9, 1, 0, 0, 100, &ppsn), -MR_EAGAIN);
+	MR_CHECK_EQ(tx.out_pkts, 256);
+	MR_CHECK_EQ(tx.out_bytes, 256 * 4096);
+	MR_CHECK_EQ(mr_pathtx_next_deadline(&tx), 100 + 1000000);
+}
+
+/* A first RTT sample of 100 us, so the time threshold (9/8 x RTT) stays
+ * out of the way of a test about the reorder threshold. */
+static void warm(struct mr_pathtx *tx, struct rec *r)
+{
+	struct mr_sack_block b;
+
+	tsend(tx, 99, 0);
+	memset(&b, 0, sizeof(b));
+	b.path_id = tx->cfg.path_id;
+	b.cum_ppsn = tx->nxt;
+	mr_pathtx_on_sack(tx, &b, 100000);
+	memset(r, 0, sizeof(*r));
+}
+
+/* A hole is lost exactly when 3 later packets of the path are acked. */
+static void test_reorder_threshold(void)
+{
+	struct mr_pathtx tx;
+	struct mr_sack_block b;
+	struct rec r;
+	uint32_t i;
+
+	/* The warm-up uses ppsn 0xffffffff; data starts at ppsn 0. */
+	MR_CHECK_EQ(setup(&tx, &r, 0, 0xffffffffu), 0);
+	warm(&tx, &r);
+	MR_CHECK_EQ(tx.srtt, 100000);
+	for (i = 0; i < 10; i++)
+		MR_CHECK_EQ(tsend(&tx, 100 + i, 100000 + i), (int)i);
+	{
+		static const uint32_t got[] = { 3, 4 };
+
+		block(&b, 0, 2, got, 2); /* 0,1 acked; 2 missing; 3,4 */
+	}
+	MR_CHECK_EQ(mr_pathtx_on_sack(&tx, &b, 100100), 4);
+	MR_CHECK_EQ(r.nacked, 4);
+	MR_CHECK_EQ(r.acked[0], 100);
+	MR_CHECK_EQ(r.acked[1], 101);
+	MR_CHECK_EQ(r.acked[2], 103);
+	MR_CHECK_EQ(r.acked[3], 104);
+	MR_CHECK_EQ(r.nlost, 0); /* only 2 later acked */
+	MR_CHECK_EQ(tx.una, 2);
+	{
+		static const uint32_t got[] = { 3, 4, 5 };
+
+		block(&b, 0, 2, got, 3);
+	}
+	MR_CHECK_EQ(mr_pathtx_on_sack(&tx, &b, 100200), 1);
+	MR_CHECK_EQ(r.nlost, 1);
+	MR_CHECK_EQ(r.lost[0], 102);
+	MR_CHECK_EQ(r.why[0], MR_PATHTX_LOSS_REORDER);
+	MR_CHECK_EQ(tx.lost_reorder, 1);
+	/* 6..9 outstanding, nothing after them acked: not lost. */
+	MR_CHECK_EQ(tx.una, 6);
+	MR_CHECK_EQ(tx.out_pkts, 4);
+	MR_CHECK_EQ(mr_pathtx_space(&tx), 252);
+	/* The same block again changes nothing. */
+	MR_CHECK_EQ(mr_pathtx_on_sack(&tx, &b, 100300), 0);
+	MR_CHECK_EQ(r.nlost, 1);
+	MR_CHECK_EQ(r.nacked, 5);
+	/* Two holes, 6 and 8: 8 has one later ack (9), 6 two (7, 9). */
+	{
+		static const uint32_t got[] = { 7, 9 };
+
+		block(&b, 0, 2, got, 2);
+	}
+	MR_CHECK_EQ(mr_pathtx_on_sack(&tx, &b, 100400), 2);
+	MR_CHECK_EQ(r.nlost, 1);
+	MR_CHECK_EQ(tsend(&tx, 110, 100500), 10);
+	MR_CHECK_EQ(tsend(&tx, 111, 100500), 11);
+	{
+		static const uint32_t got[] = { 7, 9, 10 };
+
+		block(&b, 0, 2, got, 3);
+	}
+	MR_CHECK_EQ(mr_pathtx_on_sack(&tx, &b, 100600), 1);
+	MR_CHECK_EQ(r.nlost, 2);
+	MR_CHECK_EQ(r.lost[1], 106); /* 7, 9, 10 later: 3; 8 has 2 */
+	{
+		static const uint32_t got[] = { 7, 9, 10, 11 };
+
+		block(&b, 0, 2, got, 4);
+	}
+	MR_CHECK_EQ(mr_pathtx_on_sack(&tx, &b, 100700), 1);
+	MR_CHECK_EQ(r.nlost, 3);
+	MR_CHECK_EQ(r.lost[2], 108); /* 9, 10, 11 later: 3 */
+	MR_CHECK_EQ(tx.lost_time, 0);
+	MR_CHECK_EQ(tx.out_pkts, 0);
+	MR_CHECK_EQ(tx.una, 12);
+	MR_CHECK_EQ(mr_pathtx_next_deadline(&tx), UINT64_MAX);
+}
+
+/* Spraying over two paths: path 1's packets all arrive before any of
+ * path 0's; path 0 must not declare anything lost (MR-LOSS-4). */
+static void test_no_false_loss_across_paths(void)
+{
+	struct mr_pathtx tx[2];
+	struct mr_pathrx rx[2];
+	struct mr_sack_block b;
+	struct rec r[2];
+	uint32_t ssn, i, ppsn[64];
+
+	MR_CHECK_EQ(setup(&tx[0], &r[0], 0, 77), 0);
+	MR_CHECK_EQ(setup(&tx[1], &r[1], 1, 77), 0);
+	mr_pathrx_init(&rx[0], 0, 77);
+	mr_pathrx_init(&rx[1], 1, 77);
+	for (ssn = 0; ssn < 64; ssn++) {
+		int p = tsend(&tx[ssn % 2], ssn, 10000 + ssn * 100);
+
+		MR_CHECK(p >= 0);
+		ppsn[ssn] = (uint32_t)p;
+	}
+	/* Path 1 is the fast one: all its packets arrive, ACKed one by
+	 * one, while none of path 0's has. */
+	for (ssn = 1; ssn < 64; ssn += 2) {
+		MR_CHECK_EQ(mr_pathrx_record(&rx[1], ppsn[ssn], 0, 20000),
+			    MR_PATHRX_NEW);
+		mr_pathrx_sack(&rx[1], &b);
+		MR_CHECK_EQ(mr_pathtx_on_sack(&tx[1], &b, 20000 + ssn), 1);
+		mr_pathrx_sack(&rx[0], &b);
+		MR_CHECK_EQ(mr_pathtx_on_sack(&tx[0], &b, 20000 + ssn), 0);
+	}
+	MR_CHECK_EQ(r[1].nacked, 32);
+	MR_CHECK_EQ(r[0].nacked + r[0].nlost + r[1].nlost, 0);
+	/* Path 0's packets arrive in reverse order (within the path: an
+	 * extreme case); the SACK is only sent after all of them. */
+	for (i = 0; i < 32; i++)
+		MR_CHECK_EQ(
+			mr_pathrx_record(&rx[0], ppsn[62 - 2 * i], 0, 30000),
+			MR_PATHRX_NEW);
+	mr_pathrx_sack(&rx[0], &b);
+	MR_CHECK_EQ(b.cum_ppsn, 77 + 32);
+	MR_CHECK_EQ(mr_pathtx_on_sack(&tx[0], &b, 30000), 32);
+	MR_CHECK_EQ(r[0].nlost + r[1].nlost, 0);
+	for (i = 0; i < 32; i++) {
+		MR_CHECK_EQ(r[0].acked[i], 2 * i);
+		MR_CHECK_EQ(r[1].acked[i], 2 * i + 1);
+		MR_CHECK_EQ(r[1].path[i], 1);
+	}
+}
+
+/* RFC 6298 estimates with literal values; Karn (no sample from
+ * retransmissions). */
+static void test_rtt(void)
+{
+	struct mr_pathtx tx;
+	struct mr_sack_block b;
+	struct rec r;
+	uint32_t ppsn;
+
+	MR_CHECK_EQ(setup(&tx, &r, 0, 0), 0);
+	MR_CHECK_EQ(mr_pathtx_rto(&tx), 1000000);
+	MR_CHECK_EQ(tsend(&tx, 1, 0), 0);
+	block(&b, 0, 1, NULL, 0);
+	MR_CHECK_EQ(mr_pathtx_on_sack(&tx, &b, 10000), 1);
+	MR_CHECK_EQ(r.rtt[0], 10000);
+	MR_CHECK_EQ(tx.srtt, 10000);
+	MR_CHECK_EQ(tx.rttvar, 5000);
+	MR_CHECK_EQ(mr_pathtx_rto(&tx), 30000); /* 10000 + 4 x 5000 */
+	MR_CHECK_EQ(tsend(&tx, 2, 20000), 1);
+	block(&b, 0, 2, NULL, 0);
+	MR_CHECK_EQ(mr_pathtx_on_sack(&tx, &b, 40000), 1);
+	/* R 20000: rttvar = (3 x 5000 + 10000) / 4, srtt = (7 x 10000 +
+	 * 20000) / 8 */
+	MR_CHECK_EQ(tx.rttvar, 6250);
+	MR_CHECK_EQ(tx.srtt, 11250);
+	MR_CHECK_EQ(mr_pathtx_rto(&tx), 36250);
+	MR_CHECK_EQ(tx.min_rtt, 10000);
+	MR_CHECK_EQ(tx.latest_rtt, 20000);
+	/* A retransmission acked after 1 ms gives no sample. */
+	MR_CHECK_EQ(mr_pathtx_send(&tx, 3, 4096, 1, 1003, 50000, &ppsn), 0);
+	MR_CHECK_EQ(ppsn, 2);
+	block(&b, 0, 3, NULL, 0);
+	MR_CHECK_EQ(mr_pathtx_on_sack(&tx, &b, 1050000), 1);
+	MR_CHECK_EQ(r.rtt[2], 0);
+	MR_CHECK_EQ(tx.srtt, 11250);
+	MR_CHECK_EQ(tx.retx_pkts, 1);
+	/* Several acked at once: the newest first transmission samples. */
+	MR_CHECK_EQ(tsend(&tx, 4, 2000000), 3);
+	MR_CHECK_EQ(tsend(&tx, 5, 2004000), 4);
+	block(&b, 0, 5, NULL, 0);
+	MR_CHECK_EQ(mr_pathtx_on_sack(&tx, &b, 2012000), 2);
+	MR_CHECK_EQ(r.rtt[3], 12000);
+	MR_CHECK_EQ(r.rtt[4], 8000);
+	/* R 8000: err 3250; rttvar = (3 x 6250 + 3250) / 4 = 5500,
+	 * srtt = (7 x 11250 + 8000) / 8 = 10843 */
+	MR_CHECK_EQ(tx.rttvar, 5500);
+	MR_CHECK_EQ(tx.srtt, 10843);
+	MR_CHECK_EQ(mr_pathtx_rto(&tx), 10843 + 22000);
+	/* The floor: rto_min. */
+	tx.cfg.rto_min_ns = 100000;
+	MR_CHECK_EQ(tsend(&tx, 6, 3000000), 5);
+	block(&b, 0, 6, NULL, 0);
+	MR_CHECK_EQ(mr_pathtx_on_sack(&tx, &b, 3010000), 1);
+	MR_CHECK_EQ(mr_pathtx_rto(&tx), 100000);
+}
+
+/* The RTO doubles per expiry without progress, is capped by rto_max and
+ * resets on progress; it declares every outstanding packet lost. */
+static void test_rto_backoff(void)
+{
+	struct mr_pathtx tx;
+	struct mr_sack_block b;
+	struct rec r;
+
+	MR_CHECK_EQ(setup(&tx, &r, 4, 0), 0);
+	MR_CHECK_EQ(tsend(&tx, 10, 0), 0);
+	MR_CHECK_EQ(tsend(&tx, 11, 500), 1);
+	MR_CHECK_EQ(mr_pathtx_next_deadline(&tx), 1000000);
+	MR_CHECK_EQ(mr_pathtx_on_timeout(&tx, 999999), 0);
+	MR_CHECK_EQ(r.nlost, 0);
+	MR_CHECK_EQ(mr_pathtx_on_timeout(&tx, 1000000), MR_PATHTX_EV_RTO);
+	MR_CHECK_EQ(r.nlost, 2);
+	MR_CHECK_EQ(r.lost[0], 10);
+	MR_CHECK_EQ(r.lost[1], 11);
+	MR_CHECK_EQ(r.why[1], MR_PATHTX_LOSS_RTO);
+	MR_CHECK_EQ(tx.backoff, 1);
+	MR_CHECK_EQ(tx.out_pkts, 0);
+	MR_CHECK_EQ(mr_pathtx_next_deadline(&tx), UINT64_MAX);
+	MR_CHECK_EQ(mr_pathtx_rto(&tx), 2000000);
+	/* Retransmission on the same path: new ppsn, timer 2 ms. */
+	MR_CHECK_EQ(tsend(&tx, 10, 1000100), 2);
+	MR_CHECK_EQ(mr_pathtx_next_deadline(&tx), 3000100);
+	MR_CHECK_EQ(mr_pathtx_on_timeout(&tx, 3000099), 0);
+	MR_CHECK_EQ(mr_pathtx_on_timeout(&tx, 3000100), MR_PATHTX_EV_RTO);
+	MR_CHECK_EQ(tx.backoff, 2);
+	MR_CHECK_EQ(mr_pathtx_rto(&tx), 4000000);
+	MR_CHECK_EQ(tsend(&tx, 10, 3000200), 3);
+	MR_CHECK_EQ(mr_pathtx_on_timeout(&tx, 7000200), MR_PATHTX_EV_RTO);
+	MR_CHECK_EQ(tx.backoff, 3);
+	MR_CHECK_EQ(mr_pathtx_rto(&tx), 5000000); /* 8 ms capped at 5 */
+	MR_CHECK_EQ(tx.rto_events, 3);
+	MR_CHECK_EQ(tx.lost_rto, 4);
+	/* An ack of the late original of ssn 10 (ppsn 1, declared lost
+	 * and gone from the ring) is not progress: backoff kept. */
+	MR_CHECK_EQ(tsend(&tx, 10, 7000300), 4);
+	{
+		static const uint32_t got[] = { 1 };
+
+		block(&b, 4, 0, got, 1);
+	}
+	MR_CHECK_EQ(mr_pathtx_on_sack(&tx, &b, 7000400), 0);
+	MR_CHECK_EQ(tx.backoff, 3);
+	MR_CHECK_EQ(r.nacked, 0);
+	/* Progress: ppsn 4 acked -> backoff 0, timer restarted. */
+	{
+		static const uint32_t got[] = { 1, 4 };
+
+		block(&b, 4, 0, got, 2);
+	}
+	MR_CHECK_EQ(mr_pathtx_on_sack(&tx, &b, 7010000), 1);
+	MR_CHECK_EQ(tx.backoff, 0);
+	MR_CHECK_EQ(r.acked[0], 10);
+	MR_CHECK_EQ(mr_pathtx_next_deadline(&tx), UINT64_MAX);
+	/* Timer restart on progress with packets still out. */
+	MR_CHECK_EQ(tsend(&tx, 20, 8000000), 5);
+	MR_CHECK_EQ(tsend(&tx, 21, 8000000), 6);
+	block(&b, 4, 6, NULL, 0);
+	MR_CHECK_EQ(mr_pathtx_on_sack(&tx, &b, 8005000), 1);
+	MR_CHECK_EQ(mr_pathtx_next_deadline(&tx), 8005000 + mr_pathtx_rto(&tx));
+}
+
+/* Time threshold: one later packet acked, the hole older than 9/8 RTT. */
+static void test_time_threshold(void)
+{
+	struct mr_pathtx tx;
+	struct mr_sack_block b;
+	struct rec r;
+
+	MR_CHECK_EQ(setup(&tx, &r, 0, 0), 0);
+	MR_CHECK_EQ(tsend(&tx, 0, 0), 0);
+	block(&b, 0, 1, NULL, 0);
+	MR_CHECK_EQ(mr_pathtx_on_sack(&tx, &b, 8000), 1); /* srtt 8000 */
+	MR_CHECK_EQ(tsend(&tx, 1, 10000), 1);
+	MR_CHECK_EQ(tsend(&tx, 2, 10000), 2);
+	{
+		static const uint32_t got[] = { 2 };
+
+		block(&b, 0, 1, got, 1);
+	}
+	/* latest_rtt 8000, srtt 8000: delay 9000; 1 sent at 10000. */
+	MR_CHECK_EQ(mr_pathtx_on_sack(&tx, &b, 18000), 1);
+	MR_CHECK_EQ(r.nlost, 0);
+	MR_CHECK_EQ(tx.loss_time, 19000);
+	MR_CHECK_EQ(mr_pathtx_next_deadline(&tx), 19000);
+	MR_CHECK_EQ(mr_pathtx_on_timeout(&tx, 18999), 0);
+	MR_CHECK_EQ(mr_pathtx_on_timeout(&tx, 19000), MR_PATHTX_EV_LOSS_TIMER);
+	MR_CHECK_EQ(r.nlost, 1);
+	MR_CHECK_EQ(r.lost[0], 1);
+	MR_CHECK_EQ(r.why[0], MR_PATHTX_LOSS_TIME);
+	MR_CHECK_EQ(tx.loss_time, UINT64_MAX);
+	MR_CHECK_EQ(tx.una, 3);
+}
+
+static void test_wrap(void)
+{
+	struct mr_pathtx tx;
+	struct mr_pathrx rx;
+	struct mr_sack_block b;
+	struct rec r;
+	uint32_t i, ppsn[8];
+
+	MR_CHECK_EQ(setup(&tx, &r, 0, 0xfffffffdu), 0);
+	mr_pathrx_init(&rx, 0, 0xfffffffdu);
+	for (i = 0; i < 8; i++)
+		MR_CHECK_EQ(mr_pathtx_send(&tx, 50 + i, 100, 0, 1050 + i, 10,
+					   &ppsn[i]),
+			    0);
+	MR_CHECK_EQ(ppsn[0], 0xfffffffdu);
+	MR_CHECK_EQ(ppsn[3], 0x00000000u);
+	MR_CHECK_EQ(ppsn[7], 0x00000004u);
+	/* ppsn[1] (0xfffffffe) lost; the rest arrive. */
+	for (i = 0; i < 8; i++)
+		if (i != 1)
+			mr_pathrx_record(&rx, ppsn[i], 0, 20);
+	mr_pathrx_sack(&rx, &b);
+	MR_CHECK_EQ(b.cum_ppsn, 0xfffffffeu);
+	MR_CHECK_EQ(b.bitmap[0], 0x3f);
+	MR_CHECK_EQ(mr_pathtx_on_sack(&tx, &b, 30), 7);
+	MR_CHECK_EQ(r.nlost, 1);
+	MR_CHECK_EQ(r.lost[0], 51);
+	MR_CHECK_EQ(tx.una, 5);
+	MR_CHECK_EQ(tx.nxt, 5);
+	MR_CHECK_EQ(tx.out_pkts, 0);
+	MR_CHECK_EQ(r.acked[6], 57);
+}
+
+/* Blocks naming unsent ppsns or another path are rejected whole. */
+static void test_bad_sack(void)
+{
+	struct mr_pathtx tx;
+	struct mr_sack_block b;
+	struct rec r;
+
+	MR_CHECK_EQ(setup(&tx, &r, 2, 100), 0);
+	MR_CHECK_EQ(tsend(&tx, 0, 0), 100);
+	MR_CHECK_EQ(tsend(&tx, 1, 0), 101);
+	block(&b, 3, 102, NULL, 0);
+	MR_CHECK_EQ(mr_pathtx_on_sack(&tx, &b, 1), -MR_EINVAL);
+	block(&b, 2, 103, NULL, 0);
+	MR_CHECK_EQ(mr_pathtx_on_sack(&tx, &b, 1), -MR_EPROTO);
+	{
+		static const uint32_t got[] = { 101, 102 };
+
+		block(&b, 2, 100, got, 2);
+	}
+	MR_CHECK_EQ(mr_pathtx_on_sack(&tx, &b, 1), -MR_EPROTO);
+	MR_CHECK_EQ(tx.bad_sacks, 2);
+	MR_CHECK_EQ(r.nacked, 0);
+	MR_CHECK_EQ(tx.out_pkts, 2);
+	{
+		static const uint32_t got[] = { 101 };
+
+		block(&b, 2, 100, got, 1);
+	}
+	MR_CHECK_EQ(mr_pathtx_on_sack(&tx, &b, 1), 1);
+	/* A stale block (older cum) after a newer one: no effect. */
+	block(&b, 2, 102, NULL, 0);
+	MR_CHECK_EQ(mr_pathtx_on_sack(&tx, &b, 2), 1);
+	block(&b, 2, 100, NULL, 0);
+	MR_CHECK_EQ(mr_pathtx_on_sack(&tx, &b, 3), 0);
+	MR_CHECK_EQ(r.nacked, 2);
+	MR_CHECK_EQ(r.nlost, 0);
+}
+
+static void test_lose_all(void)
+{
+	struct mr_pathtx tx;
+	struct rec r;
+	uint32_t i;
+
+	MR_CHECK_EQ(setup(&tx, &r, 0, 0), 0);
+	for (i = 0; i < 5; i++)
+		MR_CHECK_EQ(tsend(&tx, i, 0), (int)i);
+	MR_CHECK_EQ(mr_pathtx_lose_all(&tx, 5), 5);
+	MR_CHECK_EQ(r.nlost, 5);
+	MR_CHECK_EQ(r.why[4], MR_PATHTX_LOSS_FORCED);
+	MR_CHECK_EQ(tx.backoff, 0);
+	MR_CHECK_EQ(mr_pathtx_space(&tx), 256);
+	MR_CHECK_EQ(mr_pathtx_lose_all(&tx, 6), 0);
+}
+
+/* Full ring: 256 in flight, the oldest lost, the 255 others acked; the
+ * freed slot is reusable and the receiver's SACK covers everything. */
+static void test_full_ring(void)
+{
+	struct mr_pathtx tx;
+	struct mr_pathrx rx;
+	struct mr_sack_block b;
+	struct rec r;
+	uint32_t i;
+
+	MR_CHECK_EQ(setup(&tx, &r, 0, 0xffffff80u), 0);
+	mr_pathrx_init(&rx, 0, 0xffffff80u);
+	for (i = 0; i < 256; i++)
+		MR_CHECK(tsend(&tx, i, 0) >= 0);
+	for (i = 1; i < 256; i++)
+		mr_pathrx_record(&rx, 0xffffff80u + i, 0, 1);
+	mr_pathrx_sack(&rx, &b);
+	MR_CHECK_EQ(mr_pathtx_on_sack(&tx, &b, 100), 255);
+	MR_CHECK_EQ(r.nlost, 1);
+	MR_CHECK_EQ(r.lost[0], 0);
+	MR_CHECK_EQ(mr_pathtx_space(&tx), 256);
+	/* ppsn +256 is the receiver's last bit (cum still the hole +0). */
+	MR_CHECK(tsend(&tx, 256, 200) >= 0);
+	MR_CHECK_EQ(mr_pathrx_record(&rx, 0xffffff80u + 256, 0, 2),
+		    MR_PATHRX_NEW);
+	mr_pathrx_sack(&rx, &b);
+	MR_CHECK_EQ(b.cum_ppsn, 0xffffff80u);
+	MR_CHECK_EQ(b.bitmap[31], 0xff);
+	MR_CHECK_EQ(mr_pathtx_on_sack(&tx, &b, 300), 1);
+	/* +257 is beyond it: the receiver abandons the hole +0 and slides;
+	 * the SACK covers +257 by cum_ppsn. */
+	MR_CHECK(tsend(&tx, 257, 400) >= 0);
+	MR_CHECK_EQ(mr_pathrx_record(&rx, 0xffffff80u + 257, 0, 3),
+		    MR_PATHRX_NEW);
+	mr_pathrx_sack(&rx, &b);
+	MR_CHECK_EQ(b.cum_ppsn, 0xffffff80u + 258);
+	MR_CHECK_EQ(rx.skipped, 1);
+	MR_CHECK_EQ(mr_pathtx_on_sack(&tx, &b, 500), 1);
+	MR_CHECK_EQ(r.acked[255], 256);
+	MR_CHECK_EQ(r.acked[256], 257);
+	MR_CHECK_EQ(tx.out_pkts, 0);
+	MR_CHECK_EQ(r.nlost, 1);
+}
+
+MR_TEST_MAIN(MR_TEST(test_init_and_space), MR_TEST(test_reorder_threshold),
+	     MR_TEST(test_no_false_loss_across_paths), MR_TEST(test_rtt),
+	     MR_TEST(test_rto_backoff), MR_TEST(test_time_threshold),
+	     MR_TEST(test_wrap), MR_TEST(test_bad_sack), MR_TEST(test_lose_all),
+	     MR_TEST(test_full_ring))
