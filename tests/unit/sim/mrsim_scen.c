@@ -913,6 +913,10 @@ int mrsim_scen_run(const struct mrsim_scen_cfg *cfg, uint64_t seed,
 	uint64_t *msgbuf = NULL;
 	int ok;
 
+	if (cfg->type == MR_QPT_UD) {
+		free(sc);
+		return mrsim_ud_run(cfg, seed, res);
+	}
 	memset(res, 0, sizeof(*res));
 	if (!sc) {
 		snprintf(res->why, sizeof(res->why), "out of memory");

@@ -53,6 +53,10 @@ struct mrsim_scen_result {
 int mrsim_scen_run(const struct mrsim_scen_cfg *cfg, uint64_t seed,
 		   struct mrsim_scen_result *res);
 
+/* The UD flavour (mrsim_scen_run calls it for cfg->type MR_QPT_UD). */
+int mrsim_ud_run(const struct mrsim_scen_cfg *cfg, uint64_t seed,
+		 struct mrsim_scen_result *res);
+
 /* Connected RC pair for hand-written scenarios. */
 struct mrsim_rc_opts {
 	enum mr_mode mode;
