@@ -17,17 +17,26 @@
 #error "METAROCE_VERSION must be set by the build"
 #endif
 
+int metaroce_debug_on; /* set by the constructor (device.c) */
+
 static void metaroce_free_context(struct ibv_context *ibctx);
 
 static const struct verbs_context_ops metaroce_ctx_ops = {
 	.alloc_pd = metaroce_alloc_pd,
+	.cq_event = metaroce_cq_event,
+	.create_ah = metaroce_create_ah,
+	.create_cq = metaroce_create_cq,
 	.dealloc_pd = metaroce_dealloc_pd,
 	.dereg_mr = metaroce_dereg_mr,
+	.destroy_ah = metaroce_destroy_ah,
+	.destroy_cq = metaroce_destroy_cq,
 	.free_context = metaroce_free_context,
+	.poll_cq = metaroce_poll_cq,
 	.query_device_ex = metaroce_query_device_ex,
 	.query_port = metaroce_query_port,
 	.reg_dmabuf_mr = metaroce_reg_dmabuf_mr,
 	.reg_mr = metaroce_reg_mr,
+	.req_notify_cq = metaroce_req_notify_cq,
 };
 
 struct verbs_context *metaroce_alloc_context(struct ibv_device *ibdev,
@@ -93,6 +102,13 @@ static void metaroce_free_context(struct ibv_context *ibctx)
 	free(mctx);
 }
 
+void metaroce_progress(struct metaroce_context *mctx)
+{
+	/* Until a QP opens the datapath there is nothing to progress: only
+	 * the engine produces completions. */
+	(void)mctx;
+}
+
 int metaroce_async_event(struct metaroce_context *mctx, uint64_t element,
 			 uint32_t event_type)
 {
@@ -127,6 +143,9 @@ static void fill_device_attr(const struct metaroce_device *dev,
 	o->hw_ver = METAROCE_HW_VER;
 	o->max_mr = METAROCE_MAX_MR;
 	o->max_pd = METAROCE_MAX_PD;
+	o->max_cq = METAROCE_MAX_CQ;
+	o->max_cqe = METAROCE_MAX_CQE;
+	o->max_ah = METAROCE_MAX_AH;
 	o->atomic_cap = IBV_ATOMIC_NONE;
 	o->max_pkeys = 1;
 	o->phys_port_cnt = 1;

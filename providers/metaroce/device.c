@@ -20,8 +20,6 @@
 
 #include "metaroce.h"
 
-int metaroce_debug_on;
-
 /* <ibdev_path>/metaroce.conf into path; false if it does not fit. */
 static bool conf_path(const struct verbs_sysfs_dev *sd, char *path, size_t size)
 {

@@ -12,7 +12,9 @@
 #define METAROCE_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "mr_devconf.h"
 #include "mr_pabi.h"
@@ -28,6 +30,9 @@
 #define METAROCE_MAX_PD (1u << 16)
 #define METAROCE_GID_TBL_LEN 2 /* 0: link-local, 1: IPv4-mapped, RoCE v2 */
 #define METAROCE_MAX_MSG_SZ (1u << 31)
+#define METAROCE_MAX_CQ (1u << 16)
+#define METAROCE_MAX_CQE (1u << 20) /* ring allocated at create_cq */
+#define METAROCE_MAX_AH (1u << 20)
 
 struct metaroce_device {
 	struct verbs_device vdev;
@@ -59,6 +64,37 @@ struct metaroce_mr {
 	uint64_t iova;
 };
 
+enum metaroce_cq_arm {
+	METAROCE_CQ_DISARMED = 0,
+	METAROCE_CQ_ARMED_ANY,
+	METAROCE_CQ_ARMED_SOLICITED,
+};
+
+/* Completion queue: ring of work completions. Producer: the engine's
+ * complete callback (with the datapath lock held); consumer: poll_cq. The
+ * CQ lock nests inside the datapath lock, never the other way round. */
+struct metaroce_cq {
+	struct verbs_cq vcq;
+	pthread_mutex_t lock;
+	struct ibv_wc *ring;
+	uint32_t size;	     /* power of 2 >= the cqe asked for */
+	uint32_t head, tail; /* free-running; tail - head entries */
+	enum metaroce_cq_arm armed;
+	bool overrun;	      /* CQ_ERR raised */
+	int chan_wfd;	      /* write end of the channel's pipe, or -1 */
+	uint64_t notify_lost; /* events not written: channel pipe full */
+	struct metaroce_context *mctx;
+	_Atomic uint32_t users; /* QPs using it: destroy answers EBUSY */
+};
+
+/* Address handle (UD): the attributes as given, and the datapath's id of
+ * the destination address (IPv4, host order; see lib/dp/mrdp.h). */
+struct metaroce_ah {
+	struct ibv_ah ibv_ah;
+	struct ibv_ah_attr attr;
+	uint32_t dest;
+};
+
 static inline struct metaroce_device *to_mdev(struct ibv_device *ibdev)
 {
 	return (struct metaroce_device *)ibdev;
@@ -81,6 +117,16 @@ static inline struct metaroce_mr *to_mmr(struct verbs_mr *vmr)
 	return (struct metaroce_mr *)vmr;
 }
 
+static inline struct metaroce_cq *to_mcq(struct ibv_cq *cq)
+{
+	return (struct metaroce_cq *)cq;
+}
+
+static inline struct metaroce_ah *to_mah(struct ibv_ah *ah)
+{
+	return (struct metaroce_ah *)ah;
+}
+
 /* context.c */
 int metaroce_query_device_ex(struct ibv_context *context,
 			     const struct ibv_query_device_ex_input *input,
@@ -94,6 +140,29 @@ struct verbs_context *metaroce_alloc_context(struct ibv_device *ibdev,
  * when the application left the pipe full). */
 int metaroce_async_event(struct metaroce_context *mctx, uint64_t element,
 			 uint32_t event_type);
+
+/* Inline progress of the device's datapath (poll_cq, post_send): a no-op
+ * while no QP has opened the datapath. Must not be called with a CQ lock
+ * or the datapath lock held. */
+void metaroce_progress(struct metaroce_context *mctx);
+
+/* cq.c */
+struct ibv_cq *metaroce_create_cq(struct ibv_context *context, int cqe,
+				  struct ibv_comp_channel *channel,
+				  int comp_vector);
+int metaroce_destroy_cq(struct ibv_cq *cq);
+int metaroce_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
+int metaroce_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+void metaroce_cq_event(struct ibv_cq *cq);
+/* Append one completion (solicited: the sender asked for an event).
+ * 0, or ENOSPC on overrun (completion lost, IBV_EVENT_CQ_ERR raised). */
+int metaroce_cq_push(struct metaroce_cq *cq, const struct ibv_wc *wc,
+		     bool solicited);
+uint32_t metaroce_cq_count(struct metaroce_cq *cq);
+
+/* ah.c */
+struct ibv_ah *metaroce_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+int metaroce_destroy_ah(struct ibv_ah *ah);
 
 /* pd_mr.c */
 struct ibv_pd *metaroce_alloc_pd(struct ibv_context *context);

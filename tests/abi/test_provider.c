@@ -381,6 +381,71 @@ static void test_pd_mr(void)
 	free(buf);
 }
 
+static void test_cq_ah(void)
+{
+	struct ibv_ah_attr aa;
+	struct ibv_wc wc[4];
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_ah *ah;
+
+	MR_CHECK(ctx);
+	errno = 0;
+	MR_CHECK(!ibv_create_cq(ctx, 0, NULL, NULL, 0));
+	MR_CHECK_EQ(errno, EINVAL);
+	errno = 0;
+	MR_CHECK(!ibv_create_cq(ctx, 16, NULL, NULL, 1)); /* one vector */
+	MR_CHECK_EQ(errno, EINVAL);
+	cq = ibv_create_cq(ctx, 100, (void *)0x1234, NULL, 0);
+	MR_CHECK(cq);
+	MR_CHECK(cq->cqe >= 100);
+	MR_CHECK(cq->context == ctx && cq->cq_context == (void *)0x1234);
+	MR_CHECK_EQ(ibv_poll_cq(cq, 4, wc), 0);
+	MR_CHECK_EQ(ibv_req_notify_cq(cq, 0), 0);
+	MR_CHECK_EQ(ibv_destroy_cq(cq), 0);
+
+	pd = ibv_alloc_pd(ctx);
+	MR_CHECK(pd);
+	memset(&aa, 0, sizeof(aa));
+	aa.is_global = 1;
+	aa.port_num = 1;
+	aa.grh.sgid_index = 1;
+	aa.grh.hop_limit = 64;
+	aa.grh.dgid.raw[10] = 0xff;
+	aa.grh.dgid.raw[11] = 0xff;
+	aa.grh.dgid.raw[12] = 192;
+	aa.grh.dgid.raw[14] = 2;
+	aa.grh.dgid.raw[15] = 9;
+	ah = ibv_create_ah(pd, &aa);
+	MR_CHECK(ah);
+	MR_CHECK(ah->pd == pd && ah->context == ctx);
+	MR_CHECK_EQ(ibv_dealloc_pd(pd), EBUSY);
+	/* RoCE needs a GRH; LIDs mean nothing here. */
+	aa.is_global = 0;
+	errno = 0;
+	MR_CHECK(!ibv_create_ah(pd, &aa));
+	MR_CHECK_EQ(errno, EINVAL);
+	aa.is_global = 1;
+	aa.grh.dgid.raw[0] = 0xfe; /* link-local GID: no IPv4 route */
+	aa.grh.dgid.raw[1] = 0x80;
+	aa.grh.dgid.raw[10] = 0;
+	aa.grh.dgid.raw[11] = 0;
+	errno = 0;
+	MR_CHECK(!ibv_create_ah(pd, &aa));
+	MR_CHECK_EQ(errno, EINVAL);
+	MR_CHECK_EQ(ibv_destroy_ah(ah), 0);
+	MR_CHECK_EQ(ibv_dealloc_pd(pd), 0);
+}
+
+static void test_no_comp_channel(void)
+{
+	/* Without a preload shim libibverbs asks the kernel for a channel:
+	 * our node (/dev/full's numbers) makes that fail cleanly. */
+	errno = 0;
+	MR_CHECK(!ibv_create_comp_channel(ctx));
+	MR_CHECK(errno != 0);
+}
+
 static void test_close(void)
 {
 	MR_CHECK(ctx);
@@ -390,4 +455,5 @@ static void test_close(void)
 
 MR_TEST_MAIN(MR_TEST(setup), MR_TEST(test_list), MR_TEST(test_async_fd),
 	     MR_TEST(test_query_device), MR_TEST(test_query_port),
-	     MR_TEST(test_gids), MR_TEST(test_pd_mr), MR_TEST(test_close))
+	     MR_TEST(test_gids), MR_TEST(test_pd_mr), MR_TEST(test_cq_ah),
+	     MR_TEST(test_no_comp_channel), MR_TEST(test_close))

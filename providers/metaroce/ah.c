@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Address handles for UD: the checked attributes and the destination id
+ * the datapath sends to. No datapath state is touched: a UD send resolves
+ * the peer's MAC through the datapath's neighbour table when it goes out.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "metaroce.h"
+#include "xlate.h"
+
+struct ibv_ah *metaroce_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
+{
+	struct metaroce_ah *ah;
+	uint32_t dest;
+	int ret;
+
+	ret = metaroce_check_av(attr, &dest);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	ah = calloc(1, sizeof(*ah));
+	if (!ah) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ah->attr = *attr;
+	ah->dest = dest;
+	to_mpd(pd)->users++;
+	/* libibverbs sets ah->context and ah->pd; set them for callers
+	 * inside the provider that look before it does. */
+	ah->ibv_ah.context = pd->context;
+	ah->ibv_ah.pd = pd;
+	return &ah->ibv_ah;
+}
+
+int metaroce_destroy_ah(struct ibv_ah *ibah)
+{
+	struct metaroce_ah *ah = to_mah(ibah);
+
+	to_mpd(ibah->pd)->users--;
+	free(ah);
+	return 0;
+}

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Completion queues: a ring of ibv_wc filled by the engine's complete
+ * callback (metaroce_cq_push, on the progress thread or inline progress)
+ * and drained by poll_cq.
+ *
+ * Completion channels: libibverbs creates them with a kernel command, so
+ * they exist only when a preload shim supplies one whose fd is a pipe (see
+ * metaroce.h). On an armed CQ's next completion we write the 8-byte
+ * ib_uverbs_comp_event_desc that ibv_get_cq_event() reads: the cq_handle
+ * is the ibv_cq pointer. Our write end is a second open of that pipe
+ * (/proc/self/fd/N), so the provider needs nothing from the shim.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "metaroce.h"
+
+static uint32_t pow2_at_least(uint32_t n)
+{
+	uint32_t p = 1;
+
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+/* A write end for the channel's pipe; -1 and errno if it is no pipe. */
+static int open_channel_writer(int fd)
+{
+	char path[64];
+	struct stat st;
+
+	if (fstat(fd, &st) || !S_ISFIFO(st.st_mode)) {
+		errno = EINVAL;
+		return -1;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	return open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+}
+
+struct ibv_cq *metaroce_create_cq(struct ibv_context *context, int cqe,
+				  struct ibv_comp_channel *channel,
+				  int comp_vector)
+{
+	struct metaroce_cq *cq;
+	int ret;
+
+	if (cqe < 1 || (uint32_t)cqe > METAROCE_MAX_CQE || comp_vector < 0 ||
+	    comp_vector >= context->num_comp_vectors) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cq = calloc(1, sizeof(*cq));
+	if (!cq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	cq->size = pow2_at_least((uint32_t)cqe);
+	cq->ring = calloc(cq->size, sizeof(*cq->ring));
+	if (!cq->ring) {
+		ret = ENOMEM;
+		goto err_free;
+	}
+	cq->chan_wfd = -1;
+	if (channel) {
+		cq->chan_wfd = open_channel_writer(channel->fd);
+		if (cq->chan_wfd < 0) {
+			ret = errno;
+			goto err_ring;
+		}
+	}
+	ret = pthread_mutex_init(&cq->lock, NULL);
+	if (ret)
+		goto err_chan;
+	cq->mctx = to_mctx(context);
+	/* libibverbs fills context, channel, cq_context and the sync
+	 * objects (verbs_init_cq) after we return; cqe is ours. */
+	cq->vcq.cq.cqe = (int)cq->size;
+	return &cq->vcq.cq;
+
+err_chan:
+	if (cq->chan_wfd >= 0)
+		close(cq->chan_wfd);
+err_ring:
+	free(cq->ring);
+err_free:
+	free(cq);
+	errno = ret;
+	return NULL;
+}
+
+int metaroce_destroy_cq(struct ibv_cq *ibcq)
+{
+	struct metaroce_cq *cq = to_mcq(ibcq);
+
+	if (cq->users)
+		return EBUSY;
+	if (cq->chan_wfd >= 0)
+		close(cq->chan_wfd);
+	pthread_mutex_destroy(&cq->lock);
+	free(cq->ring);
+	free(cq);
+	return 0;
+}
+
+/* Tell the channel; called with cq->lock held. */
+static void cq_notify(struct metaroce_cq *cq)
+{
+	struct ib_uverbs_comp_event_desc d = {
+		.cq_handle = (uintptr_t)&cq->vcq.cq,
+	};
+
+	cq->armed = METAROCE_CQ_DISARMED;
+	if (cq->chan_wfd < 0)
+		return;
+	/* A full pipe already holds events the application has not read:
+	 * one more would tell it nothing new. */
+	if (write(cq->chan_wfd, &d, sizeof(d)) != (ssize_t)sizeof(d))
+		cq->notify_lost++;
+}
+
+int metaroce_cq_push(struct metaroce_cq *cq, const struct ibv_wc *wc,
+		     bool solicited)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&cq->lock);
+	if (cq->tail - cq->head == cq->size) {
+		/* Overrun: the verbs contract makes this the application's
+		 * error; the completion is lost and an async CQ error is
+		 * raised, once. */
+		if (!cq->overrun) {
+			cq->overrun = true;
+			metaroce_async_event(cq->mctx, (uintptr_t)&cq->vcq.cq,
+					     IBV_EVENT_CQ_ERR);
+		}
+		ret = ENOSPC;
+		goto out;
+	}
+	cq->ring[cq->tail & (cq->size - 1)] = *wc;
+	cq->tail++;
+	if (cq->armed == METAROCE_CQ_ARMED_ANY ||
+	    (cq->armed == METAROCE_CQ_ARMED_SOLICITED &&
+	     (solicited || wc->status != IBV_WC_SUCCESS)))
+		cq_notify(cq);
+out:
+	pthread_mutex_unlock(&cq->lock);
+	return ret;
+}
+
+int metaroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+{
+	struct metaroce_cq *cq = to_mcq(ibcq);
+	int n = 0;
+
+	if (num_entries < 0)
+		return -EINVAL; /* poll_cq's convention: negative on error */
+	metaroce_progress(cq->mctx);
+	pthread_mutex_lock(&cq->lock);
+	while (n < num_entries && cq->head != cq->tail) {
+		wc[n++] = cq->ring[cq->head & (cq->size - 1)];
+		cq->head++;
+	}
+	pthread_mutex_unlock(&cq->lock);
+	return n;
+}
+
+int metaroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
+{
+	struct metaroce_cq *cq = to_mcq(ibcq);
+
+	pthread_mutex_lock(&cq->lock);
+	/* "Any" wins over "solicited" until the next event, as on hardware. */
+	if (!solicited_only)
+		cq->armed = METAROCE_CQ_ARMED_ANY;
+	else if (cq->armed == METAROCE_CQ_DISARMED)
+		cq->armed = METAROCE_CQ_ARMED_SOLICITED;
+	pthread_mutex_unlock(&cq->lock);
+	return 0;
+}
+
+void metaroce_cq_event(struct ibv_cq *ibcq)
+{
+	/* Nothing to acknowledge to a device: ibv_get_cq_event() has
+	 * already counted the event. */
+}
+
+uint32_t metaroce_cq_count(struct metaroce_cq *cq)
+{
+	uint32_t n;
+
+	pthread_mutex_lock(&cq->lock);
+	n = cq->tail - cq->head;
+	pthread_mutex_unlock(&cq->lock);
+	return n;
+}

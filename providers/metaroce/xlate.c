@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* verbs <-> core translations (see xlate.h). */
+#include "xlate.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "metaroce.h"
+
+/* The core's enums are defined equal to the verbs ones, so values pass
+ * through unchanged; these asserts keep that true. */
+_Static_assert((int)MR_WC_REM_ACCESS_ERR == (int)IBV_WC_REM_ACCESS_ERR,
+	       "wc status");
+_Static_assert((int)MR_WC_RETRY_EXC_ERR == (int)IBV_WC_RETRY_EXC_ERR,
+	       "wc status");
+_Static_assert((int)MR_WC_WR_FLUSH_ERR == (int)IBV_WC_WR_FLUSH_ERR,
+	       "wc status");
+_Static_assert((int)MR_WC_RNR_RETRY_EXC_ERR == (int)IBV_WC_RNR_RETRY_EXC_ERR,
+	       "wc status");
+_Static_assert((int)MR_WC_GENERAL_ERR == (int)IBV_WC_GENERAL_ERR, "wc status");
+_Static_assert((int)MR_WC_RECV_RDMA_WITH_IMM == (int)IBV_WC_RECV_RDMA_WITH_IMM,
+	       "wc opcode");
+_Static_assert((int)MR_WC_FETCH_ADD == (int)IBV_WC_FETCH_ADD, "wc opcode");
+_Static_assert((int)MR_WR_ATOMIC_FETCH_AND_ADD ==
+		       (int)IBV_WR_ATOMIC_FETCH_AND_ADD,
+	       "wr opcode");
+_Static_assert((int)MR_WR_RDMA_READ == (int)IBV_WR_RDMA_READ, "wr opcode");
+_Static_assert((int)MR_SEND_INLINE == (int)IBV_SEND_INLINE, "send flags");
+_Static_assert((int)MR_SEND_SOLICITED == (int)IBV_SEND_SOLICITED, "send flags");
+_Static_assert((int)MR_WC_F_GRH == (int)IBV_WC_GRH, "wc flags");
+_Static_assert((int)MR_WC_F_WITH_IMM == (int)IBV_WC_WITH_IMM, "wc flags");
+_Static_assert((int)MR_QPS_ERR == (int)IBV_QPS_ERR &&
+		       (int)MR_QPS_SQD == (int)IBV_QPS_SQD,
+	       "qp state");
+_Static_assert((int)MR_QP_DEST_QPN == (int)IBV_QP_DEST_QPN &&
+		       (int)MR_QP_DEST == (int)IBV_QP_AV,
+	       "qp attr mask");
+_Static_assert((int)MR_QP_MAX_DEST_RD_ATOMIC == (int)IBV_QP_MAX_DEST_RD_ATOMIC,
+	       "qp attr mask");
+_Static_assert((int)MR_QP_MIN_RNR_TIMER == (int)IBV_QP_MIN_RNR_TIMER,
+	       "qp attr mask");
+_Static_assert((int)MR_QPT_RC == (int)IBV_QPT_RC &&
+		       (int)MR_QPT_UD == (int)IBV_QPT_UD,
+	       "qp type");
+_Static_assert(sizeof(struct mr_sge) == sizeof(struct ibv_sge), "sge");
+
+int metaroce_gid_to_dest(const union ibv_gid *gid, uint32_t *dest)
+{
+	static const uint8_t v4map[12] = { 0, 0, 0, 0, 0,    0,
+					   0, 0, 0, 0, 0xff, 0xff };
+	const uint8_t *r = gid->raw;
+	uint32_t ip;
+
+	if (memcmp(r, v4map, sizeof(v4map)) != 0)
+		return EINVAL;
+	ip = (uint32_t)r[12] << 24 | (uint32_t)r[13] << 16 |
+	     (uint32_t)r[14] << 8 | r[15];
+	/* 0.0.0.0, 224/4 multicast, 240/4 reserved and broadcast. */
+	if (ip == 0 || (ip >> 28) >= 0xe)
+		return EINVAL;
+	*dest = ip;
+	return 0;
+}
+
+uint32_t metaroce_mtu_bytes(enum ibv_mtu mtu)
+{
+	switch (mtu) {
+	case IBV_MTU_256:
+		return 256;
+	case IBV_MTU_512:
+		return 512;
+	case IBV_MTU_1024:
+		return 1024;
+	case IBV_MTU_2048:
+		return 2048;
+	case IBV_MTU_4096:
+		return 4096;
+	default:
+		return 0;
+	}
+}
+
+int metaroce_check_av(const struct ibv_ah_attr *av, uint32_t *dest)
+{
+	/* RoCE addresses by GID only: there are no LIDs. */
+	if (!av->is_global)
+		return EINVAL;
+	if (av->port_num != 1)
+		return EINVAL;
+	if (av->grh.sgid_index >= METAROCE_GID_TBL_LEN)
+		return EINVAL;
+	return metaroce_gid_to_dest(&av->grh.dgid, dest);
+}
+
+/* Attributes we do not have. */
+#define QP_ATTR_UNSUPPORTED (IBV_QP_ALT_PATH | IBV_QP_CAP | IBV_QP_RATE_LIMIT)
+/* Attributes checked here and kept by verbs only. */
+#define QP_ATTR_VERBS_ONLY                                                   \
+	(IBV_QP_CUR_STATE | IBV_QP_EN_SQD_ASYNC_NOTIFY | IBV_QP_PKEY_INDEX | \
+	 IBV_QP_PORT | IBV_QP_PATH_MIG_STATE)
+/* Attributes the core applies. */
+#define QP_ATTR_CORE                                                        \
+	(IBV_QP_STATE | IBV_QP_ACCESS_FLAGS | IBV_QP_QKEY | IBV_QP_AV |     \
+	 IBV_QP_PATH_MTU | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |              \
+	 IBV_QP_RNR_RETRY | IBV_QP_RQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC |       \
+	 IBV_QP_MIN_RNR_TIMER | IBV_QP_SQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | \
+	 IBV_QP_DEST_QPN)
+/* Connected-only attributes: a UD QP refuses them. */
+#define QP_ATTR_RC_ONLY                                                       \
+	(IBV_QP_ACCESS_FLAGS | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_TIMEOUT | \
+	 IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_RQ_PSN |                \
+	 IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER |                     \
+	 IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_DEST_QPN)
+#define QP_ACCESS_ALL                                       \
+	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
+
+int metaroce_xlate_qp_attr(const struct ibv_qp_attr *a, int mask,
+			   enum ibv_qp_type qpt, uint32_t dev_mtu,
+			   struct mr_qp_attr *out, unsigned *core_mask)
+{
+	unsigned m = (unsigned)mask;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	*core_mask = 0;
+	if (mask < 0 ||
+	    m & ~(QP_ATTR_CORE | QP_ATTR_VERBS_ONLY | QP_ATTR_UNSUPPORTED))
+		return EINVAL;
+	if (m & QP_ATTR_UNSUPPORTED)
+		return EOPNOTSUPP;
+	if (qpt != IBV_QPT_RC && qpt != IBV_QPT_UD)
+		return EINVAL;
+	/* As the kernel's transition table: connection attributes (and
+	 * access flags) are not attributes of a UD QP. */
+	if (qpt == IBV_QPT_UD && (m & QP_ATTR_RC_ONLY))
+		return EINVAL;
+
+	if (m & IBV_QP_STATE) {
+		if (a->qp_state > IBV_QPS_ERR)
+			return EINVAL;
+		out->state = (enum mr_qp_state)a->qp_state;
+	}
+	if ((m & IBV_QP_PKEY_INDEX) && a->pkey_index != 0)
+		return EINVAL;
+	if ((m & IBV_QP_PORT) && a->port_num != 1)
+		return EINVAL;
+	if ((m & IBV_QP_PATH_MIG_STATE) &&
+	    a->path_mig_state != IBV_MIG_MIGRATED)
+		return EOPNOTSUPP;
+	if (m & IBV_QP_ACCESS_FLAGS) {
+		if ((unsigned)a->qp_access_flags & ~QP_ACCESS_ALL)
+			return EINVAL;
+		out->access = (unsigned)a->qp_access_flags;
+	}
+	if (m & IBV_QP_QKEY)
+		out->qkey = a->qkey;
+	if (m & IBV_QP_AV) {
+		ret = metaroce_check_av(&a->ah_attr, &out->dest);
+		if (ret)
+			return ret;
+	}
+	if (m & IBV_QP_PATH_MTU) {
+		out->path_mtu_bytes = metaroce_mtu_bytes(a->path_mtu);
+		/* Larger than the device's MTU cannot be carried. */
+		if (!out->path_mtu_bytes || out->path_mtu_bytes > dev_mtu)
+			return EINVAL;
+	}
+	if (m & IBV_QP_TIMEOUT) {
+		if (a->timeout > 31)
+			return EINVAL;
+		out->timeout = a->timeout;
+	}
+	if (m & IBV_QP_RETRY_CNT) {
+		if (a->retry_cnt > 7)
+			return EINVAL;
+		out->retry_cnt = a->retry_cnt;
+	}
+	if (m & IBV_QP_RNR_RETRY) {
+		if (a->rnr_retry > 7)
+			return EINVAL;
+		out->rnr_retry = a->rnr_retry;
+	}
+	if (m & IBV_QP_MIN_RNR_TIMER) {
+		if (a->min_rnr_timer > 31)
+			return EINVAL;
+		out->min_rnr_timer = a->min_rnr_timer;
+	}
+	if (m & IBV_QP_RQ_PSN) {
+		if (a->rq_psn & ~0xffffffu)
+			return EINVAL;
+		out->rq_psn = a->rq_psn;
+	}
+	if (m & IBV_QP_SQ_PSN) {
+		if (a->sq_psn & ~0xffffffu)
+			return EINVAL;
+		out->sq_psn = a->sq_psn;
+	}
+	if (m & IBV_QP_MAX_QP_RD_ATOMIC) {
+		if (a->max_rd_atomic > METAROCE_MAX_QP_RD_ATOM)
+			return EINVAL;
+		out->max_rd_atomic = a->max_rd_atomic;
+	}
+	if (m & IBV_QP_MAX_DEST_RD_ATOMIC) {
+		if (a->max_dest_rd_atomic > METAROCE_MAX_QP_RD_ATOM)
+			return EINVAL;
+		out->max_dest_rd_atomic = a->max_dest_rd_atomic;
+	}
+	if (m & IBV_QP_DEST_QPN) {
+		if (a->dest_qp_num == 0 || a->dest_qp_num & ~0xffffffu)
+			return EINVAL;
+		out->dest_qpn = a->dest_qp_num;
+	}
+	*core_mask = m & QP_ATTR_CORE;
+	return 0;
+}
+
+#define SEND_FLAGS_OK                                              \
+	(IBV_SEND_FENCE | IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | \
+	 IBV_SEND_INLINE)
+
+static int copy_sges(const struct ibv_sge *sg, int num, unsigned max_sge,
+		     struct mr_sge *sges)
+{
+	int i;
+
+	if (num < 0 || (unsigned)num > max_sge)
+		return EINVAL;
+	for (i = 0; i < num; i++) {
+		sges[i].addr = sg[i].addr;
+		sges[i].length = sg[i].length;
+		sges[i].lkey = sg[i].lkey;
+	}
+	return 0;
+}
+
+int metaroce_xlate_send_wr(const struct ibv_send_wr *wr, enum ibv_qp_type qpt,
+			   unsigned max_sge, uint32_t ud_dest,
+			   struct mr_sge *sges, struct mr_send_wr *out)
+{
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (wr->send_flags & ~(unsigned)SEND_FLAGS_OK)
+		return EINVAL;
+	switch (wr->opcode) {
+	case IBV_WR_SEND:
+	case IBV_WR_SEND_WITH_IMM:
+		break;
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+	case IBV_WR_RDMA_READ:
+		if (qpt != IBV_QPT_RC)
+			return EINVAL;
+		out->remote_addr = wr->wr.rdma.remote_addr;
+		out->rkey = wr->wr.rdma.rkey;
+		break;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		if (qpt != IBV_QPT_RC)
+			return EINVAL;
+		out->remote_addr = wr->wr.atomic.remote_addr;
+		out->rkey = wr->wr.atomic.rkey;
+		out->compare_add = wr->wr.atomic.compare_add;
+		out->swap = wr->wr.atomic.swap;
+		break;
+	default:
+		/* LOCAL_INV, BIND_MW, SEND_WITH_INV, TSO, ATOMIC_WRITE... */
+		return EINVAL;
+	}
+	ret = copy_sges(wr->sg_list, wr->num_sge, max_sge, sges);
+	if (ret)
+		return ret;
+	out->wr_id = wr->wr_id;
+	out->opcode = (enum mr_wr_opcode)wr->opcode;
+	out->flags = wr->send_flags;
+	out->sg_list = sges;
+	out->num_sge = (unsigned)wr->num_sge;
+	if (wr->opcode == IBV_WR_SEND_WITH_IMM ||
+	    wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
+		out->imm = wr->imm_data;
+	if (qpt == IBV_QPT_UD) {
+		out->ud_remote_qpn = wr->wr.ud.remote_qpn;
+		out->ud_remote_qkey = wr->wr.ud.remote_qkey;
+		out->ud_dest = ud_dest;
+	}
+	return 0;
+}
+
+int metaroce_xlate_recv_wr(const struct ibv_recv_wr *wr, unsigned max_sge,
+			   struct mr_sge *sges, struct mr_recv_wr *out)
+{
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = copy_sges(wr->sg_list, wr->num_sge, max_sge, sges);
+	if (ret)
+		return ret;
+	out->wr_id = wr->wr_id;
+	out->sg_list = sges;
+	out->num_sge = (unsigned)wr->num_sge;
+	return 0;
+}
+
+void metaroce_cqe_to_wc(const struct mr_cqe *cqe, struct ibv_wc *wc)
+{
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = cqe->wr_id;
+	wc->status = (enum ibv_wc_status)cqe->status;
+	wc->opcode = (enum ibv_wc_opcode)cqe->opcode;
+	wc->byte_len = cqe->byte_len;
+	if (cqe->wc_flags & MR_WC_F_WITH_IMM)
+		wc->imm_data = cqe->imm;
+	wc->qp_num = cqe->qp_num;
+	wc->src_qp = cqe->src_qp;
+	wc->wc_flags = cqe->wc_flags;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Translation between the verbs structs the application passes and the
+ * core's (lib/core/mr_core.h), with every check verbs asks for. Pure
+ * functions: no locks, no allocation, no I/O; unit-tested on their own
+ * (tests/abi/test_xlate.c). Errors: positive errno.
+ */
+#ifndef METAROCE_XLATE_H
+#define METAROCE_XLATE_H
+
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+#include "mr_core.h"
+
+/* Device limits the translations check against (also what
+ * query_device_ex advertises once QPs are wired). */
+#define METAROCE_MAX_QP_RD_ATOM 16
+#define METAROCE_MAX_SGE 16
+#define METAROCE_MAX_INLINE 256
+
+/* The destination id of a GID: ::ffff:a.b.c.d gives a << 24 | ... | d
+ * (the datapath's address id, lib/dp/mrdp.h). EINVAL for any other GID,
+ * and for 0.0.0.0, multicast and broadcast addresses. */
+int metaroce_gid_to_dest(const union ibv_gid *gid, uint32_t *dest);
+
+/* Bytes of an enum ibv_mtu; 0 if it is not one. */
+uint32_t metaroce_mtu_bytes(enum ibv_mtu mtu);
+
+/* Check the address vector of a QP (RC: ah_attr at RTR) or an AH:
+ * global route present (RoCE), port 1, sgid_index within the GID table,
+ * IPv4-mapped destination. Sets *dest. */
+int metaroce_check_av(const struct ibv_ah_attr *av, uint32_t *dest);
+
+/*
+ * modify_qp: translate attr/mask for a QP of type qpt on a device whose
+ * active MTU is dev_mtu bytes. Attributes that only verbs keeps
+ * (PKEY_INDEX 0, PORT 1, EN_SQD_ASYNC_NOTIFY, CUR_STATE,
+ * PATH_MIG_STATE = MIGRATED) are checked and dropped; unsupported ones
+ * (ALT_PATH, CAP, RATE_LIMIT, ...) give EOPNOTSUPP for known bits and
+ * EINVAL for unknown bits; out-of-range values give EINVAL. Attributes
+ * that do not apply to qpt (UD: AV, DEST_QPN, PATH_MTU, ...) give EINVAL,
+ * as a kernel does. Fills *out and *core_mask (enum mr_qp_attr_mask).
+ */
+int metaroce_xlate_qp_attr(const struct ibv_qp_attr *attr, int mask,
+			   enum ibv_qp_type qpt, uint32_t dev_mtu,
+			   struct mr_qp_attr *out, unsigned *core_mask);
+
+/*
+ * post_send: one WR of a QP of type qpt with at most max_sge SGEs. sges
+ * receives the SGE list (caller storage of max_sge entries; no
+ * allocation). UD WRs carry their AH's destination: ud_dest is what the
+ * caller resolved from wr->wr.ud.ah (ignored for RC). EINVAL for an
+ * opcode the QP type does not have, unknown flags, too many SGEs.
+ */
+int metaroce_xlate_send_wr(const struct ibv_send_wr *wr, enum ibv_qp_type qpt,
+			   unsigned max_sge, uint32_t ud_dest,
+			   struct mr_sge *sges, struct mr_send_wr *out);
+
+/* post_recv / post_srq_recv: one WR with at most max_sge SGEs. */
+int metaroce_xlate_recv_wr(const struct ibv_recv_wr *wr, unsigned max_sge,
+			   struct mr_sge *sges, struct mr_recv_wr *out);
+
+/* A core completion as the application sees it. */
+void metaroce_cqe_to_wc(const struct mr_cqe *cqe, struct ibv_wc *wc);
+
+#endif /* METAROCE_XLATE_H */
