@@ -114,6 +114,7 @@ int mrsim_rc_connect(struct mrsim_world *w, const struct mrsim_rc_opts *o,
 			.max_send_sge = MAX_SGE,
 			.max_recv_sge = MAX_SGE,
 			.max_inline = o->max_inline,
+			.sq_sig_all = o->sq_sig_all[i],
 			.user = &w->node[i],
 		};
 
@@ -283,8 +284,6 @@ static unsigned split(struct scen *sc, uint32_t len, unsigned max,
 		left -= k;
 	}
 	piece[n - 1] = left;
-	if (n == 1 && mrsim_rand_below(&sc->r, 4) == 0)
-		piece[0] = len;
 	return n;
 }
 
@@ -650,15 +649,9 @@ static void check_cqes(struct scen *sc, int x, int recv)
 		e = &exp[n];
 		if (g->wr_id != e->wr_id || g->status != e->status ||
 		    g->opcode != e->opcode || g->qp_num != e->qp_num ||
-		    g->qp_user != e->qp_user ||
-		    (recv && (g->byte_len != e->byte_len ||
-			      (g->wc_flags & MR_WC_F_WITH_IMM) != e->wc_flags ||
-			      (e->wc_flags && g->imm != e->imm))) ||
-		    (!recv &&
-		     (e->opcode == MR_WC_RDMA_READ ||
-		      e->opcode == MR_WC_COMP_SWAP ||
-		      e->opcode == MR_WC_FETCH_ADD) &&
-		     g->byte_len != e->byte_len)) {
+		    g->qp_user != e->qp_user || g->byte_len != e->byte_len ||
+		    (recv && ((g->wc_flags & MR_WC_F_WITH_IMM) != e->wc_flags ||
+			      (e->wc_flags && g->imm != e->imm)))) {
 			scen_fail(sc,
 				  "node %d %s CQE #%zu: got wr_id %#llx "
 				  "status %d opcode %d len %u imm %#x flags %u "
@@ -794,6 +787,8 @@ static int scen_setup(struct scen *sc, uint64_t **msgbuf)
 							   &sc->r, 64);
 	}
 	o.mode = c->mode;
+	o.sq_sig_all[0] = sc->sig_all[0];
+	o.sq_sig_all[1] = sc->sig_all[1];
 	o.max_send_wr = (uint32_t)mrsim_rand_range(&sc->r, 4, 64);
 	o.max_recv_wr = 1;
 	for (x = 0; x < 2; x++)
@@ -843,6 +838,18 @@ static void collect(struct scen *sc, struct mrsim_scen_result *res)
 	}
 }
 
+static const struct mr_cqe *first_error(const struct mrsim_world *w)
+{
+	size_t i;
+	int x;
+
+	for (x = 0; x < 2; x++)
+		for (i = 0; i < w->node[x].ncqe; i++)
+			if (w->node[x].cqes[i].c.status != MR_WC_SUCCESS)
+				return &w->node[x].cqes[i].c;
+	return NULL;
+}
+
 static void scen_execute(struct scen *sc)
 {
 	struct mrsim_world *w = &sc->w;
@@ -858,12 +865,19 @@ static void scen_execute(struct scen *sc)
 		return;
 	}
 	if (rc) {
+		const struct mr_cqe *e = first_error(w);
+		char err[96] = "";
+
+		if (e)
+			snprintf(err, sizeof(err),
+				 "; first error CQE: wr_id %#llx status %d",
+				 (unsigned long long)e->wr_id, e->status);
 		scen_fail(sc,
-			  "%s at t=%llu ns: node0 %zu/%zu CQEs posted %u/%u, "
+			  "%s at t=%llu ns%s: node0 %zu/%zu CQEs posted %u/%u, "
 			  "node1 %zu/%zu CQEs posted %u/%u, in flight %zu/%zu",
 			  rc == 1 ? "stalled (nothing left to happen)"
 				  : "did not finish within the time bound",
-			  (unsigned long long)w->now, w->node[0].ncqe,
+			  (unsigned long long)w->now, err, w->node[0].ncqe,
 			  sc->s[0].nexp_sq + sc->s[0].nexp_rq, sc->s[0].posted,
 			  sc->s[0].nwr, w->node[1].ncqe,
 			  sc->s[1].nexp_sq + sc->s[1].nexp_rq, sc->s[1].posted,

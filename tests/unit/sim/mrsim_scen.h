@@ -64,6 +64,7 @@ struct mrsim_rc_opts {
 	uint32_t max_inline;
 	uint8_t timeout, retry_cnt, rnr_retry, min_rnr_timer;
 	uint32_t psn[2]; /* sq_psn of node i = rq_psn of node 1 - i */
+	int sq_sig_all[2];
 };
 
 /* Create RC QP qpn[i] on node i, both connected to each other and in RTS.
