@@ -153,7 +153,12 @@ static void mrc_on_ack(struct mr_cc *cc, const struct mr_cc_ack *ack,
 	}
 	cc->round_acked += ack->acked_pkts;
 	cc->round_ce += ack->ce_pkts;
-	if (now - cc->round_start >= rtt && cc->round_acked) {
+	if (now - cc->round_start >= rtt && !cc->round_acked) {
+		/* An RTT with nothing acked says nothing: start afresh so
+		 * the next round is a full RTT of evidence. */
+		cc->round_start = now;
+		cc->round_ce = 0;
+	} else if (now - cc->round_start >= rtt) {
 		uint64_t ce = cc->round_ce < cc->round_acked ? cc->round_ce
 							     : cc->round_acked;
 

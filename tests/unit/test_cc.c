@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* mr_cc: MetaRoCE ECN-AIMD + rate hint, DCQCN-like and fixed baselines,
+ * the receiver's rate hint (MR-CC-*). */
+#include "mr_test.h"
+
+#include "mr_cc.h"
+#include "mr_err.h"
+
+/* 100 Gb/s, 10 us: BDP = 100000 x 10000 / 8000 = 125000 bytes. */
+static const struct mr_cc_config cfg100 = {
+	.mtu = 4096,
+	.line_rate_mbps = 100000,
+	.base_rtt_ns = 10000,
+};
+
+static void ack(struct mr_cc *cc, uint32_t pkts, uint32_t ce, uint32_t hint,
+		uint64_t srtt, uint64_t now)
+{
+	struct mr_cc_ack a = {
+		.acked_bytes = (uint64_t)pkts * 4096,
+		.acked_pkts = pkts,
+		.ce_pkts = ce,
+		.rate_hint_mbps = hint,
+		.srtt_ns = srtt,
+	};
+
+	mr_cc_on_ack(cc, &a, now);
+}
+
+static void test_init(void)
+{
+	struct mr_cc cc;
+	struct mr_cc_config c = cfg100;
+
+	MR_CHECK_EQ(mr_cc_init(&cc, NULL, &cfg100, 0), -MR_EINVAL);
+	c.mtu = 0;
+	MR_CHECK_EQ(mr_cc_init(&cc, &mr_cc_ops_metaroce, &c, 0), -MR_EINVAL);
+	c = cfg100;
+	c.line_rate_mbps = 0;
+	MR_CHECK_EQ(mr_cc_init(&cc, &mr_cc_ops_metaroce, &c, 0), -MR_EINVAL);
+	c = cfg100;
+	c.min_cwnd = 200000;
+	c.max_cwnd = 100000;
+	MR_CHECK_EQ(mr_cc_init(&cc, &mr_cc_ops_metaroce, &c, 0), -MR_EINVAL);
+	MR_CHECK_EQ(mr_cc_init(&cc, &mr_cc_ops_metaroce, &cfg100, 0), 0);
+	MR_CHECK_EQ(cc.cfg.init_cwnd, 125000);
+	MR_CHECK_EQ(cc.cfg.max_cwnd, 500000);
+	MR_CHECK_EQ(cc.cfg.min_cwnd, 4096);
+	MR_CHECK_EQ(cc.cfg.ai_bytes, 4096);
+	MR_CHECK_EQ(mr_cc_window(&cc), 125000);
+	MR_CHECK_EQ(mr_cc_window_pkts(&cc), 30);
+	/* 125000 B / 10 us = 100 Gb/s, x 5/4 capped at line rate. */
+	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 100000);
+	MR_CHECK(strcmp(cc.ops->name, "metaroce") == 0);
+}
+
+/* Additive increase per RTT without CE; x (1 - F/2) with CE fraction F,
+ * at most once per RTT. */
+static void test_aimd(void)
+{
+	struct mr_cc cc;
+
+	MR_CHECK_EQ(mr_cc_init(&cc, &mr_cc_ops_metaroce, &cfg100, 0), 0);
+	ack(&cc, 10, 0, 0, 10000, 5000);
+	MR_CHECK_EQ(cc.cwnd, 125000); /* the round is not over */
+	ack(&cc, 10, 0, 0, 10000, 10000);
+	MR_CHECK_EQ(cc.cwnd, 125000 + 4096);
+	MR_CHECK_EQ(cc.increases, 1);
+	/* Round 2: 20 acked, 5 CE -> F = 1/4: cut 129096 x 5 / 40. */
+	ack(&cc, 10, 5, 0, 10000, 15000);
+	MR_CHECK_EQ(cc.cwnd, 129096);
+	ack(&cc, 10, 0, 0, 10000, 20000);
+	MR_CHECK_EQ(cc.cwnd, 129096 - 16137);
+	MR_CHECK_EQ(cc.decreases, 1);
+	/* More CE within the same RTT: no second cut yet. */
+	ack(&cc, 4, 4, 0, 10000, 21000);
+	ack(&cc, 4, 4, 0, 10000, 29999);
+	MR_CHECK_EQ(cc.cwnd, 112959);
+	/* Round end: F = 8/8 -> halve. */
+	ack(&cc, 0, 0, 0, 10000, 30000);
+	MR_CHECK_EQ(cc.cwnd, 112959 - 56479);
+	MR_CHECK_EQ(cc.decreases, 2);
+	MR_CHECK_EQ(cc.ce_seen, 13);
+	/* More CE than acked packets counts as F = 1. */
+	ack(&cc, 2, 9, 0, 10000, 40000);
+	MR_CHECK_EQ(cc.cwnd, 56480 - 28240);
+	/* The floor is min_cwnd. */
+	ack(&cc, 1, 1, 0, 10000, 50000);
+	ack(&cc, 1, 1, 0, 10000, 60000);
+	ack(&cc, 1, 1, 0, 10000, 70000);
+	ack(&cc, 1, 1, 0, 10000, 80000);
+	MR_CHECK_EQ(cc.cwnd, 4096);
+	MR_CHECK_EQ(mr_cc_window_pkts(&cc), 1);
+	/* A round with no acked packet changes nothing. */
+	ack(&cc, 0, 0, 0, 10000, 100000);
+	MR_CHECK_EQ(cc.cwnd, 4096);
+	/* The round length follows srtt: 20 us now. */
+	ack(&cc, 1, 0, 0, 20000, 110000);
+	MR_CHECK_EQ(cc.cwnd, 4096);
+	ack(&cc, 1, 0, 0, 20000, 120000);
+	MR_CHECK_EQ(cc.cwnd, 8192);
+}
+
+/* Loss is not congestion (MR-CC-3). */
+static void test_no_decrease_on_loss(void)
+{
+	struct mr_cc cc;
+	unsigned i;
+
+	MR_CHECK_EQ(mr_cc_init(&cc, &mr_cc_ops_metaroce, &cfg100, 0), 0);
+	for (i = 0; i < 20; i++)
+		mr_cc_on_sent(&cc, 4096, 0);
+	MR_CHECK_EQ(cc.inflight, 20 * 4096);
+	for (i = 0; i < 10; i++)
+		mr_cc_on_loss(&cc, 4096, i % 4, 1000 + i);
+	MR_CHECK_EQ(cc.cwnd, 125000);
+	MR_CHECK_EQ(cc.inflight, 10 * 4096);
+	MR_CHECK_EQ(cc.decreases, 0);
+	/* Loss rounds still grow the window when nothing is marked. */
+	ack(&cc, 10, 0, 0, 10000, 10000);
+	MR_CHECK_EQ(cc.cwnd, 125000 + 4096);
+	MR_CHECK_EQ(cc.inflight, 0);
+	/* The dcqcn baseline ignores loss too. */
+	MR_CHECK_EQ(mr_cc_init(&cc, &mr_cc_ops_dcqcn, &cfg100, 0), 0);
+	mr_cc_on_loss(&cc, 4096, 2, 10);
+	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 100000);
+}
+
+/* The receiver's hint caps window and pacing rate at once. */
+static void test_rate_hint(void)
+{
+	struct mr_cc cc;
+
+	MR_CHECK_EQ(mr_cc_init(&cc, &mr_cc_ops_metaroce, &cfg100, 0), 0);
+	ack(&cc, 1, 0, 10000, 10000, 1000);
+	/* 10 Gb/s x 10 us = 12500 bytes. */
+	MR_CHECK_EQ(mr_cc_window(&cc), 12500);
+	MR_CHECK_EQ(cc.cwnd, 125000);
+	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 10000);
+	/* While the hint binds, the window does not grow. */
+	ack(&cc, 10, 0, 10000, 10000, 10000);
+	MR_CHECK_EQ(cc.cwnd, 125000);
+	MR_CHECK_EQ(cc.hint_limited, 1);
+	/* A hint below min_cwnd worth keeps one packet. */
+	ack(&cc, 1, 0, 100, 10000, 11000);
+	MR_CHECK_EQ(mr_cc_window(&cc), 4096);
+	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 100);
+	/* No hint: the AIMD window again. */
+	ack(&cc, 1, 0, 0, 10000, 12000);
+	MR_CHECK_EQ(mr_cc_window(&cc), 125000);
+	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 100000);
+	/* Round end at 20 us: 12 acked since 10 us, 10 CE: cut
+	 * 125000 x 10 / 24. */
+	ack(&cc, 10, 10, 0, 10000, 20000);
+	MR_CHECK_EQ(cc.cwnd, 125000 - 52083);
+	/* A hint above the window does not bind; pacing 5/4 window/RTT:
+	 * 72917 x 8000 / 10000 = 58333 Mb/s x 5/4. */
+	ack(&cc, 1, 0, 90000, 10000, 21000);
+	MR_CHECK_EQ(mr_cc_window(&cc), 72917);
+	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 72916);
+}
+
+/* Incast: 8 senders at one BDP each into one 100G receiver. The hint of
+ * the first ACK round brings the sum of windows down to one BDP. */
+static void test_incast_resolves(void)
+{
+	struct mr_cc cc[8];
+	struct mr_ratehint h;
+	struct mr_ratehint_conn c[8];
+	uint64_t sum = 0;
+	unsigned i;
+
+	MR_CHECK_EQ(mr_ratehint_init(&h, 100000, 40000), 0);
+	for (i = 0; i < 8; i++) {
+		MR_CHECK_EQ(mr_cc_init(&cc[i], &mr_cc_ops_metaroce, &cfg100, 0),
+			    0);
+		mr_ratehint_conn_init(&c[i]);
+		sum += mr_cc_window(&cc[i]);
+	}
+	MR_CHECK_EQ(sum, 8 * 125000);
+	/* All 8 deliver data in the first RTT. */
+	for (i = 0; i < 8; i++)
+		mr_ratehint_on_rx(&h, &c[i], 5000 + i);
+	MR_CHECK_EQ(mr_ratehint_get(&h, 6000), 12500);
+	sum = 0;
+	for (i = 0; i < 8; i++) {
+		ack(&cc[i], 1, 0, mr_ratehint_get(&h, 11000), 10000, 11000);
+		sum += mr_cc_window(&cc[i]);
+		MR_CHECK_EQ(mr_cc_rate_mbps(&cc[i]), 12500);
+	}
+	MR_CHECK_EQ(sum, 125000); /* 8 x 15625 */
+}
+
+static void test_can_send_and_pacing(void)
+{
+	struct mr_cc cc;
+	struct mr_cc_config c = cfg100;
+
+	c.init_cwnd = 8192;
+	MR_CHECK_EQ(mr_cc_init(&cc, &mr_cc_ops_metaroce, &c, 1000), 0);
+	/* 8192 B / 10 us = 6553 Mb/s x 5/4 = 8191 */
+	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 8191);
+	MR_CHECK(mr_cc_can_send(&cc, 100000, 1000)); /* nothing in flight */
+	mr_cc_on_sent(&cc, 4096, 1000);
+	/* 4096 B at 8191 Mb/s: 4096 x 8000 / 8191 = 4000 ns. */
+	MR_CHECK_EQ(mr_cc_next_send(&cc), 5000);
+	MR_CHECK(!mr_cc_can_send(&cc, 4096, 4999));
+	MR_CHECK(mr_cc_can_send(&cc, 4096, 5000));
+	mr_cc_on_sent(&cc, 4096, 5000);
+	MR_CHECK_EQ(mr_cc_next_send(&cc), 9000);
+	MR_CHECK(!mr_cc_can_send(&cc, 1, 20000)); /* window full */
+	ack(&cc, 1, 0, 0, 0, 20000);
+	/* That ACK closed a round without CE: cwnd 8192 + 4096. */
+	MR_CHECK_EQ(mr_cc_window(&cc), 12288);
+	MR_CHECK(mr_cc_can_send(&cc, 8192, 20000));
+	MR_CHECK(!mr_cc_can_send(&cc, 8193, 20000));
+	/* Fixed: unpaced, constant window whatever the marks. */
+	c.init_cwnd = 65536;
+	MR_CHECK_EQ(mr_cc_init(&cc, &mr_cc_ops_fixed, &c, 0), 0);
+	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 0);
+	ack(&cc, 10, 10, 1000, 10000, 50000);
+	ack(&cc, 10, 10, 1000, 10000, 90000);
+	MR_CHECK_EQ(mr_cc_window(&cc), 65536);
+	mr_cc_on_sent(&cc, 4096, 100000);
+	MR_CHECK_EQ(mr_cc_next_send(&cc), 0);
+	MR_CHECK(mr_cc_can_send(&cc, 4096, 100000));
+}
+
+/* DCQCN-like: cut on the first CE, one CNP per 50 us, fast recovery
+ * every 55 us, then additive increase. */
+static void test_dcqcn(void)
+{
+	struct mr_cc cc;
+
+	MR_CHECK_EQ(mr_cc_init(&cc, &mr_cc_ops_dcqcn, &cfg100, 0), 0);
+	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 100000);
+	MR_CHECK_EQ(mr_cc_window(&cc), 500000);
+	ack(&cc, 1, 1, 0, 10000, 0);
+	/* alpha stays 1: Rc = 100000 x (1 - 1/2) */
+	MR_CHECK_EQ(cc.dc_alpha, 65536);
+	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 50000);
+	MR_CHECK_EQ(cc.dc_rt, 100000);
+	ack(&cc, 1, 1, 0, 10000, 49999); /* within 50 us: ignored */
+	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 50000);
+	/* 55 us: alpha decays (65536 - 256), fast recovery 1. */
+	mr_cc_on_sent(&cc, 4096, 55000);
+	MR_CHECK_EQ(cc.dc_alpha, 65280);
+	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 75000);
+	/* 4 more periods: 87500, 93750, 96875, 98437. */
+	mr_cc_on_sent(&cc, 4096, 275000);
+	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 98437);
+	MR_CHECK_EQ(cc.dc_stage, 5);
+	/* alpha decayed 4 more times: 65025, 64771, 64518, 64266. */
+	MR_CHECK_EQ(cc.dc_alpha, 64266);
+	/* A CNP: alpha = 64266 - 251 + 256 = 64271; Rt = 98437;
+	 * Rc = 98437 - 98437 x 64271 / 131072 = 50169. */
+	ack(&cc, 1, 1, 0, 10000, 280000);
+	MR_CHECK_EQ(cc.dc_alpha, 64271);
+	MR_CHECK_EQ(cc.dc_rt, 98437);
+	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 50169);
+	MR_CHECK_EQ(cc.decreases, 2);
+	/* 10 periods: 5 fast recovery, then additive (+40 on Rt). */
+	mr_cc_on_sent(&cc, 4096, 280000 + 5 * 55000);
+	MR_CHECK_EQ(cc.dc_rt, 98437);
+	mr_cc_on_sent(&cc, 4096, 280000 + 6 * 55000);
+	MR_CHECK_EQ(cc.dc_rt, 98477);
+	/* The hint is not DCQCN's business. */
+	ack(&cc, 1, 0, 1000, 10000, 280000 + 6 * 55000);
+	MR_CHECK_EQ(mr_cc_window(&cc), 500000);
+}
+
+/* The hint is the fair share among senders active this or last epoch. */
+static void test_ratehint_epochs(void)
+{
+	struct mr_ratehint h;
+	struct mr_ratehint_conn a, b;
+
+	MR_CHECK_EQ(mr_ratehint_init(&h, 0, 10), -MR_EINVAL);
+	MR_CHECK_EQ(mr_ratehint_init(&h, 100, 0), -MR_EINVAL);
+	MR_CHECK_EQ(mr_ratehint_init(&h, 100000, 10000), 0);
+	mr_ratehint_conn_init(&a);
+	mr_ratehint_conn_init(&b);
+	MR_CHECK_EQ(mr_ratehint_get(&h, 0), 100000);
+	mr_ratehint_on_rx(&h, &a, 100);
+	mr_ratehint_on_rx(&h, &a, 200); /* counted once */
+	MR_CHECK_EQ(mr_ratehint_get(&h, 300), 100000);
+	mr_ratehint_on_rx(&h, &b, 400);
+	MR_CHECK_EQ(mr_ratehint_get(&h, 500), 50000);
+	/* Epoch 1: only a so far; b still counts from epoch 0. */
+	mr_ratehint_on_rx(&h, &a, 10000);
+	MR_CHECK_EQ(h.cur, 1);
+	MR_CHECK_EQ(h.prev, 2);
+	MR_CHECK_EQ(mr_ratehint_get(&h, 15000), 50000);
+	/* Epoch 2: a only, previous epoch had a only. */
+	mr_ratehint_on_rx(&h, &a, 25000);
+	MR_CHECK_EQ(mr_ratehint_get(&h, 25000), 100000);
+	/* Idle until epoch 7: nobody; the hint is the full link. */
+	MR_CHECK_EQ(mr_ratehint_get(&h, 70000), 100000);
+	MR_CHECK_EQ(h.prev, 0);
+	/* Time running backwards does not roll epochs. */
+	mr_ratehint_on_rx(&h, &b, 71000);
+	mr_ratehint_on_rx(&h, &a, 60000);
+	MR_CHECK_EQ(h.epoch, 7);
+	MR_CHECK_EQ(mr_ratehint_get(&h, 72000), 50000);
+}
+
+MR_TEST_MAIN(MR_TEST(test_init), MR_TEST(test_aimd),
+	     MR_TEST(test_no_decrease_on_loss), MR_TEST(test_rate_hint),
+	     MR_TEST(test_incast_resolves), MR_TEST(test_can_send_and_pacing),
+	     MR_TEST(test_dcqcn), MR_TEST(test_ratehint_epochs))

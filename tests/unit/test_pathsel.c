@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* mr_pathsel: spray / single, entropy, planes, repath (MR-MP-*). */
+#include "mr_test.h"
+
+#include "mr_err.h"
+#include "mr_pathsel.h"
+
+/* splitmix64, seeded: the injected randomness. */
+static uint64_t sm_next(void *user)
+{
+	uint64_t *s = user, z;
+
+	*s += 0x9e3779b97f4a7c15ull;
+	z = *s;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static uint64_t zero_next(void *user)
+{
+	(void)user;
+	return 0;
+}
+
+static void paths(struct mr_pathtx *tx, unsigned n, uint32_t max_inflight)
+{
+	struct mr_pathtx_config cfg = { .max_inflight = max_inflight };
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		cfg.path_id = (uint16_t)i;
+		mr_pathtx_init(&tx[i], &cfg, NULL);
+	}
+}
+
+static void check_distinct(const struct mr_pathsel *ps, int *ok)
+{
+	unsigned i, j;
+
+	*ok = 1;
+	for (i = 0; i < ps->num_paths; i++) {
+		if (ps->path[i].entropy < MR_ENTROPY_MIN)
+			*ok = 0;
+		for (j = 0; j < i; j++)
+			if (ps->path[i].plane == ps->path[j].plane &&
+			    ps->path[i].entropy == ps->path[j].entropy)
+				*ok = 0;
+	}
+}
+
+static void test_init(void)
+{
+	struct mr_pathsel ps;
+	uint64_t seed = 42;
+	struct mr_rand rnd = { .next = sm_next, .user = &seed };
+	struct mr_rand none = { 0 };
+	int ok;
+
+	MR_CHECK_EQ(mr_pathsel_init(&ps, &mr_pathsel_ops_spray, 0, 1, &rnd),
+		    -MR_EINVAL);
+	MR_CHECK_EQ(mr_pathsel_init(&ps, &mr_pathsel_ops_spray, 17, 1, &rnd),
+		    -MR_EINVAL);
+	MR_CHECK_EQ(mr_pathsel_init(&ps, &mr_pathsel_ops_spray, 4, 0, &rnd),
+		    -MR_EINVAL);
+	MR_CHECK_EQ(mr_pathsel_init(&ps, &mr_pathsel_ops_spray, 4, 5, &rnd),
+		    -MR_EINVAL);
+	MR_CHECK_EQ(mr_pathsel_init(&ps, &mr_pathsel_ops_spray, 4, 1, &none),
+		    -MR_EINVAL);
+	MR_CHECK_EQ(mr_pathsel_init(&ps, NULL, 4, 1, &rnd), -MR_EINVAL);
+	MR_CHECK_EQ(mr_pathsel_init(&ps, &mr_pathsel_ops_spray, 16, 4, &rnd),
+		    0);
+	MR_CHECK(strcmp(ps.ops->name, "spray") == 0);
+	MR_CHECK_EQ(mr_pathsel_plane(&ps, 0), 0);
+	MR_CHECK_EQ(mr_pathsel_plane(&ps, 5), 1);
+	MR_CHECK_EQ(mr_pathsel_plane(&ps, 15), 3);
+	check_distinct(&ps, &ok);
+	MR_CHECK(ok);
+	/* Seeded: the same seed gives the same entropies. */
+	{
+		struct mr_pathsel ps2;
+		uint64_t seed2 = 42;
+		struct mr_rand r2 = { .next = sm_next, .user = &seed2 };
+		unsigned i;
+
+		MR_CHECK_EQ(mr_pathsel_init(&ps2, &mr_pathsel_ops_spray, 16, 4,
+					    &r2),
+			    0);
+		for (i = 0; i < 16; i++)
+			MR_CHECK_EQ(mr_pathsel_entropy(&ps2, (uint16_t)i),
+				    mr_pathsel_entropy(&ps, (uint16_t)i));
+	}
+	/* A degenerate generator still yields distinct entropies. */
+	{
+		struct mr_rand z = { .next = zero_next };
+
+		MR_CHECK_EQ(
+			mr_pathsel_init(&ps, &mr_pathsel_ops_spray, 16, 1, &z),
+			0);
+		check_distinct(&ps, &ok);
+		MR_CHECK(ok);
+		MR_CHECK_EQ(mr_pathsel_entropy(&ps, 0), MR_ENTROPY_MIN);
+		MR_CHECK_EQ(mr_pathsel_entropy(&ps, 1), MR_ENTROPY_MIN + 1);
+		mr_pathsel_repath(&ps, 0);
+		MR_CHECK(mr_pathsel_entropy(&ps, 0) != MR_ENTROPY_MIN);
+		check_distinct(&ps, &ok);
+		MR_CHECK(ok);
+	}
+}
+
+static void test_spray_round_robin(void)
+{
+	struct mr_pathsel ps;
+	struct mr_pathtx tx[4];
+	uint64_t seed = 7;
+	struct mr_rand rnd = { .next = sm_next, .user = &seed };
+	uint32_t ppsn;
+	unsigned i;
+
+	paths(tx, 4, 2);
+	MR_CHECK_EQ(mr_pathsel_init(&ps, &mr_pathsel_ops_spray, 4, 2, &rnd), 0);
+	for (i = 0; i < 6; i++)
+		MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), (int)(i % 4));
+	/* Fill path 2's window (2 packets): it is skipped. */
+	MR_CHECK_EQ(mr_pathtx_send(&tx[2], 1, 1, 0, 0, 0, &ppsn), 0);
+	MR_CHECK_EQ(mr_pathtx_send(&tx[2], 2, 1, 0, 0, 0, &ppsn), 0);
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), 3);
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), 0);
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), 1);
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), 3);
+	/* Fill all: no path; the cursor stays. */
+	for (i = 0; i < 4; i++)
+		while (mr_pathtx_space(&tx[i]))
+			mr_pathtx_send(&tx[i], 9, 1, 0, 0, 0, &ppsn);
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), -MR_EAGAIN);
+	MR_CHECK_EQ(ps.no_path, 1);
+	MR_CHECK_EQ(ps.cursor, 0);
+	MR_CHECK_EQ(ps.picks, 10);
+}
+
+/* After an RTO a path gets new entropy and carries one probe at a time
+ * until it makes progress. */
+static void test_repath_and_probe(void)
+{
+	struct mr_pathsel ps;
+	struct mr_pathtx tx[3];
+	uint64_t seed = 1234;
+	struct mr_rand rnd = { .next = sm_next, .user = &seed };
+	struct mr_sack_block b;
+	uint16_t old;
+	uint32_t ppsn;
+	int ok;
+
+	paths(tx, 3, 0);
+	MR_CHECK_EQ(mr_pathsel_init(&ps, &mr_pathsel_ops_spray, 3, 1, &rnd), 0);
+	MR_CHECK_EQ(mr_pathtx_send(&tx[1], 5, 100, 0, 0, 0, &ppsn), 0);
+	MR_CHECK_EQ(mr_pathtx_on_timeout(&tx[1], 1000000), MR_PATHTX_EV_RTO);
+	old = mr_pathsel_entropy(&ps, 1);
+	mr_pathsel_on_rto(&ps, 1, 1000000);
+	MR_CHECK(mr_pathsel_entropy(&ps, 1) != old);
+	MR_CHECK_EQ(ps.path[1].repaths, 1);
+	MR_CHECK_EQ(mr_pathsel_plane(&ps, 1), 0);
+	check_distinct(&ps, &ok);
+	MR_CHECK(ok);
+	/* Backed off, nothing in flight: it takes its turn (a probe). */
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 1000000), 0);
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 1000000), 1);
+	MR_CHECK_EQ(mr_pathtx_send(&tx[1], 5, 100, 1, 0, 1000000, &ppsn), 0);
+	/* With the probe out it is skipped. */
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 1000000), 2);
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 1000000), 0);
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 1000000), 2);
+	/* The probe is acked: progress, back to full use. */
+	memset(&b, 0, sizeof(b));
+	b.path_id = 1;
+	b.cum_ppsn = ppsn + 1;
+	MR_CHECK_EQ(mr_pathtx_on_sack(&tx[1], &b, 1010000), 1);
+	MR_CHECK_EQ(tx[1].backoff, 0);
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 1010000), 0);
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 1010000), 1);
+	MR_CHECK_EQ(mr_pathtx_send(&tx[1], 6, 100, 0, 0, 1010000, &ppsn), 0);
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 1010000), 2);
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 1010000), 0);
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 1010000), 1);
+}
+
+static void test_single(void)
+{
+	struct mr_pathsel ps;
+	struct mr_pathtx tx[1];
+	uint64_t seed = 9;
+	struct mr_rand rnd = { .next = sm_next, .user = &seed };
+	uint16_t e;
+	uint32_t ppsn;
+
+	paths(tx, 1, 1);
+	MR_CHECK_EQ(mr_pathsel_init(&ps, &mr_pathsel_ops_single, 1, 1, &rnd),
+		    0);
+	MR_CHECK(strcmp(ps.ops->name, "single") == 0);
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), 0);
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), 0);
+	MR_CHECK_EQ(mr_pathtx_send(&tx[0], 1, 1, 0, 0, 0, &ppsn), 0);
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), -MR_EAGAIN);
+	e = mr_pathsel_entropy(&ps, 0);
+	mr_pathsel_on_rto(&ps, 0, 5);
+	MR_CHECK_EQ(mr_pathsel_entropy(&ps, 0), e);
+	MR_CHECK_EQ(ps.path[0].repaths, 0);
+}
+
+MR_TEST_MAIN(MR_TEST(test_init), MR_TEST(test_spray_round_robin),
+	     MR_TEST(test_repath_and_probe), MR_TEST(test_single))
