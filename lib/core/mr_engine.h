@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Internal state of the transport engine (docs/spec/transport.md), shared
+ * by mr_ep.c (endpoint, demux, scheduling, timers), mr_qp.c (state
+ * machine, flush), mr_req.c (requester: WQEs, packets out, ACK/NAK in),
+ * mr_resp.c (responder: placement, message order, READ/atomic records,
+ * ACKs out), mr_rq.c (receive queues, SRQ) and mr_ud.c (datagrams).
+ * Not installed: nothing outside lib/core includes it.
+ *
+ * Sequence spaces per RC QP and direction:
+ *   ssn  every data packet we send (requests and responses), one space;
+ *        the peer dedups it with its mr_ssnwin; ring txp[] keeps what
+ *        each ssn carries from the peer's cum_ssn up to snd_nxt.
+ *   msn  our requests = index of the send WQE (sq counter); responses
+ *        carry the request's msn in the peer's space.
+ *   rsn  receive-consuming requests (SEND*, WRITE_IMM) before this one;
+ *        only SEND* carry it on the wire (MR-HDR-9), WRITE_IMM consumes
+ *        its WQE at completion, which is in msn order anyway.
+ */
+#ifndef MR_ENGINE_H
+#define MR_ENGINE_H
+
+#include <stdint.h>
+
+#include "mr_be.h"
+#include "mr_cc.h"
+#include "mr_core.h"
+#include "mr_counters.h"
+#include "mr_pathrx.h"
+#include "mr_pathsel.h"
+#include "mr_pathtx.h"
+#include "mr_ssnwin.h"
+#include "mr_wire.h"
+
+#define MR_UD_GRH_LEN 40 /* verbs UD receive buffers start with a GRH */
+#define MR_MAX_RD_ATOMIC 64
+
+/* Send WQE states. */
+enum mr_swqe_state {
+	MR_SWQE_POSTED = 0, /* not all packets sent once */
+	MR_SWQE_SENT = 1,   /* every packet sent at least once */
+};
+
+struct mr_swqe {
+	uint64_t wr_id;
+	uint8_t opcode; /* enum mr_wr_opcode */
+	uint8_t state;
+	uint8_t signaled;
+	uint8_t is_inline;
+	uint8_t fence;
+	uint8_t solicited;
+	uint8_t resp_done; /* READ/atomic: response complete */
+	uint8_t rnr_count;
+	uint8_t err; /* enum mr_wc_status to complete with, 0 = none */
+	uint32_t msn;
+	uint32_t rsn;
+	uint32_t len;
+	uint32_t imm;
+	uint64_t remote_addr;
+	uint32_t rkey;
+	uint64_t compare_add;
+	uint64_t swap;
+	uint32_t num_sge;
+	struct mr_sge *sge; /* qp->sq_sge + slot * max_send_sge */
+	uint8_t *inl;	    /* qp->sq_inl + slot * max_inline */
+	uint32_t npkts;
+	uint32_t sent_pkts;  /* first transmissions so far */
+	uint32_t resp_bytes; /* READ: response bytes placed */
+	uint32_t ud_qpn, ud_qkey, ud_dest;
+};
+
+struct mr_rwqe {
+	uint64_t wr_id;
+	uint32_t num_sge;
+	uint64_t total; /* sum of SGE lengths */
+	struct mr_sge *sge;
+};
+
+/* A receive queue (own or SRQ): a FIFO ring of posted WQEs. */
+struct mr_rq {
+	uint32_t max_wr, max_sge;
+	uint32_t head, tail; /* counters; slot = counter % max_wr */
+	struct mr_rwqe *wqe;
+	struct mr_sge *sge;
+};
+
+struct mr_srq {
+	struct mr_ep *ep;
+	struct mr_srq_config cfg;
+	struct mr_rq rq;
+	uint32_t limit; /* 0 = not armed */
+	uint32_t users; /* QPs attached */
+};
+
+/* What one ssn we sent carries (ring qp->txp, slot ssn % ssn_window). */
+enum mr_txp_state {
+	MR_TXP_OUT = 0,	  /* in flight on a path */
+	MR_TXP_ACKED = 1, /* a path ACK or cum_ssn covered it */
+	MR_TXP_LOST = 2,  /* waiting for retransmission */
+};
+
+enum mr_txp_kind {
+	MR_TXP_REQ = 0,	 /* owner = msn of our request */
+	MR_TXP_RESP = 1, /* owner = response record counter */
+};
+
+struct mr_txp {
+	uint8_t state;
+	uint8_t kind;
+	uint8_t retx; /* transmissions before the latest */
+	uint8_t last; /* last packet of its message */
+	uint32_t owner;
+	uint32_t offset;
+	uint32_t bytes; /* payload bytes */
+};
+
+/* A READ or atomic the responder executed: its response is sent from here
+ * and retransmitted from here (never executed twice, MR-RSP-6). */
+struct mr_resp_rec {
+	uint8_t opcode; /* MR_OP_READ_RESP or MR_OP_ATOMIC_RESP */
+	uint32_t msn;
+	uint32_t len;
+	uint64_t vaddr;
+	uint32_t rkey;
+	uint64_t orig;	   /* atomic: the value before the operation */
+	uint32_t last_ssn; /* ssn of the last packet's first sending */
+	uint32_t npkts;
+	uint32_t sent_pkts;
+};
+
+/* Receiver's record of one incoming request message (ring qp->rmsg, slot
+ * msn % msg_window, valid for msns in [rcv_msn, rcv_msn + msg_window)). */
+struct mr_rmsg {
+	uint8_t used;
+	uint8_t opcode; /* wire opcode */
+	uint8_t solicited;
+	uint8_t err;  /* enum mr_nak_code the message failed with */
+	uint8_t got;  /* any packet accepted */
+	uint8_t held; /* final packet in a hold slot */
+	uint8_t rnr;  /* WRITE_IMM complete but no receive WQE yet */
+	uint8_t hold_idx;
+	uint32_t msn;
+	uint32_t msg_len;
+	uint32_t bytes; /* accepted payload bytes */
+	uint32_t rsn;
+	uint32_t imm;
+	uint64_t vaddr;
+	uint32_t rkey;
+	uint64_t swap_add, compare;
+	struct mr_rwqe *rwqe; /* SEND: the receive WQE it lands in */
+};
+
+struct mr_hold {
+	uint8_t used;
+	uint32_t msn;
+	uint32_t len;
+	uint8_t *dst;
+	uint8_t *data; /* mtu bytes */
+};
+
+struct mr_qp {
+	struct mr_ep *ep;
+	struct mr_qp_config cfg;
+	struct mr_qp_attr attr;
+	enum mr_qp_state state;
+	struct mr_counters cnt;
+	uint32_t mtu; /* effective path mtu */
+
+	/* send queue */
+	struct mr_swqe *sq;
+	struct mr_sge *sq_sge;
+	uint8_t *sq_inl;
+	uint32_t sq_head; /* oldest not completed */
+	uint32_t sq_next; /* next WQE to start sending (= next msn) */
+	uint32_t sq_tail; /* next free */
+	uint32_t snd_rsn; /* rsn of the next receive-consuming request */
+	uint32_t rd_out;  /* READ/atomic started, not completed */
+	uint32_t err_msn; /* first WQE with err set (if have_err) */
+	uint8_t have_err;
+
+	/* our ssn space */
+	struct mr_txp *txp;
+	uint32_t snd_una; /* peer's cum_ssn: ring starts here */
+	uint32_t snd_nxt;
+	uint32_t lost_cnt; /* txp entries in state LOST */
+	uint32_t peer_cum_msn;
+	struct mr_pathtx *ptx; /* [num_paths] */
+	struct mr_pathsel ps;
+	struct mr_cc cc;
+	uint16_t npaths;
+	uint32_t retries;	 /* RTOs since the last progress */
+	uint64_t progress_at;	 /* time of the last forward progress */
+	uint64_t rnr_until;	 /* RNR wait: no data before this */
+	uint64_t pace_at;	 /* blocked by pacing until (UINT64_MAX) */
+	uint64_t now;		 /* time of the current entry point */
+	uint32_t retx_from;	 /* no LOST txp before this ssn */
+	uint64_t cc_acked_bytes; /* accumulated by pathtx callbacks */
+	uint32_t cc_acked_pkts;
+	uint32_t rnr_msn; /* message the RNR wait is for */
+	uint8_t rnr_wait;
+
+	/* responses (our sender side of the peer's READ/atomic) */
+	struct mr_resp_rec *resp;
+	uint32_t resp_max;
+	uint32_t resp_head, resp_send, resp_tail; /* counters */
+
+	/* receiver side */
+	struct mr_ssnwin win;
+	struct mr_pathrx *prx; /* [num_paths] */
+	struct mr_rmsg *rmsg;
+	uint32_t rcv_msn;      /* every message before it complete */
+	uint32_t rcv_rsn;      /* receive WQEs consumed by completed msgs */
+	struct mr_rq rq;       /* own receive queue (cfg.srq == NULL) */
+	struct mr_rwqe *claim; /* SRQ: WQEs taken for rsn (msg_window) */
+	struct mr_sge *claim_sge;
+	uint32_t claim_next; /* next rsn to take an SRQ WQE for */
+	struct mr_hold *hold;
+	uint8_t *hold_mem;
+	struct mr_ratehint_conn rh;
+
+	/* ACK policy */
+	uint8_t ack_now;      /* send an ACK at the next tx opportunity */
+	uint8_t rnr_nak;      /* include an RNR NAK */
+	uint8_t seq_nak_sent; /* gbn: SEQ_ERR sent for the current gap */
+	uint8_t seq_nak;      /* gbn: include a SEQ_ERR NAK */
+	uint32_t rnr_nak_msn;
+	uint16_t ack_pkts; /* data packets since the last ACK */
+	uint64_t ack_due;  /* delayed ACK deadline, UINT64_MAX none */
+	uint16_t last_rx_path;
+	uint8_t rx_err;	     /* a request failed: every ACK NAKs it */
+	uint8_t rx_err_code; /* enum mr_nak_code */
+	uint32_t rx_err_msn;
+
+	/* UD send: packets waiting (sq_next..sq_tail) */
+	uint32_t ud_ssn;
+};
+
+struct mr_ep {
+	struct mr_ep_config cfg;
+	struct mr_mem mem;
+	struct mr_rand rnd;
+	struct mr_memreg memreg;
+	struct mr_callbacks cb;
+	struct mr_counters cnt;
+	struct mr_qp **qps; /* [max_qp] */
+	uint32_t nqp;
+	uint32_t rr; /* tx round-robin cursor */
+	uint32_t nsrq;
+	struct mr_ratehint rh;
+};
+
+/* Count an event on a QP and its endpoint. */
+#define MR_CNT(qp, field, n)                \
+	do {                                \
+		(qp)->cnt.field += (n);     \
+		(qp)->ep->cnt.field += (n); \
+	} while (0)
+
+static inline uint32_t mr_ssn_slot(const struct mr_qp *qp, uint32_t ssn)
+{
+	return ssn & (qp->ep->cfg.ssn_window - 1);
+}
+
+static inline struct mr_swqe *mr_sq_wqe(const struct mr_qp *qp, uint32_t i)
+{
+	return &qp->sq[i % qp->cfg.max_send_wr];
+}
+
+static inline int mr_qp_is_gbn(const struct mr_qp *qp)
+{
+	return qp->cfg.mode == MR_MODE_GBN;
+}
+
+static inline uint64_t mr_ib_timeout_ns(uint8_t t)
+{
+	return t ? 4096ull << (t > 31 ? 31 : t) : 0;
+}
+
+/* mr_qp.c */
+void mr_qp_enter_err(struct mr_qp *qp, int notify);
+void mr_qp_cqe(struct mr_qp *qp, const struct mr_cqe *cqe);
+int mr_qp_lookup(struct mr_qp *qp, uint32_t key, int remote, uint64_t addr,
+		 uint64_t len, unsigned need, uint8_t **host);
+
+/* mr_req.c */
+void mr_req_reset(struct mr_qp *qp, uint64_t now);
+size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
+		 struct mr_tx_meta *meta);
+int mr_req_has_data(const struct mr_qp *qp, uint64_t now);
+int mr_req_on_ack(struct mr_qp *qp, const struct mr_pkt *pkt, uint64_t now);
+int mr_req_on_resp(struct mr_qp *qp, const struct mr_pkt *pkt,
+		   const struct mr_rx_meta *meta, uint64_t now);
+void mr_req_complete(struct mr_qp *qp);
+void mr_req_flush(struct mr_qp *qp);
+uint64_t mr_req_deadline(const struct mr_qp *qp);
+void mr_req_expiry(struct mr_qp *qp, uint64_t now);
+void mr_req_resp_enqueued(struct mr_qp *qp);
+
+/* mr_resp.c */
+void mr_resp_reset(struct mr_qp *qp);
+int mr_resp_on_req(struct mr_qp *qp, const struct mr_pkt *pkt,
+		   const struct mr_rx_meta *meta, uint64_t now);
+/* Receive-side sequence checks shared by requests and responses:
+ * returns MR_RX_NEW (caller validates, then mr_rx_accept() or
+ * mr_rx_path_only()), MR_RX_DUP (handled: path recorded, ACK scheduled)
+ * or a negative drop reason (counted). */
+enum { MR_RX_NEW = 0, MR_RX_DUP = 1 };
+int mr_rx_check(struct mr_qp *qp, const struct mr_pkt *pkt,
+		const struct mr_rx_meta *meta, uint64_t now);
+void mr_rx_accept(struct mr_qp *qp, const struct mr_pkt *pkt,
+		  const struct mr_rx_meta *meta, uint64_t now);
+/* The packet arrived but is not accepted (RNR, NAKed): record its path
+ * only, so the sender's path sees no loss, and ACK now. */
+void mr_rx_path_only(struct mr_qp *qp, const struct mr_pkt *pkt,
+		     const struct mr_rx_meta *meta, uint64_t now);
+void mr_resp_advance(struct mr_qp *qp, uint64_t now);
+size_t mr_resp_ack(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
+		   struct mr_tx_meta *meta);
+int mr_resp_ack_wanted(const struct mr_qp *qp, uint64_t now);
+void mr_resp_flush(struct mr_qp *qp);
+void mr_resp_free_records(struct mr_qp *qp);
+
+/* mr_rq.c */
+void mr_rq_init_ring(struct mr_rq *rq);
+int mr_rq_alloc(struct mr_ep *ep, struct mr_rq *rq, uint32_t max_wr,
+		uint32_t max_sge);
+void mr_rq_free(struct mr_ep *ep, struct mr_rq *rq);
+int mr_rq_push(struct mr_ep *ep, uint32_t pd, struct mr_rq *rq,
+	       const struct mr_recv_wr *wr);
+/* The receive WQE for rsn (taking SRQ WQEs in rsn order), or NULL. */
+struct mr_rwqe *mr_rq_for_rsn(struct mr_qp *qp, uint32_t rsn);
+/* Consume the WQE of rsn (message completed). */
+void mr_rq_consume(struct mr_qp *qp, uint32_t rsn);
+/* UD: the next WQE in arrival order, consumed. Copies into *out. */
+int mr_rq_take(struct mr_qp *qp, struct mr_rwqe *out, struct mr_sge *sge);
+void mr_rq_flush(struct mr_qp *qp);
+/* Place len bytes of src at byte offset off of the WQE's SGEs. */
+int mr_rq_place(struct mr_qp *qp, const struct mr_rwqe *w, uint64_t off,
+		const uint8_t *src, uint32_t len);
+/* Place into local SGEs (READ response / atomic result). */
+int mr_sge_place(struct mr_qp *qp, const struct mr_sge *sge, uint32_t n,
+		 uint64_t off, const uint8_t *src, uint32_t len);
+/* Copy len bytes at offset off of the SGE list into dst. */
+int mr_sge_gather(struct mr_qp *qp, const struct mr_sge *sge, uint32_t n,
+		  uint64_t off, uint8_t *dst, uint32_t len);
+
+/* mr_ud.c */
+size_t mr_ud_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
+		struct mr_tx_meta *meta);
+int mr_ud_rx(struct mr_qp *qp, const struct mr_pkt *pkt,
+	     const struct mr_rx_meta *meta);
+
+#endif /* MR_ENGINE_H */

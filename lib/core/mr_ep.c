@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The endpoint: configuration, receive demultiplexing, the transmit
+ * scheduler (round-robin over QPs) and timers (docs/spec/transport.md
+ * MR-EP-*).
+ */
+#include <string.h>
+
+#include "mr_engine.h"
+
+static int is_pow2(uint32_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+static int fill_config(struct mr_ep_config *c)
+{
+	if (!c->mtu)
+		c->mtu = 4096;
+	if (!c->num_paths)
+		c->num_paths = 1;
+	if (!c->max_qp)
+		c->max_qp = 1024;
+	if (!c->num_planes)
+		c->num_planes = 1;
+	if (!c->ack_every)
+		c->ack_every = 4;
+	if (!c->ack_delay_ns)
+		c->ack_delay_ns = 2000;
+	if (!c->ssn_window)
+		c->ssn_window = MR_SSNWIN_BITS(c->num_paths);
+	if (!c->msg_window)
+		c->msg_window = 256;
+	if (!c->max_rd_atomic)
+		c->max_rd_atomic = 16;
+	if (!c->hold_slots)
+		c->hold_slots = 4;
+	if (!c->min_rto_ns)
+		c->min_rto_ns = 100000;
+	if (!c->link_rate_mbps)
+		c->link_rate_mbps = 100000;
+	if (!c->base_rtt_ns)
+		c->base_rtt_ns = 10000;
+	if (!c->cc_metaroce)
+		c->cc_metaroce = &mr_cc_ops_metaroce;
+	if (!c->cc_gbn)
+		c->cc_gbn = &mr_cc_ops_dcqcn;
+	if (!c->pathsel)
+		c->pathsel = &mr_pathsel_ops_spray;
+
+	if (c->mtu < 256 || c->mtu > MR_WIRE_MAX_PAYLOAD || !is_pow2(c->mtu))
+		return -MR_EINVAL;
+	if (c->num_paths > MR_ACK_MAX_PATHS || c->num_planes > c->num_paths)
+		return -MR_EINVAL;
+	if (!is_pow2(c->ssn_window) || c->ssn_window < 64 ||
+	    c->ssn_window > MR_SSNWIN_MAX_BITS)
+		return -MR_EINVAL;
+	if (!is_pow2(c->msg_window) || c->msg_window > (1u << 20))
+		return -MR_EINVAL;
+	if (c->max_rd_atomic > MR_MAX_RD_ATOMIC || c->hold_slots > 64)
+		return -MR_EINVAL;
+	return 0;
+}
+
+int mr_ep_create(const struct mr_ep_config *cfg, const struct mr_mem *mem,
+		 const struct mr_rand *rnd, const struct mr_memreg *memreg,
+		 const struct mr_callbacks *cb, struct mr_ep **out)
+{
+	struct mr_ep_config c;
+	struct mr_ep *ep;
+	int rc;
+
+	if (!cfg || !mem || !mem->calloc || !mem->free || !rnd || !rnd->next ||
+	    !memreg || !memreg->lookup || !cb || !cb->place || !cb->complete ||
+	    !out)
+		return -MR_EINVAL;
+	c = *cfg;
+	rc = fill_config(&c);
+	if (rc)
+		return rc;
+	ep = mem->calloc(mem->user, 1, sizeof(*ep));
+	if (!ep)
+		return -MR_ENOMEM;
+	ep->cfg = c;
+	ep->mem = *mem;
+	ep->rnd = *rnd;
+	ep->memreg = *memreg;
+	ep->cb = *cb;
+	ep->qps = mem->calloc(mem->user, c.max_qp, sizeof(*ep->qps));
+	if (!ep->qps) {
+		mem->free(mem->user, ep);
+		return -MR_ENOMEM;
+	}
+	rc = mr_ratehint_init(&ep->rh, c.link_rate_mbps, 4 * c.base_rtt_ns);
+	if (rc) {
+		mem->free(mem->user, ep->qps);
+		mem->free(mem->user, ep);
+		return rc;
+	}
+	*out = ep;
+	return 0;
+}
+
+int mr_ep_destroy(struct mr_ep *ep)
+{
+	if (!ep)
+		return -MR_EINVAL;
+	if (ep->nqp || ep->nsrq)
+		return -MR_EBUSY;
+	ep->mem.free(ep->mem.user, ep->qps);
+	ep->mem.free(ep->mem.user, ep);
+	return 0;
+}
+
+const struct mr_ep_config *mr_ep_config(const struct mr_ep *ep)
+{
+	return &ep->cfg;
+}
+
+const struct mr_counters *mr_ep_counters(const struct mr_ep *ep)
+{
+	return &ep->cnt;
+}
+
+static struct mr_qp *find_qp(struct mr_ep *ep, uint32_t qpn)
+{
+	uint32_t i;
+
+	for (i = 0; i < ep->nqp; i++)
+		if (ep->qps[i]->cfg.qpn == qpn)
+			return ep->qps[i];
+	return NULL;
+}
+
+static int rc_rx(struct mr_qp *qp, const struct mr_pkt *pkt,
+		 const struct mr_rx_meta *meta, uint64_t now)
+{
+	uint8_t op = pkt->bth.opcode;
+
+	if (op == MR_OP_UD_SEND || op == MR_OP_UD_SEND_IMM) {
+		MR_CNT(qp, drop_unexpected, 1);
+		return -MR_EPROTO;
+	}
+	/* MR-QP-3: RESET and INIT take nothing; RTR takes requests. */
+	if (qp->state < MR_QPS_RTR ||
+	    (qp->state == MR_QPS_RTR &&
+	     (op == MR_OP_ACK || op == MR_OP_READ_RESP ||
+	      op == MR_OP_ATOMIC_RESP))) {
+		MR_CNT(qp, drop_bad_state, 1);
+		return -MR_ESTATE;
+	}
+	/* MR-RSP-1: only the connected peer, in the QP's mode. */
+	if (pkt->bth.sqpn != qp->attr.dest_qpn ||
+	    !(pkt->bth.flags & MR_BTH_F_GBN) != !mr_qp_is_gbn(qp) ||
+	    pkt->pth.path_id >= qp->npaths) {
+		MR_CNT(qp, drop_invalid, 1);
+		return -MR_EPROTO;
+	}
+	if (op == MR_OP_ACK)
+		return mr_req_on_ack(qp, pkt, now);
+	if (op == MR_OP_READ_RESP || op == MR_OP_ATOMIC_RESP)
+		return mr_req_on_resp(qp, pkt, meta, now);
+	return mr_resp_on_req(qp, pkt, meta, now);
+}
+
+int mr_ep_rx(struct mr_ep *ep, uint64_t now, const uint8_t *buf, size_t len,
+	     const struct mr_rx_meta *meta)
+{
+	static const struct mr_rx_meta none;
+	struct mr_pkt pkt;
+	struct mr_qp *qp;
+	int rc;
+
+	if (!ep || (!buf && len))
+		return -MR_EINVAL;
+	if (!meta)
+		meta = &none;
+	ep->cnt.rx_pkts++;
+	ep->cnt.rx_bytes += len;
+	if (!buf) {
+		ep->cnt.drop_parse[MR_PARSE_SHORT]++;
+		return -MR_EPROTO;
+	}
+	rc = mr_wire_parse(buf, len, &pkt);
+	if (rc) {
+		ep->cnt.drop_parse[rc < MR_PARSE_ERRS ? rc : MR_PARSE_FIELD]++;
+		return -MR_EPROTO;
+	}
+	qp = find_qp(ep, pkt.bth.dqpn);
+	if (!qp) {
+		ep->cnt.drop_unknown_qp++;
+		return -MR_ENOENT;
+	}
+	qp->now = now;
+	qp->cnt.rx_pkts++;
+	qp->cnt.rx_bytes += len;
+	if (meta->ecn_ce)
+		MR_CNT(qp, ecn_ce_rcvd, 1);
+	if (pkt.bth.opcode == MR_OP_ACK)
+		MR_CNT(qp, rx_ack_pkts, 1);
+	else
+		MR_CNT(qp, rx_data_pkts, 1);
+	if (qp->cfg.type == MR_QPT_UD)
+		return mr_ud_rx(qp, &pkt, meta);
+	return rc_rx(qp, &pkt, meta, now);
+}
+
+static size_t qp_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
+		    struct mr_tx_meta *meta)
+{
+	size_t n;
+
+	if (qp->cfg.type == MR_QPT_UD)
+		return mr_ud_tx(qp, now, buf, cap, meta);
+	if (qp->state < MR_QPS_RTR)
+		return 0;
+	if (mr_resp_ack_wanted(qp, now)) {
+		n = mr_resp_ack(qp, now, buf, cap, meta);
+		if (n)
+			return n;
+	}
+	if (qp->state != MR_QPS_RTS && qp->state != MR_QPS_SQD)
+		return 0;
+	return mr_req_tx(qp, now, buf, cap, meta);
+}
+
+size_t mr_ep_tx(struct mr_ep *ep, uint64_t now, uint8_t *buf, size_t cap,
+		struct mr_tx_meta *meta)
+{
+	uint32_t i, n;
+
+	if (!ep || !buf || !meta || cap < MR_TX_BUF_MIN(ep->cfg.mtu))
+		return 0;
+	n = ep->nqp;
+	for (i = 0; i < n; i++) {
+		uint32_t k = (ep->rr + i) % n;
+		struct mr_qp *qp = ep->qps[k];
+		size_t len;
+
+		memset(meta, 0, sizeof(*meta));
+		qp->now = now;
+		len = qp_tx(qp, now, buf, cap, meta);
+		if (!len)
+			continue;
+		ep->rr = (k + 1) % n;
+		qp->cnt.tx_pkts++;
+		qp->cnt.tx_bytes += len;
+		ep->cnt.tx_pkts++;
+		ep->cnt.tx_bytes += len;
+		return len;
+	}
+	return 0;
+}
+
+uint64_t mr_ep_next_deadline(const struct mr_ep *ep)
+{
+	uint64_t d = UINT64_MAX;
+	uint32_t i;
+
+	for (i = 0; i < ep->nqp; i++) {
+		const struct mr_qp *qp = ep->qps[i];
+		uint64_t t;
+
+		if (qp->cfg.type != MR_QPT_RC || qp->state < MR_QPS_RTR)
+			continue;
+		if (qp->ack_due < d)
+			d = qp->ack_due;
+		if (qp->state == MR_QPS_ERR)
+			continue;
+		t = mr_req_deadline(qp);
+		if (t < d)
+			d = t;
+	}
+	return d;
+}
+
+void mr_ep_handle_expiry(struct mr_ep *ep, uint64_t now)
+{
+	uint32_t i;
+
+	for (i = 0; i < ep->nqp; i++) {
+		struct mr_qp *qp = ep->qps[i];
+
+		if (qp->cfg.type != MR_QPT_RC || qp->state < MR_QPS_RTS ||
+		    qp->state == MR_QPS_ERR)
+			continue;
+		qp->now = now;
+		mr_req_expiry(qp, now);
+	}
+}
+
+#define N1(f) #f
+static const char *const counter_names[] = {
+	N1(tx_pkts),	       N1(tx_bytes),	    N1(rx_pkts),
+	N1(rx_bytes),	       N1(tx_data_pkts),    N1(tx_ack_pkts),
+	N1(rx_data_pkts),      N1(rx_ack_pkts),	    N1(tx_payload_bytes),
+	N1(rx_payload_bytes),  N1(retx_pkts),	    N1(sack_holes),
+	N1(timeouts),	       N1(duplicates),	    N1(rnr_waits),
+	N1(gbn_rewinds),       N1(ecn_ce_rcvd),	    N1(ecn_ce_echoed),
+	"nak_sent_none",       "nak_sent_seq_err",  "nak_sent_rnr",
+	"nak_sent_rem_access", "nak_sent_inv_req",  "nak_sent_rem_op",
+	"nak_rcvd_none",       "nak_rcvd_seq_err",  "nak_rcvd_rnr",
+	"nak_rcvd_rem_access", "nak_rcvd_inv_req",  "nak_rcvd_rem_op",
+	N1(msgs_sent),	       N1(msgs_rcvd),	    N1(reads_executed),
+	N1(atomics_executed),  N1(held_last),	    N1(cqe_ok),
+	N1(cqe_err),	       "drop_parse_ok",	    "drop_parse_short",
+	"drop_parse_version",  "drop_parse_opcode", "drop_parse_icrc",
+	"drop_parse_field",    N1(drop_unknown_qp), N1(drop_bad_state),
+	N1(drop_qkey),	       N1(drop_window),	    N1(drop_invalid),
+	N1(drop_unexpected),   N1(drop_no_slot),    N1(drop_rnr),
+	N1(drop_access),       N1(drop_ud_len),
+};
+
+_Static_assert(sizeof(counter_names) / sizeof(counter_names[0]) ==
+		       MR_COUNTERS_N,
+	       "one name per counter");
+
+const char *const *mr_counters_names(void)
+{
+	return counter_names;
+}

@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * QP lifetime and the verbs state machine (docs/spec/transport.md
+ * MR-QP-*): create sizes every pool, modify checks transitions and
+ * required attributes exactly as verbs does, ERR flushes.
+ */
+#include <string.h>
+
+#include "mr_engine.h"
+
+static void *xcalloc(struct mr_ep *ep, size_t n, size_t size)
+{
+	return ep->mem.calloc(ep->mem.user, n ? n : 1, size);
+}
+
+static void xfree(struct mr_ep *ep, void *p)
+{
+	if (p)
+		ep->mem.free(ep->mem.user, p);
+}
+
+static void qp_free(struct mr_qp *qp)
+{
+	struct mr_ep *ep = qp->ep;
+
+	xfree(ep, qp->sq);
+	xfree(ep, qp->sq_sge);
+	xfree(ep, qp->sq_inl);
+	xfree(ep, qp->txp);
+	xfree(ep, qp->ptx);
+	xfree(ep, qp->resp);
+	mr_ssnwin_fini(&qp->win);
+	xfree(ep, qp->prx);
+	xfree(ep, qp->rmsg);
+	mr_rq_free(ep, &qp->rq);
+	xfree(ep, qp->claim);
+	xfree(ep, qp->claim_sge);
+	xfree(ep, qp->hold);
+	xfree(ep, qp->hold_mem);
+	ep->mem.free(ep->mem.user, qp);
+}
+
+static int qp_alloc(struct mr_qp *qp)
+{
+	struct mr_ep *ep = qp->ep;
+	const struct mr_qp_config *c = &qp->cfg;
+	uint32_t i, nsge = c->max_send_sge ? c->max_send_sge : 1;
+	int rc;
+
+	qp->sq = xcalloc(ep, c->max_send_wr, sizeof(*qp->sq));
+	qp->sq_sge =
+		xcalloc(ep, (size_t)c->max_send_wr * nsge, sizeof(*qp->sq_sge));
+	qp->sq_inl = xcalloc(ep, (size_t)c->max_send_wr * c->max_inline, 1);
+	if (!qp->sq || !qp->sq_sge || !qp->sq_inl)
+		return -MR_ENOMEM;
+	for (i = 0; i < c->max_send_wr; i++) {
+		qp->sq[i].sge = qp->sq_sge + (size_t)i * nsge;
+		qp->sq[i].inl = qp->sq_inl + (size_t)i * c->max_inline;
+	}
+	if (!c->srq) {
+		rc = mr_rq_alloc(ep, &qp->rq, c->max_recv_wr, c->max_recv_sge);
+		if (rc)
+			return rc;
+	}
+	if (c->type == MR_QPT_UD)
+		return 0;
+
+	qp->npaths = c->mode == MR_MODE_GBN ? 1 : ep->cfg.num_paths;
+	qp->txp = xcalloc(ep, ep->cfg.ssn_window, sizeof(*qp->txp));
+	qp->ptx = xcalloc(ep, qp->npaths, sizeof(*qp->ptx));
+	qp->resp_max = ep->cfg.max_rd_atomic;
+	qp->resp = xcalloc(ep, qp->resp_max, sizeof(*qp->resp));
+	qp->prx = xcalloc(ep, qp->npaths, sizeof(*qp->prx));
+	qp->rmsg = xcalloc(ep, ep->cfg.msg_window, sizeof(*qp->rmsg));
+	qp->hold = xcalloc(ep, ep->cfg.hold_slots, sizeof(*qp->hold));
+	qp->hold_mem = xcalloc(ep, (size_t)ep->cfg.hold_slots * ep->cfg.mtu, 1);
+	if (!qp->txp || !qp->ptx || !qp->resp || !qp->prx || !qp->rmsg ||
+	    !qp->hold || !qp->hold_mem)
+		return -MR_ENOMEM;
+	for (i = 0; i < ep->cfg.hold_slots; i++)
+		qp->hold[i].data = qp->hold_mem + (size_t)i * ep->cfg.mtu;
+	if (c->srq) {
+		uint32_t ms = c->srq->rq.max_sge ? c->srq->rq.max_sge : 1;
+
+		qp->claim = xcalloc(ep, ep->cfg.msg_window, sizeof(*qp->claim));
+		qp->claim_sge = xcalloc(ep, (size_t)ep->cfg.msg_window * ms,
+					sizeof(*qp->claim_sge));
+		if (!qp->claim || !qp->claim_sge)
+			return -MR_ENOMEM;
+	}
+	return mr_ssnwin_init(&qp->win, &ep->mem, 0, ep->cfg.ssn_window);
+}
+
+static int ep_check_qpn(const struct mr_ep *ep, uint32_t qpn)
+{
+	uint32_t i;
+
+	for (i = 0; i < ep->nqp; i++)
+		if (ep->qps[i]->cfg.qpn == qpn)
+			return -MR_EINVAL;
+	return ep->nqp < ep->cfg.max_qp ? 0 : -MR_ENOMEM;
+}
+
+/* Back to RESET: queues empty, sequence spaces forgotten, no completions
+ * (verbs: modify to RESET discards). */
+static void qp_reset(struct mr_qp *qp)
+{
+	uint32_t i;
+
+	qp->state = MR_QPS_RESET;
+	qp->sq_head = qp->sq_next = qp->sq_tail = 0;
+	qp->snd_rsn = 0;
+	qp->rd_out = 0;
+	qp->have_err = 0;
+	mr_rq_init_ring(&qp->rq);
+	qp->ud_ssn = 0;
+	if (qp->cfg.type == MR_QPT_UD)
+		return;
+	for (i = 0; i < qp->ep->cfg.hold_slots; i++)
+		qp->hold[i].used = 0;
+	mr_resp_reset(qp);
+	mr_req_reset(qp, 0);
+}
+
+int mr_qp_create(struct mr_ep *ep, const struct mr_qp_config *cfg,
+		 struct mr_qp **out)
+{
+	struct mr_qp *qp;
+	int rc;
+
+	if (!ep || !cfg || !out)
+		return -MR_EINVAL;
+	if (cfg->type != MR_QPT_RC && cfg->type != MR_QPT_UD)
+		return -MR_EINVAL;
+	if (cfg->type == MR_QPT_RC && cfg->mode != MR_MODE_METAROCE &&
+	    cfg->mode != MR_MODE_GBN)
+		return -MR_EINVAL;
+	if (!cfg->qpn || (cfg->qpn & ~MR_QPN_MASK) || !cfg->max_send_wr ||
+	    (!cfg->srq && !cfg->max_recv_wr) || cfg->max_send_sge > 1024 ||
+	    cfg->max_recv_sge > 1024 || cfg->max_inline > 65536)
+		return -MR_EINVAL;
+	if (cfg->srq && (cfg->srq->ep != ep || cfg->srq->cfg.pd != cfg->pd))
+		return -MR_EINVAL;
+	rc = ep_check_qpn(ep, cfg->qpn);
+	if (rc)
+		return rc;
+	qp = ep->mem.calloc(ep->mem.user, 1, sizeof(*qp));
+	if (!qp)
+		return -MR_ENOMEM;
+	qp->ep = ep;
+	qp->cfg = *cfg;
+	qp->mtu = ep->cfg.mtu;
+	if (cfg->type == MR_QPT_UD)
+		qp->cfg.mode = MR_MODE_METAROCE;
+	rc = qp_alloc(qp);
+	if (rc) {
+		qp_free(qp);
+		return rc;
+	}
+	if (cfg->srq)
+		cfg->srq->users++;
+	qp->attr.path_mtu_bytes = ep->cfg.mtu;
+	qp_reset(qp);
+	ep->qps[ep->nqp++] = qp;
+	*out = qp;
+	return 0;
+}
+
+int mr_qp_destroy(struct mr_qp *qp)
+{
+	struct mr_ep *ep;
+	uint32_t i;
+
+	if (!qp)
+		return -MR_EINVAL;
+	ep = qp->ep;
+	for (i = 0; i < ep->nqp; i++) {
+		if (ep->qps[i] == qp) {
+			ep->qps[i] = ep->qps[--ep->nqp];
+			break;
+		}
+	}
+	if (ep->rr >= ep->nqp)
+		ep->rr = 0;
+	if (qp->cfg.srq)
+		qp->cfg.srq->users--;
+	qp_free(qp);
+	return 0;
+}
+
+uint32_t mr_qp_num(const struct mr_qp *qp)
+{
+	return qp->cfg.qpn;
+}
+
+int mr_qp_lookup(struct mr_qp *qp, uint32_t key, int remote, uint64_t addr,
+		 uint64_t len, unsigned need, uint8_t **host)
+{
+	struct mr_ep *ep = qp->ep;
+
+	*host = NULL;
+	if (!len)
+		return 0;
+	if (addr + len < addr)
+		return -MR_EACCESS;
+	return ep->memreg.lookup(ep->memreg.user, qp->cfg.pd, key, remote, addr,
+				 len, need, host)
+		       ? -MR_EACCESS
+		       : 0;
+}
+
+void mr_qp_cqe(struct mr_qp *qp, const struct mr_cqe *cqe)
+{
+	struct mr_ep *ep = qp->ep;
+	struct mr_cqe c = *cqe;
+
+	c.qp_user = qp->cfg.user;
+	c.qp_num = qp->cfg.qpn;
+	if (c.status == MR_WC_SUCCESS)
+		MR_CNT(qp, cqe_ok, 1);
+	else
+		MR_CNT(qp, cqe_err, 1);
+	ep->cb.complete(ep->cb.user, &c);
+}
+
+void mr_qp_enter_err(struct mr_qp *qp, int notify)
+{
+	struct mr_ep *ep = qp->ep;
+
+	if (qp->state == MR_QPS_ERR)
+		return;
+	qp->state = MR_QPS_ERR;
+	mr_req_flush(qp);
+	mr_rq_flush(qp);
+	if (qp->cfg.type == MR_QPT_RC)
+		mr_resp_flush(qp);
+	if (notify && ep->cb.qp_error)
+		ep->cb.qp_error(ep->cb.user, qp->cfg.user);
+}
+
+/* Attributes each transition requires (verbs' qp_state_table for RC and
+ * UD) and allows. */
+struct trans {
+	unsigned req, opt;
+};
+
+#define RC_RTR_REQ                                                     \
+	(MR_QP_DEST | MR_QP_PATH_MTU | MR_QP_DEST_QPN | MR_QP_RQ_PSN | \
+	 MR_QP_MAX_DEST_RD_ATOMIC | MR_QP_MIN_RNR_TIMER)
+#define RC_RTS_REQ                                                          \
+	(MR_QP_SQ_PSN | MR_QP_TIMEOUT | MR_QP_RETRY_CNT | MR_QP_RNR_RETRY | \
+	 MR_QP_MAX_QP_RD_ATOMIC)
+#define RC_RTS_OPT                                                    \
+	(MR_QP_ACCESS_FLAGS | MR_QP_MIN_RNR_TIMER | MR_QP_TIMEOUT |   \
+	 MR_QP_RETRY_CNT | MR_QP_RNR_RETRY | MR_QP_MAX_QP_RD_ATOMIC | \
+	 MR_QP_MAX_DEST_RD_ATOMIC)
+
+static int transition(const struct mr_qp *qp, enum mr_qp_state from,
+		      enum mr_qp_state to, struct trans *t)
+{
+	int rc = qp->cfg.type == MR_QPT_RC;
+
+	t->req = t->opt = 0;
+	if (to == MR_QPS_RESET || to == MR_QPS_ERR)
+		return 0;
+	switch (from) {
+	case MR_QPS_RESET:
+		if (to != MR_QPS_INIT)
+			return -MR_EINVAL;
+		t->req = rc ? MR_QP_ACCESS_FLAGS : MR_QP_QKEY;
+		return 0;
+	case MR_QPS_INIT:
+		if (to == MR_QPS_INIT) {
+			t->opt = rc ? MR_QP_ACCESS_FLAGS : MR_QP_QKEY;
+			return 0;
+		}
+		if (to != MR_QPS_RTR)
+			return -MR_EINVAL;
+		t->req = rc ? RC_RTR_REQ : 0;
+		t->opt = rc ? MR_QP_ACCESS_FLAGS : MR_QP_QKEY;
+		return 0;
+	case MR_QPS_RTR:
+		if (to != MR_QPS_RTS)
+			return -MR_EINVAL;
+		t->req = rc ? RC_RTS_REQ : MR_QP_SQ_PSN;
+		t->opt = rc ? MR_QP_ACCESS_FLAGS | MR_QP_MIN_RNR_TIMER
+			    : MR_QP_QKEY;
+		return 0;
+	case MR_QPS_RTS:
+	case MR_QPS_SQD:
+		if (to != MR_QPS_RTS && to != MR_QPS_SQD)
+			return -MR_EINVAL;
+		t->opt = rc ? RC_RTS_OPT : MR_QP_QKEY;
+		return 0;
+	default:
+		return -MR_EINVAL;
+	}
+}
+
+static int check_values(const struct mr_qp *qp, const struct mr_qp_attr *a,
+			unsigned mask)
+{
+	const struct mr_ep_config *ec = &qp->ep->cfg;
+
+	if ((mask & MR_QP_PATH_MTU) &&
+	    (a->path_mtu_bytes < 256 || a->path_mtu_bytes > ec->mtu ||
+	     (a->path_mtu_bytes & (a->path_mtu_bytes - 1))))
+		return -MR_EINVAL;
+	if ((mask & MR_QP_RETRY_CNT) && a->retry_cnt > 7)
+		return -MR_EINVAL;
+	if ((mask & MR_QP_RNR_RETRY) && a->rnr_retry > 7)
+		return -MR_EINVAL;
+	if ((mask & MR_QP_MIN_RNR_TIMER) && a->min_rnr_timer > 31)
+		return -MR_EINVAL;
+	if ((mask & MR_QP_TIMEOUT) && a->timeout > 31)
+		return -MR_EINVAL;
+	if ((mask & MR_QP_MAX_DEST_RD_ATOMIC) &&
+	    a->max_dest_rd_atomic > ec->max_rd_atomic)
+		return -MR_EINVAL;
+	if ((mask & MR_QP_MAX_QP_RD_ATOMIC) &&
+	    a->max_rd_atomic > MR_MAX_RD_ATOMIC)
+		return -MR_EINVAL;
+	if ((mask & MR_QP_DEST_QPN) &&
+	    (!a->dest_qpn || (a->dest_qpn & ~MR_QPN_MASK)))
+		return -MR_EINVAL;
+	if ((mask & MR_QP_ACCESS_FLAGS) &&
+	    (a->access &
+	     ~(unsigned)(MR_ACCESS_LOCAL_WRITE | MR_ACCESS_REMOTE_WRITE |
+			 MR_ACCESS_REMOTE_READ | MR_ACCESS_REMOTE_ATOMIC)))
+		return -MR_EINVAL;
+	return 0;
+}
+
+static void apply(struct mr_qp *qp, const struct mr_qp_attr *a, unsigned m)
+{
+	struct mr_qp_attr *q = &qp->attr;
+
+	if (m & MR_QP_ACCESS_FLAGS)
+		q->access = a->access;
+	if (m & MR_QP_QKEY)
+		q->qkey = a->qkey;
+	if (m & MR_QP_DEST)
+		q->dest = a->dest;
+	if (m & MR_QP_PATH_MTU) {
+		q->path_mtu_bytes = a->path_mtu_bytes;
+		qp->mtu = a->path_mtu_bytes;
+	}
+	if (m & MR_QP_TIMEOUT)
+		q->timeout = a->timeout;
+	if (m & MR_QP_RETRY_CNT)
+		q->retry_cnt = a->retry_cnt;
+	if (m & MR_QP_RNR_RETRY)
+		q->rnr_retry = a->rnr_retry;
+	if (m & MR_QP_RQ_PSN)
+		q->rq_psn = a->rq_psn;
+	if (m & MR_QP_MAX_QP_RD_ATOMIC)
+		q->max_rd_atomic = a->max_rd_atomic;
+	if (m & MR_QP_MIN_RNR_TIMER)
+		q->min_rnr_timer = a->min_rnr_timer;
+	if (m & MR_QP_SQ_PSN)
+		q->sq_psn = a->sq_psn;
+	if (m & MR_QP_MAX_DEST_RD_ATOMIC)
+		q->max_dest_rd_atomic = a->max_dest_rd_atomic;
+	if (m & MR_QP_DEST_QPN)
+		q->dest_qpn = a->dest_qpn;
+}
+
+int mr_qp_modify(struct mr_qp *qp, const struct mr_qp_attr *attr,
+		 unsigned attr_mask)
+{
+	enum mr_qp_state from, to;
+	struct trans t;
+	int rc;
+
+	if (!qp || !attr)
+		return -MR_EINVAL;
+	from = qp->state;
+	to = (attr_mask & MR_QP_STATE) ? attr->state : from;
+	if (to > MR_QPS_ERR || to == MR_QPS_SQE)
+		return -MR_EINVAL;
+	rc = transition(qp, from, to, &t);
+	if (rc)
+		return rc;
+	if (to == MR_QPS_RESET) {
+		qp_reset(qp);
+		return 0;
+	}
+	if (to == MR_QPS_ERR) {
+		mr_qp_enter_err(qp, 0);
+		return 0;
+	}
+	if ((attr_mask & t.req) != t.req ||
+	    (attr_mask & ~(t.req | t.opt | MR_QP_STATE)))
+		return -MR_EINVAL;
+	rc = check_values(qp, attr, attr_mask);
+	if (rc)
+		return rc;
+	apply(qp, attr, attr_mask);
+	if (from == MR_QPS_INIT && to == MR_QPS_RTR &&
+	    qp->cfg.type == MR_QPT_RC)
+		mr_resp_reset(qp);
+	if (from == MR_QPS_RTR && to == MR_QPS_RTS && qp->cfg.type == MR_QPT_RC)
+		mr_req_reset(qp, 0);
+	qp->state = to;
+	return 0;
+}
+
+int mr_qp_query(const struct mr_qp *qp, struct mr_qp_attr *out)
+{
+	if (!qp || !out)
+		return -MR_EINVAL;
+	*out = qp->attr;
+	out->state = qp->state;
+	out->qp_num = qp->cfg.qpn;
+	out->mode = qp->cfg.mode;
+	out->type = qp->cfg.type;
+	return 0;
+}
+
+int mr_qp_post_recv(struct mr_qp *qp, const struct mr_recv_wr *wr)
+{
+	struct mr_cqe c;
+	int rc;
+
+	if (!qp || !wr)
+		return -MR_EINVAL;
+	if (qp->cfg.srq)
+		return -MR_EINVAL;
+	if (qp->state == MR_QPS_RESET)
+		return -MR_ESTATE;
+	rc = mr_rq_push(qp->ep, qp->cfg.pd, &qp->rq, wr);
+	if (rc || qp->state != MR_QPS_ERR)
+		return rc;
+	/* MR-ERR-4: posted in ERR, flushed at once. */
+	qp->rq.head++;
+	memset(&c, 0, sizeof(c));
+	c.wr_id = wr->wr_id;
+	c.status = MR_WC_WR_FLUSH_ERR;
+	c.opcode = MR_WC_RECV;
+	c.is_recv = 1;
+	mr_qp_cqe(qp, &c);
+	return 0;
+}
+
+const struct mr_counters *mr_qp_counters(const struct mr_qp *qp)
+{
+	return &qp->cnt;
+}

@@ -1,0 +1,974 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The requester (docs/spec/transport.md MR-REQ-*, MR-ORD-*, MR-ERR-*):
+ * send WQEs become packets (new ssn each, a path and ppsn from the
+ * per-path sender), ACKs settle them, losses the per-path senders report
+ * are resent (same ssn, new path/ppsn), and WQEs complete in posting
+ * order. The same ssn space also carries the responses of mr_resp.c.
+ */
+#include <string.h>
+
+#include "mr_engine.h"
+
+static struct mr_txp *txp_of(struct mr_qp *qp, uint32_t ssn)
+{
+	return &qp->txp[mr_ssn_slot(qp, ssn)];
+}
+
+static int in_flight_window(const struct mr_qp *qp, uint32_t ssn)
+{
+	return !mr_seq_lt(ssn, qp->snd_una) && mr_seq_lt(ssn, qp->snd_nxt);
+}
+
+static void on_acked(void *user, uint16_t path, uint32_t ssn, uint32_t bytes,
+		     uint64_t ctx, uint64_t rtt_ns)
+{
+	struct mr_qp *qp = user;
+	struct mr_txp *t;
+
+	qp->cc_acked_bytes += bytes;
+	qp->cc_acked_pkts++;
+	if (!in_flight_window(qp, ssn))
+		return;
+	t = txp_of(qp, ssn);
+	if (t->state == MR_TXP_LOST)
+		qp->lost_cnt--;
+	t->state = MR_TXP_ACKED;
+}
+
+static void on_lost(void *user, uint16_t path, uint32_t ssn, uint32_t bytes,
+		    uint64_t ctx, int why)
+{
+	struct mr_qp *qp = user;
+	struct mr_txp *t;
+
+	mr_cc_on_loss(&qp->cc, bytes, why, qp->now);
+	if (why == MR_PATHTX_LOSS_REORDER || why == MR_PATHTX_LOSS_TIME)
+		MR_CNT(qp, sack_holes, 1);
+	if (!in_flight_window(qp, ssn))
+		return;
+	t = txp_of(qp, ssn);
+	if (t->state != MR_TXP_OUT)
+		return;
+	t->state = MR_TXP_LOST;
+	qp->lost_cnt++;
+	if (mr_seq_lt(ssn, qp->retx_from))
+		qp->retx_from = ssn;
+}
+
+void mr_req_reset(struct mr_qp *qp, uint64_t now)
+{
+	struct mr_ep *ep = qp->ep;
+	struct mr_pathtx_cb cb = { .acked = on_acked,
+				   .lost = on_lost,
+				   .user = qp };
+	struct mr_cc_config ccfg;
+	uint16_t i;
+
+	qp->snd_una = qp->snd_nxt = qp->retx_from = qp->attr.sq_psn;
+	qp->lost_cnt = 0;
+	qp->peer_cum_msn = 0;
+	qp->retries = 0;
+	qp->progress_at = now;
+	qp->rnr_wait = 0;
+	qp->pace_at = UINT64_MAX;
+	qp->resp_head = qp->resp_send = qp->resp_tail = 0;
+	qp->cc_acked_bytes = 0;
+	qp->cc_acked_pkts = 0;
+	for (i = 0; i < qp->npaths; i++) {
+		struct mr_pathtx_config pc = {
+			.path_id = i,
+			.init_ppsn = qp->attr.sq_psn,
+			.rto_min_ns = ep->cfg.min_rto_ns,
+		};
+
+		mr_pathtx_init(&qp->ptx[i], &pc, &cb);
+	}
+	mr_pathsel_init(&qp->ps,
+			mr_qp_is_gbn(qp) ? &mr_pathsel_ops_single
+					 : ep->cfg.pathsel,
+			qp->npaths,
+			ep->cfg.num_planes < qp->npaths ? ep->cfg.num_planes
+							: (uint8_t)qp->npaths,
+			&ep->rnd);
+	memset(&ccfg, 0, sizeof(ccfg));
+	ccfg.mtu = qp->mtu + MR_MAX_HDR_LEN + MR_ICRC_LEN;
+	ccfg.line_rate_mbps = ep->cfg.link_rate_mbps;
+	ccfg.base_rtt_ns = ep->cfg.base_rtt_ns;
+	mr_cc_init(&qp->cc,
+		   mr_qp_is_gbn(qp) ? ep->cfg.cc_gbn : ep->cfg.cc_metaroce,
+		   &ccfg, now);
+}
+
+/* ---- posting ---------------------------------------------------------- */
+
+static int post_check(const struct mr_qp *qp, const struct mr_send_wr *wr,
+		      uint64_t *len)
+{
+	const struct mr_qp_config *c = &qp->cfg;
+	unsigned i;
+
+	*len = 0;
+	if (wr->num_sge > c->max_send_sge || (wr->num_sge && !wr->sg_list))
+		return -MR_EINVAL;
+	if (wr->flags & ~(unsigned)(MR_SEND_FENCE | MR_SEND_SIGNALED |
+				    MR_SEND_SOLICITED | MR_SEND_INLINE))
+		return -MR_EINVAL;
+	for (i = 0; i < wr->num_sge; i++)
+		*len += wr->sg_list[i].length;
+	if (c->type == MR_QPT_UD) {
+		if (wr->opcode != MR_WR_SEND &&
+		    wr->opcode != MR_WR_SEND_WITH_IMM)
+			return -MR_EINVAL;
+		if (*len > qp->ep->cfg.mtu)
+			return -MR_EMSGSIZE;
+	}
+	switch (wr->opcode) {
+	case MR_WR_SEND:
+	case MR_WR_SEND_WITH_IMM:
+	case MR_WR_RDMA_WRITE:
+	case MR_WR_RDMA_WRITE_WITH_IMM:
+		break;
+	case MR_WR_RDMA_READ:
+		if (wr->flags & MR_SEND_INLINE)
+			return -MR_EINVAL;
+		break;
+	case MR_WR_ATOMIC_CMP_AND_SWP:
+	case MR_WR_ATOMIC_FETCH_AND_ADD:
+		/* MR-REQ-9: 64-bit, 8-byte aligned, result into 8 bytes. */
+		if ((wr->flags & MR_SEND_INLINE) || *len != 8 ||
+		    (wr->remote_addr & 7))
+			return -MR_EINVAL;
+		break;
+	default:
+		return -MR_EINVAL;
+	}
+	if (*len > MR_WIRE_MAX_MSG_LEN)
+		return -MR_EMSGSIZE;
+	if ((wr->flags & MR_SEND_INLINE) && *len > c->max_inline)
+		return -MR_EMSGSIZE;
+	return 0;
+}
+
+static unsigned need_of(enum mr_wr_opcode op)
+{
+	return op == MR_WR_RDMA_READ || op == MR_WR_ATOMIC_CMP_AND_SWP ||
+			       op == MR_WR_ATOMIC_FETCH_AND_ADD
+		       ? MR_ACCESS_LOCAL_WRITE
+		       : 0;
+}
+
+static int consumes_rwqe(uint8_t op)
+{
+	return op == MR_WR_SEND || op == MR_WR_SEND_WITH_IMM ||
+	       op == MR_WR_RDMA_WRITE_WITH_IMM;
+}
+
+static uint32_t npkts_of(const struct mr_qp *qp, const struct mr_swqe *w)
+{
+	if (w->opcode == MR_WR_RDMA_READ ||
+	    w->opcode == MR_WR_ATOMIC_CMP_AND_SWP ||
+	    w->opcode == MR_WR_ATOMIC_FETCH_AND_ADD || !w->len)
+		return 1;
+	return (uint32_t)(((uint64_t)w->len + qp->mtu - 1) / qp->mtu);
+}
+
+static enum mr_wc_opcode wc_opcode(uint8_t op)
+{
+	switch (op) {
+	case MR_WR_RDMA_WRITE:
+	case MR_WR_RDMA_WRITE_WITH_IMM:
+		return MR_WC_RDMA_WRITE;
+	case MR_WR_RDMA_READ:
+		return MR_WC_RDMA_READ;
+	case MR_WR_ATOMIC_CMP_AND_SWP:
+		return MR_WC_COMP_SWAP;
+	case MR_WR_ATOMIC_FETCH_AND_ADD:
+		return MR_WC_FETCH_ADD;
+	default:
+		return MR_WC_SEND;
+	}
+}
+
+static void sq_cqe(struct mr_qp *qp, const struct mr_swqe *w,
+		   enum mr_wc_status st)
+{
+	struct mr_cqe c;
+
+	memset(&c, 0, sizeof(c));
+	c.wr_id = w->wr_id;
+	c.status = st;
+	c.opcode = wc_opcode(w->opcode);
+	if (st == MR_WC_SUCCESS)
+		c.byte_len = w->len;
+	mr_qp_cqe(qp, &c);
+}
+
+int mr_qp_post_send(struct mr_qp *qp, const struct mr_send_wr *wr, uint64_t now)
+{
+	struct mr_swqe *w;
+	uint64_t len;
+	unsigned i;
+	int rc;
+
+	if (!qp || !wr)
+		return -MR_EINVAL;
+	if (qp->state != MR_QPS_RTS && qp->state != MR_QPS_SQD &&
+	    qp->state != MR_QPS_ERR)
+		return -MR_ESTATE;
+	if (qp->sq_tail - qp->sq_head >= qp->cfg.max_send_wr)
+		return -MR_EAGAIN;
+	rc = post_check(qp, wr, &len);
+	if (rc)
+		return rc;
+	if (!(wr->flags & MR_SEND_INLINE)) {
+		for (i = 0; i < wr->num_sge; i++) {
+			const struct mr_sge *s = &wr->sg_list[i];
+			uint8_t *host;
+
+			if (mr_qp_lookup(qp, s->lkey, 0, s->addr, s->length,
+					 need_of(wr->opcode), &host))
+				return -MR_EACCESS;
+		}
+	}
+	w = mr_sq_wqe(qp, qp->sq_tail);
+	w->wr_id = wr->wr_id;
+	w->opcode = (uint8_t)wr->opcode;
+	w->state = MR_SWQE_POSTED;
+	w->signaled = (wr->flags & MR_SEND_SIGNALED) || qp->cfg.sq_sig_all;
+	w->is_inline = !!(wr->flags & MR_SEND_INLINE);
+	w->fence = !!(wr->flags & MR_SEND_FENCE);
+	w->solicited = !!(wr->flags & MR_SEND_SOLICITED);
+	w->resp_done = 0;
+	w->rnr_count = 0;
+	w->err = 0;
+	w->msn = qp->sq_tail;
+	w->len = (uint32_t)len;
+	w->imm = wr->imm;
+	w->remote_addr = wr->remote_addr;
+	w->rkey = wr->rkey;
+	w->compare_add = wr->compare_add;
+	w->swap = wr->swap;
+	w->num_sge = wr->num_sge;
+	w->sent_pkts = 0;
+	w->resp_bytes = 0;
+	w->ud_qpn = wr->ud_remote_qpn & MR_QPN_MASK;
+	w->ud_qkey = wr->ud_remote_qkey;
+	w->ud_dest = wr->ud_dest;
+	if (w->is_inline) {
+		uint8_t *p = w->inl;
+
+		/* MR-REQ-2: inline data is copied now; the caller may reuse
+		 * its buffers when this returns. */
+		for (i = 0; i < wr->num_sge; i++) {
+			if (wr->sg_list[i].length)
+				memcpy(p,
+				       (const void *)(uintptr_t)wr->sg_list[i]
+					       .addr,
+				       wr->sg_list[i].length);
+			p += wr->sg_list[i].length;
+		}
+		w->num_sge = 0;
+	} else if (wr->num_sge) {
+		memcpy(w->sge, wr->sg_list, wr->num_sge * sizeof(*w->sge));
+	}
+	w->npkts = npkts_of(qp, w);
+	w->rsn = 0;
+	if (qp->cfg.type == MR_QPT_RC && consumes_rwqe(w->opcode))
+		w->rsn = qp->snd_rsn++;
+	qp->sq_tail++;
+	if (qp->state == MR_QPS_ERR) {
+		/* MR-ERR-4 */
+		qp->sq_head = qp->sq_next = qp->sq_tail;
+		sq_cqe(qp, w, MR_WC_WR_FLUSH_ERR);
+	}
+	(void)now;
+	return 0;
+}
+
+/* ---- completion and errors ---------------------------------------------- */
+
+static void mark_err(struct mr_qp *qp, uint32_t msn, enum mr_wc_status st)
+{
+	struct mr_swqe *w;
+
+	if (mr_seq_lt(msn, qp->sq_head) || !mr_seq_lt(msn, qp->sq_next))
+		return;
+	w = mr_sq_wqe(qp, msn);
+	if (!w->err)
+		w->err = (uint8_t)st;
+	if (!qp->have_err || mr_seq_lt(msn, qp->err_msn)) {
+		qp->have_err = 1;
+		qp->err_msn = msn;
+	}
+}
+
+static int wqe_done(const struct mr_qp *qp, const struct mr_swqe *w)
+{
+	switch (w->opcode) {
+	case MR_WR_RDMA_READ:
+	case MR_WR_ATOMIC_CMP_AND_SWP:
+	case MR_WR_ATOMIC_FETCH_AND_ADD:
+		return w->resp_done;
+	default:
+		/* MR-REQ-6: the peer's cum_msn says the message is complete
+		 * there, i.e. in remote memory / in a receive buffer. */
+		return w->state == MR_SWQE_SENT &&
+		       mr_seq_lt(w->msn, qp->peer_cum_msn);
+	}
+}
+
+static int is_rd_atomic(uint8_t op)
+{
+	return op == MR_WR_RDMA_READ || op == MR_WR_ATOMIC_CMP_AND_SWP ||
+	       op == MR_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+void mr_req_complete(struct mr_qp *qp)
+{
+	while (qp->state != MR_QPS_ERR && qp->sq_head != qp->sq_next) {
+		struct mr_swqe *w = mr_sq_wqe(qp, qp->sq_head);
+
+		if (w->err) {
+			/* MR-ERR-1: the failed WQE completes with its status
+			 * in order, the QP goes to ERR, the rest flush. */
+			enum mr_wc_status st = (enum mr_wc_status)w->err;
+
+			if (is_rd_atomic(w->opcode))
+				qp->rd_out--;
+			qp->sq_head++;
+			sq_cqe(qp, w, st);
+			mr_qp_enter_err(qp, 1);
+			return;
+		}
+		if (!wqe_done(qp, w))
+			return;
+		if (is_rd_atomic(w->opcode))
+			qp->rd_out--;
+		qp->sq_head++;
+		MR_CNT(qp, msgs_sent, 1);
+		if (w->signaled)
+			sq_cqe(qp, w, MR_WC_SUCCESS);
+	}
+}
+
+void mr_req_flush(struct mr_qp *qp)
+{
+	while (qp->sq_head != qp->sq_tail) {
+		struct mr_swqe *w = mr_sq_wqe(qp, qp->sq_head);
+
+		qp->sq_head++;
+		sq_cqe(qp, w, MR_WC_WR_FLUSH_ERR);
+	}
+	qp->sq_next = qp->sq_tail;
+	qp->rd_out = 0;
+	qp->lost_cnt = 0;
+	qp->rnr_wait = 0;
+	qp->pace_at = UINT64_MAX;
+}
+
+/* ---- transmit ----------------------------------------------------------- */
+
+static uint8_t wire_opcode(const struct mr_swqe *w)
+{
+	static const uint8_t map[] = {
+		[MR_WR_RDMA_WRITE] = MR_OP_WRITE,
+		[MR_WR_RDMA_WRITE_WITH_IMM] = MR_OP_WRITE_IMM,
+		[MR_WR_SEND] = MR_OP_SEND,
+		[MR_WR_SEND_WITH_IMM] = MR_OP_SEND_IMM,
+		[MR_WR_RDMA_READ] = MR_OP_READ_REQ,
+		[MR_WR_ATOMIC_CMP_AND_SWP] = MR_OP_ATOMIC_CS,
+		[MR_WR_ATOMIC_FETCH_AND_ADD] = MR_OP_ATOMIC_FA,
+	};
+	return map[w->opcode];
+}
+
+static void base_hdr(const struct mr_qp *qp, struct mr_pkt *pkt, uint8_t op,
+		     uint32_t ssn)
+{
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->bth.version = MR_WIRE_VERSION;
+	pkt->bth.opcode = op;
+	pkt->bth.flags = mr_qp_is_gbn(qp) ? MR_BTH_F_GBN : 0;
+	pkt->bth.dqpn = qp->attr.dest_qpn;
+	pkt->bth.sqpn = qp->cfg.qpn;
+	pkt->bth.ssn = ssn;
+}
+
+/* Build the request packet at `offset` of WQE w into buf. Returns its
+ * length without ICRC (payload appended), or 0. */
+static size_t build_req(struct mr_qp *qp, const struct mr_swqe *w,
+			uint32_t offset, uint32_t ssn, int retx, uint8_t *buf,
+			size_t cap, uint32_t *plen_out)
+{
+	struct mr_pkt pkt;
+	uint32_t plen = 0;
+	size_t h;
+	int last;
+
+	base_hdr(qp, &pkt, wire_opcode(w), ssn);
+	pkt.bth.msn = w->msn;
+	pkt.bth.msg_len = w->len;
+	pkt.bth.offset = offset;
+	switch (w->opcode) {
+	case MR_WR_SEND:
+	case MR_WR_SEND_WITH_IMM:
+		pkt.bth.rsn = w->rsn;
+		/* fallthrough */
+	case MR_WR_RDMA_WRITE:
+	case MR_WR_RDMA_WRITE_WITH_IMM:
+		plen = w->len - offset;
+		if (plen > qp->mtu)
+			plen = qp->mtu;
+		break;
+	case MR_WR_RDMA_READ:
+		pkt.bth.offset = 0;
+		break;
+	default:
+		pkt.bth.offset = 0;
+		pkt.bth.msg_len = MR_WIRE_ATOMIC_LEN;
+		pkt.atom.vaddr = w->remote_addr;
+		pkt.atom.rkey = w->rkey;
+		if (w->opcode == MR_WR_ATOMIC_CMP_AND_SWP) {
+			pkt.atom.swap_add = w->swap;
+			pkt.atom.compare = w->compare_add;
+		} else {
+			pkt.atom.swap_add = w->compare_add;
+		}
+		break;
+	}
+	if (w->opcode == MR_WR_RDMA_WRITE ||
+	    w->opcode == MR_WR_RDMA_WRITE_WITH_IMM ||
+	    w->opcode == MR_WR_RDMA_READ) {
+		pkt.reth.vaddr = w->remote_addr;
+		pkt.reth.rkey = w->rkey;
+		pkt.reth.dma_len = w->len;
+	}
+	pkt.imm = w->imm;
+	last = offset + plen >= w->len;
+	if (last) {
+		pkt.bth.flags |= MR_BTH_F_ACK_REQ;
+		if (w->solicited && (w->opcode == MR_WR_SEND ||
+				     w->opcode == MR_WR_SEND_WITH_IMM ||
+				     w->opcode == MR_WR_RDMA_WRITE_WITH_IMM))
+			pkt.bth.flags |= MR_BTH_F_SOLICITED;
+	}
+	if (retx)
+		pkt.bth.flags |= MR_BTH_F_RETX;
+	pkt.payload_len = plen;
+	h = mr_wire_hdr_len(&pkt);
+	if (!h || h + plen + MR_ICRC_LEN > cap)
+		return 0;
+	if (plen) {
+		if (w->is_inline)
+			memcpy(buf + h, w->inl + offset, plen);
+		else if (mr_sge_gather(qp, w->sge, w->num_sge, offset, buf + h,
+				       plen))
+			return 0;
+	}
+	if (mr_wire_encode_hdr(&pkt, buf, cap) != h)
+		return 0;
+	*plen_out = plen;
+	return h + plen;
+}
+
+/* Build a response packet (READ_RESP / ATOMIC_RESP) from record r. READ
+ * data is read from memory again on every (re)transmission (MR-RSP-6). */
+static size_t build_resp(struct mr_qp *qp, const struct mr_resp_rec *r,
+			 uint32_t offset, uint32_t ssn, int retx, uint8_t *buf,
+			 size_t cap, uint32_t *plen_out)
+{
+	struct mr_pkt pkt;
+	uint32_t plen = 0;
+	uint8_t *host;
+	size_t h;
+
+	base_hdr(qp, &pkt, r->opcode, ssn);
+	pkt.bth.msn = r->msn;
+	if (r->opcode == MR_OP_ATOMIC_RESP) {
+		pkt.bth.msg_len = MR_WIRE_ATOMIC_LEN;
+		pkt.atomic_orig = r->orig;
+	} else {
+		pkt.bth.msg_len = r->len;
+		pkt.bth.offset = offset;
+		plen = r->len - offset;
+		if (plen > qp->mtu)
+			plen = qp->mtu;
+	}
+	if (offset + plen >= r->len)
+		pkt.bth.flags |= MR_BTH_F_ACK_REQ;
+	if (retx)
+		pkt.bth.flags |= MR_BTH_F_RETX;
+	pkt.payload_len = plen;
+	h = mr_wire_hdr_len(&pkt);
+	if (!h || h + plen + MR_ICRC_LEN > cap)
+		return 0;
+	if (plen) {
+		if (mr_qp_lookup(qp, r->rkey, 1, r->vaddr + offset, plen,
+				 MR_ACCESS_REMOTE_READ, &host))
+			return 0;
+		memcpy(buf + h, host, plen);
+	}
+	if (mr_wire_encode_hdr(&pkt, buf, cap) != h)
+		return 0;
+	*plen_out = plen;
+	return h + plen;
+}
+
+/* The lowest ssn waiting for retransmission that still matters, or -1.
+ * Entries of WQEs that completed or failed are settled on the way. */
+static int next_lost(struct mr_qp *qp, uint32_t *out)
+{
+	uint32_t s = qp->retx_from;
+
+	if (mr_seq_lt(s, qp->snd_una))
+		s = qp->snd_una;
+	for (; qp->lost_cnt && mr_seq_lt(s, qp->snd_nxt); s++) {
+		struct mr_txp *t = txp_of(qp, s);
+
+		if (t->state != MR_TXP_LOST)
+			continue;
+		if (t->kind == MR_TXP_REQ &&
+		    (mr_seq_lt(t->owner, qp->sq_head) ||
+		     (qp->have_err && !mr_seq_lt(t->owner, qp->err_msn)) ||
+		     mr_sq_wqe(qp, t->owner)->err)) {
+			t->state = MR_TXP_ACKED;
+			qp->lost_cnt--;
+			continue;
+		}
+		if (t->kind == MR_TXP_RESP &&
+		    mr_seq_lt(t->owner, qp->resp_head)) {
+			t->state = MR_TXP_ACKED;
+			qp->lost_cnt--;
+			continue;
+		}
+		qp->retx_from = s;
+		*out = s;
+		return 0;
+	}
+	qp->retx_from = s;
+	return -1;
+}
+
+/* Can the WQE at sq_next start (or continue) sending? MR-ORD-3 (fence),
+ * MR-REQ-8 (max_rd_atomic), MR-REQ-4 (message window). */
+static struct mr_swqe *next_new(struct mr_qp *qp)
+{
+	struct mr_swqe *w;
+	uint32_t max_rd;
+
+	if (qp->sq_next == qp->sq_tail || qp->state != MR_QPS_RTS)
+		return NULL;
+	if (qp->have_err && !mr_seq_lt(qp->sq_next, qp->err_msn))
+		return NULL;
+	if (qp->sq_next - qp->peer_cum_msn >= qp->ep->cfg.msg_window)
+		return NULL;
+	w = mr_sq_wqe(qp, qp->sq_next);
+	if (w->sent_pkts)
+		return w;
+	max_rd = qp->attr.max_rd_atomic ? qp->attr.max_rd_atomic : 1;
+	if (is_rd_atomic(w->opcode) && qp->rd_out >= max_rd)
+		return NULL;
+	if (w->fence && qp->rd_out)
+		return NULL;
+	return w;
+}
+
+int mr_req_has_data(const struct mr_qp *qp, uint64_t now)
+{
+	struct mr_qp *q = (struct mr_qp *)qp;
+
+	if (qp->rnr_wait)
+		return 0;
+	return qp->lost_cnt || qp->resp_send != qp->resp_tail || next_new(q);
+}
+
+size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
+		 struct mr_tx_meta *meta)
+{
+	uint32_t ssn = 0, plen = 0, bytes;
+	struct mr_txp *t = NULL;
+	struct mr_swqe *w = NULL;
+	struct mr_resp_rec *r = NULL;
+	int path, retx = 0, have_lost;
+	size_t len;
+	uint32_t ppsn;
+
+	if (qp->rnr_wait)
+		return 0;
+	have_lost = !next_lost(qp, &ssn);
+	if (!have_lost) {
+		if (qp->resp_send != qp->resp_tail)
+			r = &qp->resp[qp->resp_send % qp->resp_max];
+		else
+			w = next_new(qp);
+		if (!r && !w)
+			return 0;
+		/* MR-REQ-4: never beyond the peer's dedup window. */
+		if (qp->snd_nxt - qp->snd_una >= qp->ep->cfg.ssn_window)
+			return 0;
+	}
+	bytes = qp->mtu + MR_MAX_HDR_LEN + MR_ICRC_LEN;
+	if (!mr_cc_can_send(&qp->cc, bytes, now)) {
+		qp->pace_at = mr_cc_next_send(&qp->cc) > now
+				      ? mr_cc_next_send(&qp->cc)
+				      : UINT64_MAX;
+		return 0;
+	}
+	path = mr_pathsel_pick(&qp->ps, qp->ptx, now);
+	if (path < 0)
+		return 0;
+	qp->pace_at = UINT64_MAX;
+
+	if (have_lost) {
+		t = txp_of(qp, ssn);
+		retx = t->retx + 1;
+		if (t->kind == MR_TXP_REQ)
+			len = build_req(qp, mr_sq_wqe(qp, t->owner), t->offset,
+					ssn, 1, buf, cap, &plen);
+		else
+			len = build_resp(qp, &qp->resp[t->owner % qp->resp_max],
+					 t->offset, ssn, 1, buf, cap, &plen);
+	} else {
+		uint32_t off;
+
+		ssn = qp->snd_nxt;
+		t = txp_of(qp, ssn);
+		if (r) {
+			off = r->sent_pkts * qp->mtu;
+			len = build_resp(qp, r, off, ssn, 0, buf, cap, &plen);
+		} else {
+			off = w->sent_pkts * qp->mtu;
+			len = build_req(qp, w, off, ssn, 0, buf, cap, &plen);
+		}
+		if (len) {
+			t->kind = r ? MR_TXP_RESP : MR_TXP_REQ;
+			t->owner = r ? qp->resp_send : w->msn;
+			t->offset = off;
+			t->retx = 0;
+			t->bytes = plen;
+		}
+	}
+	if (!len) {
+		/* Memory behind a key vanished under us (deregistered while
+		 * in use): the QP cannot keep its promises (MR-ERR-6). */
+		mr_qp_enter_err(qp, 1);
+		return 0;
+	}
+	if (mr_pathtx_send(&qp->ptx[path], ssn, (uint32_t)len + MR_ICRC_LEN,
+			   (unsigned)retx, 0, now, &ppsn))
+		return 0;
+	mr_put16(buf + MR_BTH_LEN, (uint16_t)path);
+	mr_put32(buf + MR_BTH_LEN + 4, ppsn);
+	len = mr_wire_seal(buf, len);
+	mr_cc_on_sent(&qp->cc, len, now);
+
+	if (have_lost) {
+		if (t->state == MR_TXP_LOST)
+			qp->lost_cnt--;
+		t->state = MR_TXP_OUT;
+		t->retx = (uint8_t)(retx > 255 ? 255 : retx);
+		MR_CNT(qp, retx_pkts, 1);
+	} else {
+		t->state = MR_TXP_OUT;
+		qp->snd_nxt++;
+		MR_CNT(qp, tx_data_pkts, 1);
+		MR_CNT(qp, tx_payload_bytes, plen);
+		if (r) {
+			r->last_ssn = ssn;
+			if (++r->sent_pkts == r->npkts)
+				qp->resp_send++;
+		} else {
+			if (!w->sent_pkts && is_rd_atomic(w->opcode))
+				qp->rd_out++;
+			if (++w->sent_pkts == w->npkts) {
+				w->state = MR_SWQE_SENT;
+				qp->sq_next++;
+			}
+		}
+	}
+	meta->dest = qp->attr.dest;
+	meta->path_id = (uint16_t)path;
+	meta->entropy = mr_pathsel_entropy(&qp->ps, (uint16_t)path);
+	meta->plane = mr_pathsel_plane(&qp->ps, (uint16_t)path);
+	return len;
+}
+
+/* ---- ACKs and NAKs in -----------------------------------------------------
+ */
+
+static void rewind_from(struct mr_qp *qp, uint32_t msn)
+{
+	uint32_t s;
+
+	/* MR-REQ-12: after an RNR wait, everything of message msn and later
+	 * that the peer may have refused is sent again; what it had taken
+	 * is dropped there as a duplicate. */
+	for (s = qp->snd_una; mr_seq_lt(s, qp->snd_nxt); s++) {
+		struct mr_txp *t = txp_of(qp, s);
+
+		if (t->kind != MR_TXP_REQ || mr_seq_lt(t->owner, msn) ||
+		    t->state != MR_TXP_ACKED)
+			continue;
+		t->state = MR_TXP_LOST;
+		qp->lost_cnt++;
+		if (mr_seq_lt(s, qp->retx_from))
+			qp->retx_from = s;
+	}
+}
+
+static uint64_t rnr_timer_ns(uint8_t code)
+{
+	/* IB's RNR timer encoding (table 45), in microseconds x 100; 0 means
+	 * 655.36 ms. */
+	static const uint32_t us100[32] = {
+		65536, 1,    2,	   3,	  4,	 6,	8,     12,
+		16,    24,   32,   48,	  64,	 96,	128,   192,
+		256,   384,  512,  768,	  1024,	 1536,	2048,  3072,
+		4096,  6144, 8192, 12288, 16384, 24576, 32768, 49152,
+	};
+	return (uint64_t)us100[code & 31] * 10000;
+}
+
+static void on_nak(struct mr_qp *qp, const struct mr_aeth *a, uint64_t now)
+{
+	uint32_t m = a->nak_msn;
+	struct mr_swqe *w;
+	uint16_t i;
+
+	MR_CNT(qp, nak_rcvd[a->syndrome], 1);
+	switch (a->syndrome) {
+	case MR_NAK_SEQ_ERR: {
+		struct mr_txp *t;
+
+		if (!mr_qp_is_gbn(qp) || !in_flight_window(qp, a->cum_ssn))
+			return;
+		/* MR-GBN-3: a NAK for an ssn already sent again is stale. */
+		t = txp_of(qp, a->cum_ssn);
+		if (t->state == MR_TXP_OUT && t->retx)
+			return;
+		for (i = 0; i < qp->npaths; i++)
+			mr_pathtx_lose_all(&qp->ptx[i], now);
+		qp->retx_from = qp->snd_una;
+		MR_CNT(qp, gbn_rewinds, 1);
+		return;
+	}
+	case MR_NAK_RNR:
+		if (mr_seq_lt(m, qp->sq_head) || !mr_seq_lt(m, qp->sq_next))
+			return;
+		if (qp->rnr_wait && !mr_seq_lt(m, qp->rnr_msn))
+			return; /* the wait already covers it */
+		w = mr_sq_wqe(qp, m);
+		w->rnr_count++;
+		if (qp->attr.rnr_retry != 7 &&
+		    w->rnr_count > qp->attr.rnr_retry) {
+			mark_err(qp, m, MR_WC_RNR_RETRY_EXC_ERR);
+			return;
+		}
+		qp->rnr_wait = 1;
+		qp->rnr_msn = m;
+		qp->rnr_until = now + rnr_timer_ns(a->rnr_timer);
+		MR_CNT(qp, rnr_waits, 1);
+		return;
+	case MR_NAK_REM_ACCESS:
+		mark_err(qp, m, MR_WC_REM_ACCESS_ERR);
+		return;
+	case MR_NAK_INV_REQ:
+		mark_err(qp, m, MR_WC_REM_INV_REQ_ERR);
+		return;
+	case MR_NAK_REM_OP:
+		mark_err(qp, m, MR_WC_REM_OP_ERR);
+		return;
+	default:
+		return;
+	}
+}
+
+static void free_resp_records(struct mr_qp *qp)
+{
+	while (qp->resp_head != qp->resp_send) {
+		struct mr_resp_rec *r = &qp->resp[qp->resp_head % qp->resp_max];
+
+		if (!mr_seq_lt(r->last_ssn, qp->snd_una))
+			break;
+		qp->resp_head++;
+	}
+}
+
+int mr_req_on_ack(struct mr_qp *qp, const struct mr_pkt *pkt, uint64_t now)
+{
+	const struct mr_aeth *a = &pkt->aeth;
+	struct mr_cc_ack ca;
+	int progress = 0;
+	uint8_t i;
+
+	if (qp->state == MR_QPS_ERR) {
+		MR_CNT(qp, drop_bad_state, 1);
+		return -MR_ESTATE;
+	}
+	/* MR-REQ-10: an ACK for what we never sent is not trusted. */
+	if (mr_seq_lt(qp->snd_nxt, a->cum_ssn) ||
+	    mr_seq_lt(qp->sq_next, a->cum_msn)) {
+		MR_CNT(qp, drop_invalid, 1);
+		return -MR_EPROTO;
+	}
+	for (i = 0; i < a->nblocks; i++)
+		if (a->blocks[i].path_id >= qp->npaths) {
+			MR_CNT(qp, drop_invalid, 1);
+			return -MR_EPROTO;
+		}
+	qp->cc_acked_bytes = 0;
+	qp->cc_acked_pkts = 0;
+	for (i = 0; i < a->nblocks; i++) {
+		const struct mr_sack_block *b = &a->blocks[i];
+
+		if (mr_pathtx_on_sack(&qp->ptx[b->path_id], b, now) > 0)
+			progress = 1;
+	}
+	if (mr_seq_lt(qp->snd_una, a->cum_ssn)) {
+		while (qp->snd_una != a->cum_ssn) {
+			struct mr_txp *t = txp_of(qp, qp->snd_una);
+
+			if (t->state == MR_TXP_LOST)
+				qp->lost_cnt--;
+			t->state = MR_TXP_ACKED;
+			qp->snd_una++;
+		}
+		progress = 1;
+		free_resp_records(qp);
+	}
+	if (mr_seq_lt(qp->peer_cum_msn, a->cum_msn)) {
+		qp->peer_cum_msn = a->cum_msn;
+		progress = 1;
+	}
+	if (progress) {
+		qp->retries = 0;
+		qp->progress_at = now;
+	}
+	memset(&ca, 0, sizeof(ca));
+	ca.acked_bytes = qp->cc_acked_bytes;
+	ca.acked_pkts = qp->cc_acked_pkts;
+	ca.ce_pkts = a->ecn_ce;
+	ca.rate_hint_mbps = a->rate_hint;
+	ca.srtt_ns = qp->ptx[0].srtt;
+	for (i = 1; i < qp->npaths; i++)
+		if (qp->ptx[i].srtt &&
+		    (!ca.srtt_ns || qp->ptx[i].srtt < ca.srtt_ns))
+			ca.srtt_ns = qp->ptx[i].srtt;
+	mr_cc_on_ack(&qp->cc, &ca, now);
+	MR_CNT(qp, ecn_ce_echoed, a->ecn_ce);
+	if (a->syndrome != MR_NAK_NONE)
+		on_nak(qp, a, now);
+	mr_req_complete(qp);
+	if (qp->state != MR_QPS_ERR)
+		mr_resp_advance(qp, now); /* records may have been freed */
+	return 0;
+}
+
+/* A READ_RESP or ATOMIC_RESP for one of our WQEs (MR-REQ-7). */
+int mr_req_on_resp(struct mr_qp *qp, const struct mr_pkt *pkt,
+		   const struct mr_rx_meta *meta, uint64_t now)
+{
+	const struct mr_bth *b = &pkt->bth;
+	struct mr_swqe *w = NULL;
+	int rc, known;
+
+	if (qp->state == MR_QPS_ERR) {
+		MR_CNT(qp, drop_bad_state, 1);
+		return -MR_ESTATE;
+	}
+	known = !mr_seq_lt(b->msn, qp->sq_head) &&
+		mr_seq_lt(b->msn, qp->sq_next);
+	if (known) {
+		w = mr_sq_wqe(qp, b->msn);
+		if (b->opcode == MR_OP_READ_RESP
+			    ? w->opcode != MR_WR_RDMA_READ ||
+				      b->msg_len != w->len
+			    : w->opcode != MR_WR_ATOMIC_CMP_AND_SWP &&
+				      w->opcode != MR_WR_ATOMIC_FETCH_AND_ADD) {
+			MR_CNT(qp, drop_invalid, 1);
+			return -MR_EPROTO;
+		}
+	} else if (!mr_seq_lt(b->msn, qp->sq_head)) {
+		MR_CNT(qp, drop_invalid, 1);
+		return -MR_EPROTO;
+	}
+	rc = mr_rx_check(qp, pkt, meta, now);
+	if (rc)
+		return rc < 0 ? rc : 0;
+	mr_rx_accept(qp, pkt, meta, now);
+	if (!known || w->resp_done || w->err)
+		return 0; /* completed or failed already: nothing to place */
+	MR_CNT(qp, rx_payload_bytes, pkt->payload_len);
+	if (b->opcode == MR_OP_ATOMIC_RESP) {
+		uint64_t v = pkt->atomic_orig;
+
+		if (mr_sge_place(qp, w->sge, w->num_sge, 0, (uint8_t *)&v, 8))
+			mark_err(qp, w->msn, MR_WC_LOC_PROT_ERR);
+		w->resp_done = 1;
+	} else {
+		if (pkt->payload_len &&
+		    mr_sge_place(qp, w->sge, w->num_sge, b->offset,
+				 pkt->payload, pkt->payload_len))
+			mark_err(qp, w->msn, MR_WC_LOC_PROT_ERR);
+		w->resp_bytes += pkt->payload_len;
+		if (w->resp_bytes >= w->len)
+			w->resp_done = 1;
+	}
+	mr_req_complete(qp);
+	return 0;
+}
+
+/* ---- timers ---------------------------------------------------------------
+ */
+
+uint64_t mr_req_deadline(const struct mr_qp *qp)
+{
+	uint64_t d = qp->pace_at;
+	uint16_t i;
+
+	if (qp->rnr_wait && qp->rnr_until < d)
+		d = qp->rnr_until;
+	for (i = 0; i < qp->npaths; i++) {
+		uint64_t t = mr_pathtx_next_deadline(&qp->ptx[i]);
+
+		if (t < d)
+			d = t;
+	}
+	return d;
+}
+
+void mr_req_expiry(struct mr_qp *qp, uint64_t now)
+{
+	uint64_t limit;
+	uint16_t i;
+
+	for (i = 0; i < qp->npaths; i++) {
+		unsigned ev = mr_pathtx_on_timeout(&qp->ptx[i], now);
+
+		if (!(ev & MR_PATHTX_EV_RTO))
+			continue;
+		MR_CNT(qp, timeouts, 1);
+		qp->retries++;
+		mr_pathsel_on_rto(&qp->ps, i, now);
+		if (mr_qp_is_gbn(qp))
+			qp->retx_from = qp->snd_una;
+	}
+	/* MR-ERR-2: retry_cnt retries without progress, and at least the
+	 * local ACK timeout per try: the oldest WQE fails. timeout 0 is
+	 * infinite (verbs). */
+	limit = mr_ib_timeout_ns(qp->attr.timeout) *
+		((uint64_t)qp->attr.retry_cnt + 1);
+	if (limit && qp->retries > qp->attr.retry_cnt &&
+	    now - qp->progress_at >= limit && qp->sq_head != qp->sq_next) {
+		mark_err(qp, qp->sq_head, MR_WC_RETRY_EXC_ERR);
+		mr_req_complete(qp);
+		return;
+	}
+	if (qp->rnr_wait && now >= qp->rnr_until) {
+		qp->rnr_wait = 0;
+		rewind_from(qp, qp->rnr_msn);
+	}
+	if (qp->pace_at <= now)
+		qp->pace_at = UINT64_MAX;
+}

@@ -1,0 +1,568 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The responder and the receive side of every RC QP
+ * (docs/spec/transport.md MR-RSP-*, MR-ORD-*, MR-ACK-POL-*): sequence
+ * checks (ssn dedup, per-path records), placement on arrival in any order,
+ * the hold slot that keeps a WRITE's last byte visible last, completion
+ * in message order, READ/atomic execution in order into response records,
+ * and the ACK/NAK it sends back.
+ */
+#include <string.h>
+
+#include "mr_engine.h"
+
+void mr_resp_reset(struct mr_qp *qp)
+{
+	uint32_t i;
+
+	mr_ssnwin_reset(&qp->win, qp->attr.rq_psn);
+	for (i = 0; i < qp->npaths; i++)
+		mr_pathrx_init(&qp->prx[i], (uint16_t)i, qp->attr.rq_psn);
+	memset(qp->rmsg, 0, qp->ep->cfg.msg_window * sizeof(*qp->rmsg));
+	for (i = 0; i < qp->ep->cfg.hold_slots; i++)
+		qp->hold[i].used = 0;
+	qp->rcv_msn = 0;
+	qp->rcv_rsn = 0;
+	qp->claim_next = 0;
+	qp->ack_now = 0;
+	qp->ack_pkts = 0;
+	qp->ack_due = UINT64_MAX;
+	qp->rnr_nak = 0;
+	qp->seq_nak = 0;
+	qp->seq_nak_sent = 0;
+	qp->rx_err = 0;
+	qp->last_rx_path = 0;
+	mr_ratehint_conn_init(&qp->rh);
+}
+
+static void path_record(struct mr_qp *qp, const struct mr_pkt *pkt,
+			const struct mr_rx_meta *meta, uint64_t now)
+{
+	mr_pathrx_record(&qp->prx[pkt->pth.path_id], pkt->pth.ppsn,
+			 meta ? meta->ecn_ce : 0, now);
+	qp->last_rx_path = pkt->pth.path_id;
+}
+
+int mr_rx_check(struct mr_qp *qp, const struct mr_pkt *pkt,
+		const struct mr_rx_meta *meta, uint64_t now)
+{
+	uint32_t ssn = pkt->bth.ssn, cum = mr_ssnwin_cum(&qp->win);
+
+	if (!mr_seq_lt(ssn, cum)) {
+		if (ssn - cum >= qp->win.nbits) {
+			/* MR-RSP-2: beyond the window the sender may use. */
+			MR_CNT(qp, drop_window, 1);
+			return -MR_EAGAIN;
+		}
+		if (!mr_ssnwin_test(&qp->win, ssn)) {
+			if (!mr_qp_is_gbn(qp) || ssn == cum)
+				return MR_RX_NEW;
+			/* MR-GBN-2: out of sequence: dropped, one NAK per
+			 * gap, nothing recorded. */
+			MR_CNT(qp, drop_window, 1);
+			if (!qp->seq_nak_sent) {
+				qp->seq_nak_sent = 1;
+				qp->seq_nak = 1;
+				qp->ack_now = 1;
+			}
+			return -MR_EAGAIN;
+		}
+	}
+	/* MR-RSP-2: a duplicate is dropped but re-ACKed at once (its ACK may
+	 * have been lost), and its path records the new ppsn. */
+	MR_CNT(qp, duplicates, 1);
+	path_record(qp, pkt, meta, now);
+	qp->ack_now = 1;
+	return MR_RX_DUP;
+}
+
+void mr_rx_accept(struct mr_qp *qp, const struct mr_pkt *pkt,
+		  const struct mr_rx_meta *meta, uint64_t now)
+{
+	uint32_t before = mr_ssnwin_cum(&qp->win);
+
+	mr_ssnwin_record(&qp->win, pkt->bth.ssn);
+	if (mr_ssnwin_cum(&qp->win) != before)
+		qp->seq_nak_sent = 0;
+	path_record(qp, pkt, meta, now);
+	mr_ratehint_on_rx(&qp->ep->rh, &qp->rh, now);
+	/* MR-ACK-POL-1: ACK every ack_every packets, on ACK_REQ, or
+	 * ack_delay_ns after the first unacknowledged packet. */
+	qp->ack_pkts++;
+	if ((pkt->bth.flags & MR_BTH_F_ACK_REQ) ||
+	    qp->ack_pkts >= qp->ep->cfg.ack_every)
+		qp->ack_now = 1;
+	else if (qp->ack_due == UINT64_MAX)
+		qp->ack_due = now + qp->ep->cfg.ack_delay_ns;
+}
+
+void mr_rx_path_only(struct mr_qp *qp, const struct mr_pkt *pkt,
+		     const struct mr_rx_meta *meta, uint64_t now)
+{
+	path_record(qp, pkt, meta, now);
+	qp->ack_now = 1;
+}
+
+static void set_rx_err(struct mr_qp *qp, struct mr_rmsg *e, uint8_t code)
+{
+	e->err = code;
+	if (!qp->rx_err || mr_seq_lt(e->msn, qp->rx_err_msn)) {
+		qp->rx_err = 1;
+		qp->rx_err_code = code;
+		qp->rx_err_msn = e->msn;
+	}
+	qp->ack_now = 1;
+}
+
+static void rnr(struct mr_qp *qp, uint32_t msn)
+{
+	if (!qp->rnr_nak || mr_seq_lt(msn, qp->rnr_nak_msn))
+		qp->rnr_nak_msn = msn;
+	qp->rnr_nak = 1;
+	qp->ack_now = 1;
+	MR_CNT(qp, drop_rnr, 1);
+}
+
+static int is_write(uint8_t op)
+{
+	return op == MR_OP_WRITE || op == MR_OP_WRITE_IMM;
+}
+
+static int is_send(uint8_t op)
+{
+	return op == MR_OP_SEND || op == MR_OP_SEND_IMM;
+}
+
+static int free_hold(const struct mr_qp *qp)
+{
+	uint32_t i;
+
+	for (i = 0; i < qp->ep->cfg.hold_slots; i++)
+		if (!qp->hold[i].used)
+			return (int)i;
+	return -1;
+}
+
+/* The access checks of MR-RSP-4 and MR-RSP-5. Returns 0 or the NAK code;
+ * *host gets the message's base in memory for WRITE. */
+static uint8_t check_access(struct mr_qp *qp, const struct mr_pkt *pkt,
+			    uint8_t **host)
+{
+	const struct mr_bth *b = &pkt->bth;
+	unsigned acc = qp->attr.access;
+
+	*host = NULL;
+	switch (b->opcode) {
+	case MR_OP_WRITE:
+	case MR_OP_WRITE_IMM:
+		if (!(acc & MR_ACCESS_REMOTE_WRITE) ||
+		    mr_qp_lookup(qp, pkt->reth.rkey, 1, pkt->reth.vaddr,
+				 b->msg_len, MR_ACCESS_REMOTE_WRITE, host))
+			return MR_NAK_REM_ACCESS;
+		return 0;
+	case MR_OP_READ_REQ:
+		if (!(acc & MR_ACCESS_REMOTE_READ) ||
+		    mr_qp_lookup(qp, pkt->reth.rkey, 1, pkt->reth.vaddr,
+				 b->msg_len, MR_ACCESS_REMOTE_READ, host))
+			return MR_NAK_REM_ACCESS;
+		return 0;
+	case MR_OP_ATOMIC_CS:
+	case MR_OP_ATOMIC_FA:
+		if (pkt->atom.vaddr & 7)
+			return MR_NAK_INV_REQ;
+		if (!(acc & MR_ACCESS_REMOTE_ATOMIC) ||
+		    mr_qp_lookup(qp, pkt->atom.rkey, 1, pkt->atom.vaddr, 8,
+				 MR_ACCESS_REMOTE_ATOMIC, host))
+			return MR_NAK_REM_ACCESS;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static void fill_entry(struct mr_rmsg *e, const struct mr_pkt *pkt)
+{
+	const struct mr_bth *b = &pkt->bth;
+
+	memset(e, 0, sizeof(*e));
+	e->used = 1;
+	e->opcode = b->opcode;
+	e->msn = b->msn;
+	e->msg_len = b->msg_len;
+	e->rsn = b->rsn;
+	e->imm = pkt->imm;
+	if (b->opcode == MR_OP_ATOMIC_CS || b->opcode == MR_OP_ATOMIC_FA) {
+		e->vaddr = pkt->atom.vaddr;
+		e->rkey = pkt->atom.rkey;
+		e->swap_add = pkt->atom.swap_add;
+		e->compare = pkt->atom.compare;
+	} else {
+		e->vaddr = pkt->reth.vaddr;
+		e->rkey = pkt->reth.rkey;
+	}
+}
+
+/* Same message, same story: every packet of a message must agree with
+ * the first one that arrived (MR-RSP-1). */
+static int consistent(const struct mr_rmsg *e, const struct mr_pkt *pkt)
+{
+	const struct mr_bth *b = &pkt->bth;
+
+	if (e->opcode != b->opcode || e->msg_len != b->msg_len)
+		return 0;
+	if (is_send(b->opcode) && e->rsn != b->rsn)
+		return 0;
+	if (is_write(b->opcode) &&
+	    (e->vaddr != pkt->reth.vaddr || e->rkey != pkt->reth.rkey))
+		return 0;
+	if ((b->opcode == MR_OP_SEND_IMM || b->opcode == MR_OP_WRITE_IMM) &&
+	    e->imm != pkt->imm)
+		return 0;
+	return 1;
+}
+
+int mr_resp_on_req(struct mr_qp *qp, const struct mr_pkt *pkt,
+		   const struct mr_rx_meta *meta, uint64_t now)
+{
+	const struct mr_bth *b = &pkt->bth;
+	uint32_t mw = qp->ep->cfg.msg_window, plen = pkt->payload_len;
+	struct mr_rmsg *e;
+	struct mr_rwqe *rw = NULL;
+	uint8_t *host = NULL, nak;
+	int rc, hold = -1, final;
+
+	if (qp->state == MR_QPS_ERR) {
+		/* MR-ERR-5: a failed responder keeps answering with its
+		 * NAK, so a lost NAK does not leave the requester guessing. */
+		if (qp->rx_err)
+			qp->ack_now = 1;
+		MR_CNT(qp, drop_bad_state, 1);
+		return -MR_ESTATE;
+	}
+	if (mr_seq_lt(b->msn, qp->rcv_msn)) {
+		/* A message already complete: only a duplicate can be. */
+		rc = mr_rx_check(qp, pkt, meta, now);
+		if (rc == MR_RX_NEW) {
+			MR_CNT(qp, drop_invalid, 1);
+			return -MR_EPROTO;
+		}
+		return rc < 0 ? rc : 0;
+	}
+	if (b->msn - qp->rcv_msn >= mw) {
+		MR_CNT(qp, drop_window, 1);
+		return -MR_EAGAIN;
+	}
+	e = &qp->rmsg[b->msn & (mw - 1)];
+	if (e->used && !consistent(e, pkt)) {
+		MR_CNT(qp, drop_invalid, 1);
+		return -MR_EPROTO;
+	}
+	if (is_send(b->opcode) &&
+	    (mr_seq_lt(b->rsn, qp->rcv_rsn) || b->rsn - qp->rcv_rsn >= mw)) {
+		MR_CNT(qp, drop_invalid, 1);
+		return -MR_EPROTO;
+	}
+	if (e->used && (uint64_t)e->bytes + plen > e->msg_len) {
+		MR_CNT(qp, drop_invalid, 1);
+		return -MR_EPROTO;
+	}
+	rc = mr_rx_check(qp, pkt, meta, now);
+	if (rc) {
+		if (rc == MR_RX_DUP && e->used && e->rnr)
+			mr_resp_advance(qp, now); /* retry the WRITE_IMM WQE */
+		return rc < 0 ? rc : 0;
+	}
+	if (e->used && e->err) {
+		mr_rx_path_only(qp, pkt, meta, now);
+		MR_CNT(qp, drop_access, 1);
+		return -MR_EACCESS;
+	}
+	/* MR-ORD-5: the packet carrying a WRITE's final byte waits in a hold
+	 * slot until every other byte is placed. No slot: dropped unrecorded
+	 * (the sender's path sees a loss and sends it again). */
+	final = is_write(b->opcode) && plen && b->offset + plen == b->msg_len &&
+		(e->used ? e->bytes : 0) + plen < b->msg_len;
+	if (final) {
+		hold = free_hold(qp);
+		if (hold < 0) {
+			MR_CNT(qp, drop_no_slot, 1);
+			return -MR_EAGAIN;
+		}
+	}
+	if (is_send(b->opcode)) {
+		rw = mr_rq_for_rsn(qp, b->rsn);
+		if (!rw) {
+			/* MR-RSP-3: no receive WQE yet: RNR NAK. */
+			rnr(qp, b->msn);
+			mr_rx_path_only(qp, pkt, meta, now);
+			return -MR_EAGAIN;
+		}
+	}
+	nak = check_access(qp, pkt, &host);
+	if (!nak && rw && b->msg_len > rw->total)
+		nak = MR_NAK_INV_REQ; /* MR-RSP-5: receive overflow */
+	if (nak) {
+		if (!e->used)
+			fill_entry(e, pkt);
+		e->rwqe = rw;
+		set_rx_err(qp, e, nak);
+		mr_rx_path_only(qp, pkt, meta, now);
+		MR_CNT(qp, drop_access, 1);
+		mr_resp_advance(qp, now);
+		return -MR_EACCESS;
+	}
+
+	if (!e->used)
+		fill_entry(e, pkt);
+	if (rw)
+		e->rwqe = rw;
+	if (b->flags & MR_BTH_F_SOLICITED)
+		e->solicited = 1;
+	mr_rx_accept(qp, pkt, meta, now);
+	MR_CNT(qp, rx_payload_bytes, plen);
+	if (is_send(b->opcode) && plen &&
+	    mr_rq_place(qp, e->rwqe, b->offset, pkt->payload, plen))
+		set_rx_err(qp, e, MR_NAK_REM_OP);
+	if (is_write(b->opcode) && plen) {
+		uint8_t *dst = host + b->offset;
+
+		if (hold >= 0) {
+			struct mr_hold *h = &qp->hold[hold];
+
+			h->used = 1;
+			h->msn = b->msn;
+			h->len = plen;
+			h->dst = dst;
+			memcpy(h->data, pkt->payload, plen);
+			e->held = 1;
+			e->hold_idx = (uint8_t)hold;
+			MR_CNT(qp, held_last, 1);
+		} else {
+			qp->ep->cb.place(qp->ep->cb.user, dst, pkt->payload,
+					 plen);
+		}
+	}
+	e->bytes += plen;
+	e->got = 1;
+	if (e->held && e->bytes == e->msg_len) {
+		struct mr_hold *h = &qp->hold[e->hold_idx];
+
+		qp->ep->cb.place(qp->ep->cb.user, h->dst, h->data, h->len);
+		h->used = 0;
+		e->held = 0;
+	}
+	if (e->bytes == e->msg_len)
+		mr_resp_advance(qp, now);
+	return 0;
+}
+
+static void recv_cqe(struct mr_qp *qp, const struct mr_rmsg *e,
+		     const struct mr_rwqe *rw, enum mr_wc_status st)
+{
+	struct mr_cqe c;
+
+	memset(&c, 0, sizeof(c));
+	c.wr_id = rw->wr_id;
+	c.status = st;
+	c.is_recv = 1;
+	c.src_qp = qp->attr.dest_qpn;
+	c.opcode = e->opcode == MR_OP_WRITE_IMM ? MR_WC_RECV_RDMA_WITH_IMM
+						: MR_WC_RECV;
+	if (st == MR_WC_SUCCESS) {
+		c.byte_len = e->msg_len;
+		c.solicited = e->solicited;
+		if (e->opcode == MR_OP_SEND_IMM ||
+		    e->opcode == MR_OP_WRITE_IMM) {
+			c.imm = e->imm;
+			c.wc_flags = MR_WC_F_WITH_IMM;
+		}
+	}
+	mr_qp_cqe(qp, &c);
+}
+
+/* Execute a READ or atomic into a response record (MR-RSP-6). Returns 0,
+ * or -MR_EAGAIN when every record is in use (wait for ACKs). */
+static int execute(struct mr_qp *qp, struct mr_rmsg *e)
+{
+	uint32_t lim =
+		qp->attr.max_dest_rd_atomic ? qp->attr.max_dest_rd_atomic : 1;
+	struct mr_resp_rec *r;
+
+	if (lim > qp->resp_max)
+		lim = qp->resp_max;
+	if (qp->resp_tail - qp->resp_head >= lim)
+		return -MR_EAGAIN;
+	r = &qp->resp[qp->resp_tail % qp->resp_max];
+	memset(r, 0, sizeof(*r));
+	r->msn = e->msn;
+	r->vaddr = e->vaddr;
+	r->rkey = e->rkey;
+	if (e->opcode == MR_OP_READ_REQ) {
+		r->opcode = MR_OP_READ_RESP;
+		r->len = e->msg_len;
+		r->npkts =
+			r->len ? (uint32_t)(((uint64_t)r->len + qp->mtu - 1) /
+					    qp->mtu)
+			       : 1;
+		MR_CNT(qp, reads_executed, 1);
+	} else {
+		uint8_t *host;
+		uint64_t *p;
+
+		if (mr_qp_lookup(qp, e->rkey, 1, e->vaddr, 8,
+				 MR_ACCESS_REMOTE_ATOMIC, &host)) {
+			set_rx_err(qp, e, MR_NAK_REM_ACCESS);
+			return -MR_EACCESS;
+		}
+		p = (uint64_t *)(void *)host;
+		if (e->opcode == MR_OP_ATOMIC_CS) {
+			uint64_t expect = e->compare;
+
+			__atomic_compare_exchange_n(p, &expect, e->swap_add, 0,
+						    __ATOMIC_SEQ_CST,
+						    __ATOMIC_SEQ_CST);
+			r->orig = expect;
+		} else {
+			r->orig = __atomic_fetch_add(p, e->swap_add,
+						     __ATOMIC_SEQ_CST);
+		}
+		r->opcode = MR_OP_ATOMIC_RESP;
+		r->len = MR_WIRE_ATOMIC_LEN;
+		r->npkts = 1;
+		MR_CNT(qp, atomics_executed, 1);
+	}
+	qp->resp_tail++;
+	return 0;
+}
+
+/* MR-ORD-1, MR-ORD-2: messages complete in msn order; a READ or atomic
+ * executes only when every earlier message is complete. */
+void mr_resp_advance(struct mr_qp *qp, uint64_t now)
+{
+	uint32_t mw = qp->ep->cfg.msg_window;
+
+	while (qp->state != MR_QPS_ERR) {
+		struct mr_rmsg *e = &qp->rmsg[qp->rcv_msn & (mw - 1)];
+		struct mr_rwqe *rw;
+
+		if (!e->used || e->msn != qp->rcv_msn)
+			return;
+		if (e->err) {
+			/* MR-ERR-3: a SEND that cannot be received fails
+			 * its receive WQE in order, then the QP. */
+			if (e->rwqe && is_send(e->opcode)) {
+				recv_cqe(qp, e, e->rwqe,
+					 e->err == MR_NAK_INV_REQ
+						 ? MR_WC_LOC_LEN_ERR
+						 : MR_WC_LOC_PROT_ERR);
+				mr_rq_consume(qp, e->rsn);
+				e->rwqe = NULL;
+				mr_qp_enter_err(qp, 1);
+			}
+			return;
+		}
+		if (!e->got || e->bytes != e->msg_len)
+			return;
+		switch (e->opcode) {
+		case MR_OP_SEND:
+		case MR_OP_SEND_IMM:
+			recv_cqe(qp, e, e->rwqe, MR_WC_SUCCESS);
+			mr_rq_consume(qp, e->rsn);
+			break;
+		case MR_OP_WRITE_IMM:
+			rw = mr_rq_for_rsn(qp, qp->rcv_rsn);
+			if (!rw) {
+				e->rnr = 1;
+				rnr(qp, e->msn);
+				return;
+			}
+			recv_cqe(qp, e, rw, MR_WC_SUCCESS);
+			mr_rq_consume(qp, qp->rcv_rsn);
+			break;
+		case MR_OP_READ_REQ:
+		case MR_OP_ATOMIC_CS:
+		case MR_OP_ATOMIC_FA:
+			if (execute(qp, e))
+				return;
+			break;
+		default:
+			break;
+		}
+		e->used = 0;
+		qp->rcv_msn++;
+		MR_CNT(qp, msgs_rcvd, 1);
+		if (!qp->ack_now && qp->ack_due == UINT64_MAX)
+			qp->ack_due = now + qp->ep->cfg.ack_delay_ns;
+	}
+}
+
+int mr_resp_ack_wanted(const struct mr_qp *qp, uint64_t now)
+{
+	return qp->ack_now || qp->ack_due <= now;
+}
+
+size_t mr_resp_ack(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
+		   struct mr_tx_meta *meta)
+{
+	struct mr_pkt pkt;
+	struct mr_aeth *a = &pkt.aeth;
+	uint32_t ce = 0;
+	size_t len;
+	uint16_t i;
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.bth.version = MR_WIRE_VERSION;
+	pkt.bth.opcode = MR_OP_ACK;
+	pkt.bth.flags = mr_qp_is_gbn(qp) ? MR_BTH_F_GBN : 0;
+	pkt.bth.dqpn = qp->attr.dest_qpn;
+	pkt.bth.sqpn = qp->cfg.qpn;
+	pkt.bth.ssn = qp->snd_nxt;
+	pkt.pth.path_id = qp->last_rx_path;
+	/* MR-ACK-POL-2: a failed request is NAKed in every ACK until the
+	 * requester gives up; RNR and SEQ_ERR once per occurrence. */
+	if (qp->rx_err) {
+		a->syndrome = qp->rx_err_code;
+		a->nak_msn = qp->rx_err_msn;
+	} else if (qp->rnr_nak) {
+		a->syndrome = MR_NAK_RNR;
+		a->rnr_timer = qp->attr.min_rnr_timer;
+		a->nak_msn = qp->rnr_nak_msn;
+	} else if (qp->seq_nak) {
+		a->syndrome = MR_NAK_SEQ_ERR;
+		a->nak_msn = qp->rcv_msn;
+	}
+	a->cum_ssn = mr_ssnwin_cum(&qp->win);
+	a->cum_msn = qp->rcv_msn;
+	a->rate_hint = mr_ratehint_get(&qp->ep->rh, now);
+	for (i = 0; i < qp->npaths; i++) {
+		ce += mr_pathrx_take_ce(&qp->prx[i]);
+		if (qp->prx[i].pkts)
+			mr_pathrx_sack(&qp->prx[i], &a->blocks[a->nblocks++]);
+	}
+	a->ecn_ce = (uint16_t)(ce > 0xffff ? 0xffff : ce);
+	len = mr_wire_encode(&pkt, buf, cap);
+	if (!len)
+		return 0;
+	MR_CNT(qp, tx_ack_pkts, 1);
+	MR_CNT(qp, nak_sent[a->syndrome], 1);
+	qp->ack_now = 0;
+	qp->ack_pkts = 0;
+	qp->ack_due = UINT64_MAX;
+	qp->rnr_nak = 0;
+	qp->seq_nak = 0;
+	meta->dest = qp->attr.dest;
+	meta->path_id = pkt.pth.path_id;
+	meta->entropy = mr_pathsel_entropy(&qp->ps, pkt.pth.path_id);
+	meta->plane = mr_pathsel_plane(&qp->ps, pkt.pth.path_id);
+	return len;
+}
+
+void mr_resp_flush(struct mr_qp *qp)
+{
+	uint32_t i;
+
+	qp->resp_head = qp->resp_send = qp->resp_tail;
+	for (i = 0; i < qp->ep->cfg.hold_slots; i++)
+		qp->hold[i].used = 0;
+	qp->ack_due = UINT64_MAX;
+}
