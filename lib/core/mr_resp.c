@@ -180,6 +180,14 @@ static uint8_t check_access(struct mr_qp *qp, const struct mr_pkt *pkt,
 	}
 }
 
+static int msg_complete(const struct mr_rmsg *e)
+{
+	if (e->opcode == MR_OP_READ_REQ || e->opcode == MR_OP_ATOMIC_CS ||
+	    e->opcode == MR_OP_ATOMIC_FA)
+		return e->got;
+	return e->got && e->bytes == e->msg_len;
+}
+
 static void fill_entry(struct mr_rmsg *e, const struct mr_pkt *pkt)
 {
 	const struct mr_bth *b = &pkt->bth;
@@ -262,15 +270,16 @@ int mr_resp_on_req(struct mr_qp *qp, const struct mr_pkt *pkt,
 		MR_CNT(qp, drop_invalid, 1);
 		return -MR_EPROTO;
 	}
-	if (e->used && (uint64_t)e->bytes + plen > e->msg_len) {
-		MR_CNT(qp, drop_invalid, 1);
-		return -MR_EPROTO;
-	}
 	rc = mr_rx_check(qp, pkt, meta, now);
 	if (rc) {
 		if (rc == MR_RX_DUP && e->used && e->rnr)
 			mr_resp_advance(qp, now); /* retry the WRITE_IMM WQE */
 		return rc < 0 ? rc : 0;
+	}
+	/* New ssn, yet more bytes than the message has: a lying peer. */
+	if (e->used && (uint64_t)e->bytes + plen > e->msg_len) {
+		MR_CNT(qp, drop_invalid, 1);
+		return -MR_EPROTO;
 	}
 	if (e->used && e->err) {
 		mr_rx_path_only(qp, pkt, meta, now);
@@ -351,7 +360,7 @@ int mr_resp_on_req(struct mr_qp *qp, const struct mr_pkt *pkt,
 		h->used = 0;
 		e->held = 0;
 	}
-	if (e->bytes == e->msg_len)
+	if (msg_complete(e))
 		mr_resp_advance(qp, now);
 	return 0;
 }
@@ -461,7 +470,7 @@ void mr_resp_advance(struct mr_qp *qp, uint64_t now)
 			}
 			return;
 		}
-		if (!e->got || e->bytes != e->msg_len)
+		if (!msg_complete(e))
 			return;
 		switch (e->opcode) {
 		case MR_OP_SEND:
