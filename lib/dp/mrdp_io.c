@@ -144,8 +144,10 @@ static void learn(struct mrdp_dev *d, uint32_t ip, const uint8_t mac[6],
 		release_queue(d, e);
 }
 
-static void rx_frame(struct mrdp_dev *d, unsigned plane, struct rte_mbuf *m,
-		     uint64_t now)
+/* Returns 1 for a frame that was ours (engine packet or ARP), 0 for one
+ * dropped: the host's own traffic must not keep the poller awake. */
+static int rx_frame(struct mrdp_dev *d, unsigned plane, struct rte_mbuf *m,
+		    uint64_t now)
 {
 	struct mrdp_plane *p = &d->plane[plane];
 	unsigned flags = 0;
@@ -158,7 +160,7 @@ static void rx_frame(struct mrdp_dev *d, unsigned plane, struct rte_mbuf *m,
 		if (len > d->max_frame) {
 			p->c.rx_drop[MRDP_RXD_NOT_OURS]++;
 			rte_pktmbuf_free(m);
-			return;
+			return 0;
 		}
 		f = rte_pktmbuf_read(m, 0, len, d->scratch);
 	} else {
@@ -203,6 +205,7 @@ static void rx_frame(struct mrdp_dev *d, unsigned plane, struct rte_mbuf *m,
 		break;
 	}
 	rte_pktmbuf_free(m);
+	return r.kind != MRDP_PKT_DROP;
 }
 
 /* Frame one engine packet (already at mtod + MRDP_HDR_LEN) and route it. */
@@ -309,8 +312,7 @@ int mrdp_io_round(struct mrdp_dev *d, uint64_t now)
 	for (i = 0; i < d->nplanes; i++) {
 		n = rte_eth_rx_burst(d->plane[i].port_id, 0, pkts, MRDP_BURST);
 		for (k = 0; k < n; k++)
-			rx_frame(d, i, pkts[k], now);
-		work += (int)n;
+			work += rx_frame(d, i, pkts[k], now);
 	}
 	if (d->ops.next_deadline && d->ops.expire &&
 	    d->ops.next_deadline(d->ops.user) <= now)

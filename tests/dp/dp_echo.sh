@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Two hosts = two network namespaces joined by a veth pair, each with a
+# MetaRoCE device on an af_packet port; the client process sends payloads
+# through lib/dp, the server process echoes them; see mrdp_peer.c.
+# Usage: dp_echo.sh PATH/TO/mrdp-peer [COUNT] [IDLE_S] [MTU] [LINK_MTU]
+set -u
+PEER=${1:?usage: dp_echo.sh mrdp-peer [count] [idle_s] [mtu] [link_mtu]}
+COUNT=${2:-3000}
+IDLE=${3:-10}
+MTU=${4:-4096}
+LMTU=${5:-9000}
+
+if [ "$(id -u)" != 0 ]; then
+	echo "dp_echo: needs root (network namespaces); skipped"
+	exit 77
+fi
+for t in ip unshare; do
+	command -v $t >/dev/null || { echo "dp_echo: no $t; skipped"; exit 77; }
+done
+
+TAG=$$
+NSA=mrdpA$TAG
+NSB=mrdpB$TAG
+VA=mda$TAG
+VB=mdb$TAG
+DIR=$(mktemp -d /tmp/mrdp-echo.XXXXXX)
+SPID=
+cleanup() {
+	[ -n "$SPID" ] && kill "$SPID" 2>/dev/null
+	ip netns del "$NSA" 2>/dev/null
+	ip netns del "$NSB" 2>/dev/null
+	rm -rf "$DIR"
+}
+trap cleanup EXIT INT TERM
+
+set -e
+ip netns add "$NSA"
+ip netns add "$NSB"
+ip link add "$VA" netns "$NSA" type veth peer name "$VB" netns "$NSB"
+ip -n "$NSA" link set "$VA" mtu "$LMTU" up
+ip -n "$NSB" link set "$VB" mtu "$LMTU" up
+ip -n "$NSA" link set lo up
+ip -n "$NSB" link set lo up
+set +e
+
+# The device addresses are not given to the kernel: the datapath owns them
+# (it answers ARP; the kernel would answer too and send ICMP errors).
+cat >"$DIR/a.conf" <<EOC
+name=mrdpa
+port=net_af_packet0,iface=$VA
+ip=10.77.0.1/24
+mac=02:00:0a:4d:00:01
+mtu=$MTU
+udp_port=4797
+EOC
+cat >"$DIR/b.conf" <<EOC
+name=mrdpb
+port=net_af_packet0,iface=$VB
+ip=10.77.0.2/24
+mac=02:00:0a:4d:00:02
+mtu=$MTU
+udp_port=4797
+EOC
+
+ip netns exec "$NSB" "$PEER" server "$DIR/b.conf" 10.77.0.1 \
+	>"$DIR/server.log" 2>&1 &
+SPID=$!
+# Wait for the server's device to be up before the client resolves it.
+for i in $(seq 100); do
+	grep -q "server: up" "$DIR/server.log" 2>/dev/null && break
+	if ! kill -0 "$SPID" 2>/dev/null; then break; fi
+	sleep 0.1
+done
+ip netns exec "$NSA" "$PEER" client "$DIR/a.conf" 10.77.0.2 "$VA" \
+	"$COUNT" "$IDLE" "$DIR/a.stats"
+CRC=$?
+wait "$SPID"
+SRC=$?
+SPID=
+sed 's/^/  /' "$DIR/server.log"
+echo "dp_echo: client exit $CRC, server exit $SRC"
+[ "$CRC" = 0 ] && [ "$SRC" = 0 ]
