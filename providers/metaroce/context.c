@@ -12,6 +12,10 @@
 #include <unistd.h>
 
 #include "metaroce.h"
+#include "xlate.h"
+#if METAROCE_HAVE_ENGINE
+#include "engine.h"
+#endif
 
 #ifndef METAROCE_VERSION
 #error "METAROCE_VERSION must be set by the build"
@@ -54,7 +58,6 @@ struct verbs_context *metaroce_alloc_context(struct ibv_device *ibdev,
 		return NULL;
 	mctx->dev = to_mdev(ibdev);
 	mctx->async_wfd = -1;
-	mctx->next_pdn = 1;
 
 	/* libibverbs reads 16-byte ib_uverbs_async_event_desc records from
 	 * async_fd, blocking unless the application sets O_NONBLOCK itself;
@@ -72,16 +75,14 @@ struct verbs_context *metaroce_alloc_context(struct ibv_device *ibdev,
 	ret = pthread_mutex_init(&mctx->lock, NULL);
 	if (ret)
 		goto err_uninit;
-	ret = metaroce_mrt_init(&mctx->mrt, METAROCE_MAX_MR);
-	if (ret)
-		goto err_lock;
 	mctx->vctx.context.num_comp_vectors = 1;
 	verbs_set_ops(&mctx->vctx, &metaroce_ctx_ops);
+#if METAROCE_HAVE_ENGINE
+	verbs_set_ops(&mctx->vctx, &metaroce_engine_ctx_ops);
+#endif
 	metaroce_dbg("%s: context opened", ibdev->name);
 	return &mctx->vctx;
 
-err_lock:
-	pthread_mutex_destroy(&mctx->lock);
 err_uninit:
 	if (mctx->async_wfd >= 0)
 		close(mctx->async_wfd);
@@ -95,19 +96,25 @@ static void metaroce_free_context(struct ibv_context *ibctx)
 {
 	struct metaroce_context *mctx = to_mctx(ibctx);
 
-	metaroce_mrt_fini(&mctx->mrt);
+	metaroce_engine_release(mctx);
 	pthread_mutex_destroy(&mctx->lock);
 	close(mctx->async_wfd);
 	verbs_uninit_context(&mctx->vctx);
 	free(mctx);
 }
 
+#if !METAROCE_HAVE_ENGINE
+/* Built without lib/core's engine or without lib/dp (-Ddpdk=disabled): no
+ * QP can be created, so there is never an engine to progress or release,
+ * and the device advertises no QPs. */
 void metaroce_progress(struct metaroce_context *mctx)
 {
-	/* Until a QP opens the datapath there is nothing to progress: only
-	 * the engine produces completions. */
-	(void)mctx;
 }
+
+void metaroce_engine_release(struct metaroce_context *mctx)
+{
+}
+#endif
 
 int metaroce_async_event(struct metaroce_context *mctx, uint64_t element,
 			 uint32_t event_type)
@@ -146,7 +153,22 @@ static void fill_device_attr(const struct metaroce_device *dev,
 	o->max_cq = METAROCE_MAX_CQ;
 	o->max_cqe = METAROCE_MAX_CQE;
 	o->max_ah = METAROCE_MAX_AH;
-	o->atomic_cap = IBV_ATOMIC_NONE;
+#if METAROCE_HAVE_ENGINE
+	/* QPs, SRQs and atomics exist only with the engine and datapath. */
+	o->max_qp = METAROCE_MAX_QP;
+	o->max_qp_wr = METAROCE_MAX_QP_WR;
+	o->device_cap_flags = IBV_DEVICE_RC_RNR_NAK_GEN;
+	o->max_sge = METAROCE_MAX_SGE;
+	o->max_sge_rd = METAROCE_MAX_SGE;
+	o->max_qp_rd_atom = METAROCE_MAX_QP_RD_ATOM;
+	o->max_qp_init_rd_atom = METAROCE_MAX_QP_RD_ATOM;
+	o->max_res_rd_atom = METAROCE_MAX_QP_RD_ATOM * METAROCE_MAX_QP;
+	o->atomic_cap = IBV_ATOMIC_HCA;
+	o->max_srq = METAROCE_MAX_SRQ;
+	o->max_srq_wr = METAROCE_MAX_SRQ_WR;
+	o->max_srq_sge = METAROCE_MAX_SGE;
+	o->local_ca_ack_delay = 15;
+#endif
 	o->max_pkeys = 1;
 	o->phys_port_cnt = 1;
 	a->phys_port_cnt_ex = 1;

@@ -79,15 +79,30 @@ metaroce_alloc_device(struct verbs_sysfs_dev *sysfs_dev)
 		errno = EINVAL;
 		return NULL;
 	}
+	if (metaroce_mrt_init(&dev->mrt, METAROCE_MAX_MR)) {
+		free(dev);
+		errno = ENOMEM;
+		return NULL;
+	}
+	pthread_mutex_init(&dev->eng_lock, NULL);
+	dev->next_pdn = 1;
+	snprintf(dev->ibdev_path, sizeof(dev->ibdev_path), "%s",
+		 sysfs_dev->ibdev_path);
 	/* We honour (by ignoring) the optional access bits; without this
 	 * libibverbs strips IBV_ACCESS_RELAXED_ORDERING before reg_mr. */
 	dev->vdev.core_support = IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS;
 	return &dev->vdev;
 }
 
+/* libibverbs calls this once no context is open and the device has left
+ * its list, so no engine is open any more. */
 static void metaroce_uninit_device(struct verbs_device *vdev)
 {
-	free(to_mdev(&vdev->device));
+	struct metaroce_device *dev = to_mdev(&vdev->device);
+
+	metaroce_mrt_fini(&dev->mrt);
+	pthread_mutex_destroy(&dev->eng_lock);
+	free(dev);
 }
 
 static const struct verbs_device_ops metaroce_dev_ops = {

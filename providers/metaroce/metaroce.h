@@ -33,10 +33,25 @@
 #define METAROCE_MAX_CQ (1u << 16)
 #define METAROCE_MAX_CQE (1u << 20) /* ring allocated at create_cq */
 #define METAROCE_MAX_AH (1u << 20)
+#define METAROCE_MAX_QP 4096
+#define METAROCE_MAX_QP_WR 16384
+#define METAROCE_MAX_SRQ 1024
+#define METAROCE_MAX_SRQ_WR 16384
 
+struct metaroce_engine; /* engine.h: the core endpoint + datapath */
+
+/* One per device and process, shared by every context opened on it: the
+ * datapath can open a device's ports once per process, and an rkey must
+ * resolve whichever context registered it. */
 struct metaroce_device {
 	struct verbs_device vdev;
 	struct mr_devconf conf; /* the device record, read at alloc_device */
+	char ibdev_path[IBV_SYSFS_PATH_MAX];
+	struct metaroce_mrt mrt;     /* every MR of every context */
+	_Atomic uint32_t next_pdn;   /* PD numbers, unique on the device */
+	pthread_mutex_t eng_lock;    /* protects eng, eng_users */
+	struct metaroce_engine *eng; /* opened by the first QP or SRQ */
+	unsigned eng_users;	     /* contexts that use eng */
 };
 
 struct metaroce_context {
@@ -45,10 +60,9 @@ struct metaroce_context {
 	/* Write end of the async event pipe; the read end is
 	 * vctx.context.async_fd, which verbs_uninit_context() closes. */
 	int async_wfd;
-	pthread_mutex_t lock; /* protects next_pdn, npd */
-	uint32_t next_pdn;
+	pthread_mutex_t lock; /* protects npd, uses_engine */
 	uint32_t npd;
-	struct metaroce_mrt mrt;
+	bool uses_engine; /* holds one of dev->eng_users */
 };
 
 struct metaroce_pd {
@@ -85,6 +99,33 @@ struct metaroce_cq {
 	uint64_t notify_lost; /* events not written: channel pipe full */
 	struct metaroce_context *mctx;
 	_Atomic uint32_t users; /* QPs using it: destroy answers EBUSY */
+};
+
+struct metaroce_srq;
+
+/* Queue pair: the core's QP and what verbs asks of it that the core does
+ * not keep (caps as granted, the AV and timers for query_qp). */
+struct metaroce_qp {
+	struct verbs_qp vqp;
+	struct mr_qp *core;
+	struct metaroce_engine *eng;
+	struct metaroce_pd *pd;
+	struct metaroce_cq *scq, *rcq;
+	struct metaroce_srq *srq;
+	struct ibv_qp_cap cap;
+	int sq_sig_all;
+	struct ibv_qp_attr attr; /* last values set, for query_qp */
+};
+
+/* Shared receive queue. */
+struct metaroce_srq {
+	struct verbs_srq vsrq;
+	struct mr_srq *core;
+	struct metaroce_engine *eng;
+	struct metaroce_context *mctx;
+	struct metaroce_pd *pd;
+	uint32_t max_wr, max_sge, limit;
+	_Atomic uint32_t users; /* QPs using it */
 };
 
 /* Address handle (UD): the attributes as given, and the datapath's id of
@@ -127,6 +168,16 @@ static inline struct metaroce_ah *to_mah(struct ibv_ah *ah)
 	return (struct metaroce_ah *)ah;
 }
 
+static inline struct metaroce_qp *to_mqp(struct ibv_qp *qp)
+{
+	return (struct metaroce_qp *)qp;
+}
+
+static inline struct metaroce_srq *to_msrq(struct ibv_srq *srq)
+{
+	return (struct metaroce_srq *)srq;
+}
+
 /* context.c */
 int metaroce_query_device_ex(struct ibv_context *context,
 			     const struct ibv_query_device_ex_input *input,
@@ -145,6 +196,9 @@ int metaroce_async_event(struct metaroce_context *mctx, uint64_t element,
  * while no QP has opened the datapath. Must not be called with a CQ lock
  * or the datapath lock held. */
 void metaroce_progress(struct metaroce_context *mctx);
+/* free_context: drop the context's use of the device's engine; the last
+ * user closes it. */
+void metaroce_engine_release(struct metaroce_context *mctx);
 
 /* cq.c */
 struct ibv_cq *metaroce_create_cq(struct ibv_context *context, int cqe,

@@ -31,12 +31,12 @@ struct ibv_pd *metaroce_alloc_pd(struct ibv_context *context)
 		return NULL;
 	}
 	mctx->npd++;
-	/* PD numbers only need to differ among live PDs of a context; they
-	 * wrap after 2^32 allocations, never to 0. */
-	pd->pdn = mctx->next_pdn++;
-	if (!mctx->next_pdn)
-		mctx->next_pdn = 1;
 	pthread_mutex_unlock(&mctx->lock);
+	/* PD numbers only need to differ among live PDs of the device; they
+	 * wrap after 2^32 allocations, skipping 0. */
+	do
+		pd->pdn = mctx->dev->next_pdn++;
+	while (!pd->pdn);
 	pd->ibv_pd.context = context;
 	return &pd->ibv_pd;
 }
@@ -129,7 +129,7 @@ struct ibv_mr *metaroce_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 	e.length = length;
 	e.access = (unsigned)access & MR_ACCESS_RIGHTS;
 	e.pd = pd->pdn;
-	ret = metaroce_mrt_add(&mctx->mrt, &e, &key);
+	ret = metaroce_mrt_add(&mctx->dev->mrt, &e, &key);
 	if (ret)
 		goto err_free;
 	pd->users++;
@@ -160,7 +160,7 @@ int metaroce_dereg_mr(struct verbs_mr *vmr)
 	struct metaroce_mr *mr = to_mmr(vmr);
 	int ret;
 
-	ret = metaroce_mrt_del(&mctx->mrt, vmr->ibv_mr.lkey, mr);
+	ret = metaroce_mrt_del(&mctx->dev->mrt, vmr->ibv_mr.lkey, mr);
 	if (ret)
 		return ret;
 	to_mpd(vmr->ibv_mr.pd)->users--;

@@ -216,8 +216,18 @@ static void check_base_attr(const struct ibv_device_attr *a)
 	MR_CHECK_EQ(a->max_pd, 65536);
 	MR_CHECK_EQ(a->max_mr, 65536);
 	MR_CHECK(strcmp(a->fw_ver, "") != 0);
-	/* Not implemented yet, so not promised. */
-	MR_CHECK_EQ(a->atomic_cap, IBV_ATOMIC_NONE);
+	MR_CHECK_EQ(a->max_cq, 65536);
+	/* Without the engine (-Ddpdk=disabled) nothing that needs it is
+	 * promised; with it, QPs, SRQs and atomics are. */
+	if (a->max_qp == 0) {
+		MR_CHECK_EQ(a->atomic_cap, IBV_ATOMIC_NONE);
+		MR_CHECK_EQ(a->max_srq, 0);
+		MR_CHECK_EQ(a->max_sge, 0);
+	} else {
+		MR_CHECK_EQ(a->atomic_cap, IBV_ATOMIC_HCA);
+		MR_CHECK(a->max_srq > 0 && a->max_sge > 0 && a->max_qp_wr > 0);
+		MR_CHECK(a->max_qp_rd_atom > 0);
+	}
 }
 
 static void test_query_device(void)

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The device's engine: lib/core's endpoint driven by lib/dp (engine.h).
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "engine.h"
+#include "xlate.h"
+
+/* --- what the core needs injected --------------------------------------- */
+
+static void *eng_calloc(void *user, size_t n, size_t size)
+{
+	return calloc(n, size);
+}
+
+static void eng_free(void *user, void *p)
+{
+	free(p);
+}
+
+/* splitmix64: initial sequence numbers and path entropy need to differ
+ * between runs, not to be secret. */
+static uint64_t eng_rand(void *user)
+{
+	struct metaroce_engine *eng = user;
+	uint64_t z = (eng->rng += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static int eng_lookup(void *user, uint32_t pd, uint32_t key, int remote,
+		      uint64_t addr, uint64_t len, unsigned need,
+		      uint8_t **host)
+{
+	struct metaroce_engine *eng = user;
+
+	/* Local and remote accesses differ only in the rights asked. */
+	if (metaroce_mrt_lookup(&eng->dev->mrt, pd, key, addr, len, need, host))
+		return -MR_EACCESS;
+	return 0;
+}
+
+/* Copy received payload so that a reader polling the last byte (perftest
+ * latency tests) sees every earlier byte first: memcpy may store the tail
+ * of a buffer before its middle. */
+static void eng_place(void *user, uint8_t *dst, const uint8_t *src,
+		      uint32_t len)
+{
+	const uint32_t tail = len < 8 ? len : 8;
+	uint32_t i;
+
+	memcpy(dst, src, len - tail);
+	atomic_thread_fence(memory_order_release);
+	for (i = len - tail; i < len; i++)
+		((volatile uint8_t *)dst)[i] = src[i];
+}
+
+static void eng_complete(void *user, const struct mr_cqe *cqe)
+{
+	struct metaroce_qp *qp = cqe->qp_user;
+	struct ibv_wc wc;
+
+	metaroce_cqe_to_wc(cqe, &wc);
+	metaroce_cq_push(cqe->is_recv ? qp->rcq : qp->scq, &wc, cqe->solicited);
+}
+
+static void eng_qp_error(void *user, void *qp_user)
+{
+	struct metaroce_qp *qp = qp_user;
+
+	metaroce_async_event(to_mctx(qp->vqp.qp.context), (uintptr_t)qp,
+			     IBV_EVENT_QP_FATAL);
+}
+
+static void eng_srq_limit(void *user, void *srq_user)
+{
+	struct metaroce_srq *srq = srq_user;
+
+	/* Verbs: the limit fires once, then must be re-armed. */
+	srq->limit = 0;
+	metaroce_async_event(srq->mctx, (uintptr_t)srq,
+			     IBV_EVENT_SRQ_LIMIT_REACHED);
+}
+
+/* --- the datapath's view of the endpoint -------------------------------- */
+
+static int dp_rx(void *user, uint64_t now, const uint8_t *pkt, size_t len,
+		 const struct mr_rx_meta *meta)
+{
+	return mr_ep_rx(user, now, pkt, len, meta);
+}
+
+static size_t dp_tx(void *user, uint64_t now, uint8_t *buf, size_t cap,
+		    struct mr_tx_meta *meta)
+{
+	return mr_ep_tx(user, now, buf, cap, meta);
+}
+
+static uint64_t dp_next_deadline(void *user)
+{
+	return mr_ep_next_deadline(user);
+}
+
+static void dp_expire(void *user, uint64_t now)
+{
+	mr_ep_handle_expiry(user, now);
+}
+
+/* --- open / close ------------------------------------------------------- */
+
+static void engine_close(struct metaroce_engine *eng)
+{
+	/* The datapath first: after mrdp_close() nothing calls the
+	 * endpoint from another thread. */
+	mrdp_close(eng->dp);
+	if (mr_ep_destroy(eng->ep))
+		fprintf(stderr,
+			"metaroce: %s: endpoint still had QPs at "
+			"close\n",
+			eng->dev->conf.name);
+	free(eng);
+}
+
+static int engine_open(struct metaroce_device *dev,
+		       struct metaroce_engine **out)
+{
+	struct mr_ep_config ecfg = { 0 };
+	struct mrdp_config dcfg = { 0 };
+	struct metaroce_engine *eng;
+	char stats[IBV_SYSFS_PATH_MAX + 32];
+	char err[256];
+	struct mr_mem mem = { .calloc = eng_calloc, .free = eng_free };
+	struct mr_rand rnd = { .next = eng_rand };
+	struct mr_memreg memreg = { .lookup = eng_lookup };
+	struct mr_callbacks cb = {
+		.place = eng_place,
+		.complete = eng_complete,
+		.qp_error = eng_qp_error,
+		.srq_limit = eng_srq_limit,
+	};
+	int ret;
+
+	eng = calloc(1, sizeof(*eng));
+	if (!eng)
+		return ENOMEM;
+	eng->dev = dev;
+	if (getrandom(&eng->rng, sizeof(eng->rng), 0) != sizeof(eng->rng))
+		eng->rng = (uint64_t)time(NULL) ^ (uintptr_t)eng;
+	/* QP numbers start at a random point so that two processes using
+	 * the same device (each with its own engine) rarely collide. */
+	eng->next_qpn = (uint32_t)eng_rand(eng) & MR_QPN_MASK;
+	rnd.user = eng;
+	memreg.user = eng;
+	cb.user = eng;
+	ecfg.mtu = dev->conf.mtu;
+	ecfg.num_planes = (uint8_t)dev->conf.nports;
+	ecfg.max_qp = METAROCE_MAX_QP;
+	ret = mr_ep_create(&ecfg, &mem, &rnd, &memreg, &cb, &eng->ep);
+	if (ret) {
+		fprintf(stderr,
+			"metaroce: %s: cannot create the endpoint: %s\n",
+			dev->conf.name, mr_strerror(-ret));
+		free(eng);
+		return metaroce_errno(ret);
+	}
+	snprintf(stats, sizeof(stats), "%s/metaroce.stats", dev->ibdev_path);
+	dcfg.conf = &dev->conf;
+	dcfg.ops.rx = dp_rx;
+	dcfg.ops.tx = dp_tx;
+	dcfg.ops.next_deadline = dp_next_deadline;
+	dcfg.ops.expire = dp_expire;
+	dcfg.ops.user = eng->ep;
+	dcfg.stats_path = stats;
+	ret = mrdp_open(&dcfg, &eng->dp, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "metaroce: %s: cannot open the datapath: %s\n",
+			dev->conf.name, err);
+		mr_ep_destroy(eng->ep);
+		free(eng);
+		return -ret;
+	}
+	*out = eng;
+	return 0;
+}
+
+int metaroce_engine_use(struct metaroce_context *mctx,
+			struct metaroce_engine **out)
+{
+	struct metaroce_device *dev = mctx->dev;
+	int ret = 0;
+
+	pthread_mutex_lock(&dev->eng_lock);
+	if (!dev->eng)
+		ret = engine_open(dev, &dev->eng);
+	if (!ret) {
+		pthread_mutex_lock(&mctx->lock);
+		if (!mctx->uses_engine) {
+			mctx->uses_engine = true;
+			dev->eng_users++;
+		}
+		pthread_mutex_unlock(&mctx->lock);
+		*out = dev->eng;
+	}
+	pthread_mutex_unlock(&dev->eng_lock);
+	return ret;
+}
+
+void metaroce_engine_release(struct metaroce_context *mctx)
+{
+	struct metaroce_device *dev = mctx->dev;
+
+	if (!mctx->uses_engine)
+		return;
+	pthread_mutex_lock(&dev->eng_lock);
+	mctx->uses_engine = false;
+	if (--dev->eng_users == 0) {
+		engine_close(dev->eng);
+		dev->eng = NULL;
+	}
+	pthread_mutex_unlock(&dev->eng_lock);
+}
+
+void metaroce_progress(struct metaroce_context *mctx)
+{
+	struct metaroce_engine *eng = mctx->uses_engine ? mctx->dev->eng : NULL;
+
+	if (eng)
+		mrdp_progress(eng->dp);
+}
+
+void metaroce_engine_lock(struct metaroce_engine *eng)
+{
+	mrdp_lock(eng->dp);
+}
+
+void metaroce_engine_unlock(struct metaroce_engine *eng)
+{
+	mrdp_unlock(eng->dp);
+}
+
+uint32_t metaroce_engine_qpn(struct metaroce_engine *eng)
+{
+	uint32_t qpn;
+
+	/* 0 and 1 are special QPs in IB; skip them on wrap. */
+	do
+		qpn = atomic_fetch_add(&eng->next_qpn, 1) & MR_QPN_MASK;
+	while (qpn < 2);
+	return qpn;
+}
+
+const struct verbs_context_ops metaroce_engine_ctx_ops = {
+	.create_qp = metaroce_create_qp,
+	.create_srq = metaroce_create_srq,
+	.destroy_qp = metaroce_destroy_qp,
+	.destroy_srq = metaroce_destroy_srq,
+	.modify_qp = metaroce_modify_qp,
+	.modify_srq = metaroce_modify_srq,
+	.post_recv = metaroce_post_recv,
+	.post_send = metaroce_post_send,
+	.post_srq_recv = metaroce_post_srq_recv,
+	.query_qp = metaroce_query_qp,
+	.query_srq = metaroce_query_srq,
+};
+
+int metaroce_errno(int core_err)
+{
+	switch (-core_err) {
+	case 0:
+		return 0;
+	case MR_ENOMEM:
+		return ENOMEM;
+	case MR_EAGAIN:
+		return ENOMEM; /* verbs: work queue full */
+	case MR_EBUSY:
+		return EBUSY;
+	case MR_ENOENT:
+		return ENOENT;
+	default:
+		/* EINVAL, EACCESS (bad lkey), ESTATE, EMSGSIZE, EPROTO: an
+		 * invalid request for the QP as it is. */
+		return EINVAL;
+	}
+}

@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Queue pairs (RC and UD) on the core: create, modify through the verbs
+ * state machine (the core enforces the transitions; xlate.c checks every
+ * attribute first), query, destroy.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "xlate.h"
+
+static int check_init_attr(struct ibv_pd *pd, const struct ibv_qp_init_attr *a)
+{
+	if (a->qp_type != IBV_QPT_RC && a->qp_type != IBV_QPT_UD)
+		return EOPNOTSUPP; /* UC, XRC, raw packet */
+	if (!a->send_cq || !a->recv_cq || a->send_cq->context != pd->context ||
+	    a->recv_cq->context != pd->context)
+		return EINVAL;
+	if (a->srq && (a->srq->pd != pd || a->qp_type != IBV_QPT_RC))
+		return EINVAL;
+	if (a->cap.max_send_wr > METAROCE_MAX_QP_WR ||
+	    a->cap.max_recv_wr > METAROCE_MAX_QP_WR ||
+	    a->cap.max_send_sge > METAROCE_MAX_SGE ||
+	    a->cap.max_recv_sge > METAROCE_MAX_SGE ||
+	    a->cap.max_inline_data > METAROCE_MAX_INLINE)
+		return EINVAL;
+	return 0;
+}
+
+struct ibv_qp *metaroce_create_qp(struct ibv_pd *ibpd,
+				  struct ibv_qp_init_attr *attr)
+{
+	struct metaroce_context *mctx = to_mctx(ibpd->context);
+	struct mr_qp_config qc = { 0 };
+	struct metaroce_qp *qp;
+	struct ibv_qp *q;
+	int ret, tries;
+
+	ret = check_init_attr(ibpd, attr);
+	if (ret)
+		goto err;
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		ret = ENOMEM;
+		goto err;
+	}
+	ret = metaroce_engine_use(mctx, &qp->eng);
+	if (ret)
+		goto err_free;
+	qp->pd = to_mpd(ibpd);
+	qp->scq = to_mcq(attr->send_cq);
+	qp->rcq = to_mcq(attr->recv_cq);
+	qp->srq = attr->srq ? to_msrq(attr->srq) : NULL;
+	qp->cap = attr->cap;
+	/* At least one WR and one SGE each way: a zero-sized queue is legal
+	 * in verbs but the core sizes its pools from these. */
+	if (!qp->cap.max_send_wr)
+		qp->cap.max_send_wr = 1;
+	if (!qp->cap.max_send_sge)
+		qp->cap.max_send_sge = 1;
+	if (qp->srq) {
+		qp->cap.max_recv_wr = 0;
+		qp->cap.max_recv_sge = 0;
+	} else {
+		if (!qp->cap.max_recv_wr)
+			qp->cap.max_recv_wr = 1;
+		if (!qp->cap.max_recv_sge)
+			qp->cap.max_recv_sge = 1;
+	}
+	qp->sq_sig_all = attr->sq_sig_all;
+
+	qc.type = (enum mr_qp_type)attr->qp_type;
+	qc.mode = MR_MODE_METAROCE;
+	qc.pd = qp->pd->pdn;
+	qc.max_send_wr = qp->cap.max_send_wr;
+	qc.max_recv_wr = qp->cap.max_recv_wr;
+	qc.max_send_sge = qp->cap.max_send_sge;
+	qc.max_recv_sge = qp->cap.max_recv_sge;
+	qc.max_inline = qp->cap.max_inline_data;
+	qc.sq_sig_all = attr->sq_sig_all;
+	qc.srq = qp->srq ? qp->srq->core : NULL;
+	qc.user = qp;
+	metaroce_engine_lock(qp->eng);
+	/* A number in use (after 2^24 QPs) is refused: take the next. */
+	for (tries = 0; tries < 8; tries++) {
+		qc.qpn = metaroce_engine_qpn(qp->eng);
+		ret = mr_qp_create(qp->eng->ep, &qc, &qp->core);
+		if (ret != -MR_EINVAL)
+			break;
+	}
+	metaroce_engine_unlock(qp->eng);
+	if (ret) {
+		ret = metaroce_errno(ret);
+		goto err_free;
+	}
+
+	q = &qp->vqp.qp;
+	q->context = ibpd->context;
+	q->qp_context = attr->qp_context;
+	q->pd = ibpd;
+	q->send_cq = attr->send_cq;
+	q->recv_cq = attr->recv_cq;
+	q->srq = attr->srq;
+	q->handle = qc.qpn;
+	q->qp_num = qc.qpn;
+	q->state = IBV_QPS_RESET;
+	q->qp_type = attr->qp_type;
+	pthread_mutex_init(&q->mutex, NULL);
+	pthread_cond_init(&q->cond, NULL);
+	q->events_completed = 0;
+	qp->attr.qp_state = IBV_QPS_RESET;
+	qp->attr.cap = qp->cap;
+	qp->attr.port_num = 1;
+	qp->pd->users++;
+	qp->scq->users++;
+	qp->rcq->users++;
+	if (qp->srq)
+		qp->srq->users++;
+	attr->cap = qp->cap; /* what was granted */
+	metaroce_dbg("qp 0x%x created (%s)", qc.qpn,
+		     attr->qp_type == IBV_QPT_RC ? "RC" : "UD");
+	return q;
+
+err_free:
+	free(qp);
+err:
+	errno = ret;
+	return NULL;
+}
+
+/* Keep what query_qp reports and the core does not. */
+static void remember_attr(struct metaroce_qp *qp, const struct ibv_qp_attr *a,
+			  int mask)
+{
+	struct ibv_qp_attr *r = &qp->attr;
+
+	if (mask & IBV_QP_STATE)
+		r->qp_state = a->qp_state;
+	if (mask & IBV_QP_EN_SQD_ASYNC_NOTIFY)
+		r->en_sqd_async_notify = a->en_sqd_async_notify;
+	if (mask & IBV_QP_ACCESS_FLAGS)
+		r->qp_access_flags = a->qp_access_flags;
+	if (mask & IBV_QP_QKEY)
+		r->qkey = a->qkey;
+	if (mask & IBV_QP_AV)
+		r->ah_attr = a->ah_attr;
+	if (mask & IBV_QP_PATH_MTU)
+		r->path_mtu = a->path_mtu;
+	if (mask & IBV_QP_TIMEOUT)
+		r->timeout = a->timeout;
+	if (mask & IBV_QP_RETRY_CNT)
+		r->retry_cnt = a->retry_cnt;
+	if (mask & IBV_QP_RNR_RETRY)
+		r->rnr_retry = a->rnr_retry;
+	if (mask & IBV_QP_RQ_PSN)
+		r->rq_psn = a->rq_psn;
+	if (mask & IBV_QP_SQ_PSN)
+		r->sq_psn = a->sq_psn;
+	if (mask & IBV_QP_MAX_QP_RD_ATOMIC)
+		r->max_rd_atomic = a->max_rd_atomic;
+	if (mask & IBV_QP_MAX_DEST_RD_ATOMIC)
+		r->max_dest_rd_atomic = a->max_dest_rd_atomic;
+	if (mask & IBV_QP_MIN_RNR_TIMER)
+		r->min_rnr_timer = a->min_rnr_timer;
+	if (mask & IBV_QP_DEST_QPN)
+		r->dest_qp_num = a->dest_qp_num;
+}
+
+int metaroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		       int attr_mask)
+{
+	struct metaroce_qp *qp = to_mqp(ibqp);
+	struct mr_qp_attr ca;
+	struct mr_qp_attr now;
+	unsigned cmask;
+	int ret;
+
+	ret = metaroce_xlate_qp_attr(attr, attr_mask, ibqp->qp_type,
+				     to_mctx(ibqp->context)->dev->conf.mtu, &ca,
+				     &cmask);
+	if (ret)
+		return ret;
+	metaroce_engine_lock(qp->eng);
+	if (attr_mask & IBV_QP_CUR_STATE) {
+		mr_qp_query(qp->core, &now);
+		if ((enum ibv_qp_state)now.state != attr->cur_qp_state) {
+			metaroce_engine_unlock(qp->eng);
+			return EINVAL;
+		}
+	}
+	ret = mr_qp_modify(qp->core, &ca, cmask);
+	metaroce_engine_unlock(qp->eng);
+	if (ret)
+		return metaroce_errno(ret);
+	remember_attr(qp, attr, attr_mask);
+	/* Resolve the peer's MAC now, so the first packet does not wait. */
+	if ((attr_mask & IBV_QP_AV) && ca.dest)
+		mrdp_resolve(qp->eng->dp, ca.dest, NULL);
+	metaroce_dbg("qp 0x%x modify mask 0x%x -> state %d", ibqp->qp_num,
+		     attr_mask,
+		     (attr_mask & IBV_QP_STATE) ? (int)attr->qp_state : -1);
+	return 0;
+}
+
+static enum ibv_mtu mtu_enum_of(uint32_t bytes)
+{
+	switch (bytes) {
+	case 256:
+		return IBV_MTU_256;
+	case 512:
+		return IBV_MTU_512;
+	case 1024:
+		return IBV_MTU_1024;
+	case 2048:
+		return IBV_MTU_2048;
+	default:
+		return IBV_MTU_4096;
+	}
+}
+
+int metaroce_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		      int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	struct metaroce_qp *qp = to_mqp(ibqp);
+	struct mr_qp_attr ca;
+	int ret;
+
+	metaroce_engine_lock(qp->eng);
+	ret = mr_qp_query(qp->core, &ca);
+	metaroce_engine_unlock(qp->eng);
+	if (ret)
+		return metaroce_errno(ret);
+	/* Everything is reported whatever attr_mask asks, as providers
+	 * commonly do; the mask only says what the caller will read. */
+	*attr = qp->attr;
+	attr->qp_state = (enum ibv_qp_state)ca.state;
+	attr->cur_qp_state = attr->qp_state;
+	attr->path_mig_state = IBV_MIG_MIGRATED;
+	attr->sq_draining = 0;
+	attr->port_num = 1;
+	attr->pkey_index = 0;
+	attr->cap = qp->cap;
+	if (ibqp->qp_type == IBV_QPT_RC) {
+		if (ca.path_mtu_bytes)
+			attr->path_mtu = mtu_enum_of(ca.path_mtu_bytes);
+		attr->dest_qp_num = ca.dest_qpn;
+		attr->rq_psn = ca.rq_psn;
+		attr->sq_psn = ca.sq_psn;
+		attr->qp_access_flags = (int)ca.access;
+	} else {
+		attr->qkey = ca.qkey;
+		attr->sq_psn = ca.sq_psn;
+	}
+	ibqp->state = attr->qp_state;
+	memset(init_attr, 0, sizeof(*init_attr));
+	init_attr->qp_context = ibqp->qp_context;
+	init_attr->send_cq = ibqp->send_cq;
+	init_attr->recv_cq = ibqp->recv_cq;
+	init_attr->srq = ibqp->srq;
+	init_attr->cap = qp->cap;
+	init_attr->qp_type = ibqp->qp_type;
+	init_attr->sq_sig_all = qp->sq_sig_all;
+	return 0;
+}
+
+int metaroce_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct metaroce_qp *qp = to_mqp(ibqp);
+	int ret;
+
+	metaroce_engine_lock(qp->eng);
+	ret = mr_qp_destroy(qp->core);
+	metaroce_engine_unlock(qp->eng);
+	if (ret)
+		return metaroce_errno(ret);
+	qp->pd->users--;
+	qp->scq->users--;
+	qp->rcq->users--;
+	if (qp->srq)
+		qp->srq->users--;
+	pthread_mutex_destroy(&ibqp->mutex);
+	pthread_cond_destroy(&ibqp->cond);
+	free(qp);
+	return 0;
+}
