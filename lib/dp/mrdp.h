@@ -73,6 +73,13 @@ struct mrdp_ops {
 	void *user;
 };
 
+/* The ops that drive a lib/core endpoint (mr_ep_rx, mr_ep_tx,
+ * mr_ep_next_deadline, mr_ep_handle_expiry). The endpoint must outlive
+ * the device; create its QPs and post to them with the device lock held.
+ * The endpoint's mtu should be the record's mtu (the transmit buffers are
+ * sized for it). */
+struct mrdp_ops mrdp_ep_ops(struct mr_ep *ep);
+
 struct mrdp_config {
 	const struct mr_devconf *conf; /* copied */
 	struct mrdp_ops ops;	       /* copied; user must outlive the dev */

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The datapath driving lib/core's endpoint: mrdp_ops over struct mr_ep. */
+#include "mrdp.h"
+
+static int ep_rx(void *user, uint64_t now, const uint8_t *pkt, size_t len,
+		 const struct mr_rx_meta *meta)
+{
+	return mr_ep_rx(user, now, pkt, len, meta);
+}
+
+static size_t ep_tx(void *user, uint64_t now, uint8_t *buf, size_t cap,
+		    struct mr_tx_meta *meta)
+{
+	return mr_ep_tx(user, now, buf, cap, meta);
+}
+
+static uint64_t ep_deadline(void *user)
+{
+	return mr_ep_next_deadline(user);
+}
+
+static void ep_expire(void *user, uint64_t now)
+{
+	mr_ep_handle_expiry(user, now);
+}
+
+struct mrdp_ops mrdp_ep_ops(struct mr_ep *ep)
+{
+	struct mrdp_ops ops = {
+		.rx = ep_rx,
+		.tx = ep_tx,
+		.next_deadline = ep_deadline,
+		.expire = ep_expire,
+		.user = ep,
+	};
+
+	return ops;
+}

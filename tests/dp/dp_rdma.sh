@@ -1,0 +1,68 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Two hosts = two network namespaces joined by a veth pair; in each a
+# process runs a lib/core endpoint over lib/dp (mrdp_rdma.c): RDMA WRITE,
+# READ, SEND and atomics between them, every byte checked.
+# Usage: dp_rdma.sh PATH/TO/mrdp-rdma [MTU] [LINK_MTU]
+set -u
+BIN=${1:?usage: dp_rdma.sh mrdp-rdma [mtu] [link_mtu]}
+MTU=${2:-4096}
+LMTU=${3:-9000}
+
+if [ "$(id -u)" != 0 ]; then
+	echo "dp_rdma: needs root (network namespaces); skipped"
+	exit 77
+fi
+command -v ip >/dev/null || { echo "dp_rdma: no ip; skipped"; exit 77; }
+
+TAG=$$
+NSA=mrdrA$TAG
+NSB=mrdrB$TAG
+VA=mra$TAG
+VB=mrb$TAG
+DIR=$(mktemp -d /tmp/mrdp-rdma.XXXXXX)
+SPID=
+cleanup() {
+	[ -n "$SPID" ] && kill "$SPID" 2>/dev/null
+	ip netns del "$NSA" 2>/dev/null
+	ip netns del "$NSB" 2>/dev/null
+	rm -rf "$DIR"
+}
+trap cleanup EXIT INT TERM
+
+set -e
+ip netns add "$NSA"
+ip netns add "$NSB"
+ip link add "$VA" netns "$NSA" type veth peer name "$VB" netns "$NSB"
+ip -n "$NSA" link set "$VA" mtu "$LMTU" up
+ip -n "$NSB" link set "$VB" mtu "$LMTU" up
+set +e
+
+for side in a b; do
+	if [ $side = a ]; then IF=$VA; N=1; else IF=$VB; N=2; fi
+	cat >"$DIR/$side.conf" <<EOC
+name=mrdr$side
+port=net_af_packet0,iface=$IF
+ip=10.78.0.$N/24
+mac=02:00:0a:4e:00:0$N
+mtu=$MTU
+udp_port=4797
+EOC
+done
+
+ip netns exec "$NSB" timeout 120 "$BIN" server "$DIR/b.conf" 10.78.0.1 \
+	>"$DIR/server.log" 2>&1 &
+SPID=$!
+for i in $(seq 100); do
+	grep -q "server: up" "$DIR/server.log" 2>/dev/null && break
+	kill -0 "$SPID" 2>/dev/null || break
+	sleep 0.1
+done
+ip netns exec "$NSA" timeout 120 "$BIN" client "$DIR/a.conf" 10.78.0.2
+CRC=$?
+wait "$SPID"
+SRC=$?
+SPID=
+sed 's/^/  /' "$DIR/server.log"
+echo "dp_rdma: client exit $CRC, server exit $SRC"
+[ "$CRC" = 0 ] && [ "$SRC" = 0 ]
