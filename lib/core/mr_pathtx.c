@@ -189,6 +189,8 @@ static void advance_una(struct mr_pathtx *tx)
 
 		if (!settled(r))
 			break;
+		if (acked_state(r))
+			tx->acked_in_span--;
 		r->state = MR_PATHTX_FREE;
 		tx->una++;
 	}
@@ -203,12 +205,12 @@ static void advance_una(struct mr_pathtx *tx)
  */
 static void detect_losses(struct mr_pathtx *tx, uint64_t now)
 {
-	uint32_t total = 0, before = 0, p;
+	uint32_t total = tx->acked_in_span, before = 0, p;
 	uint64_t delay = loss_delay(tx);
 
 	tx->loss_time = UINT64_MAX;
-	for (p = tx->una; p != tx->nxt; p++)
-		total += acked_state(rec_of(tx, p));
+	/* Only records before the newest acked one can be lost: stop
+	 * there. */
 	for (p = tx->una; p != tx->nxt && before < total; p++) {
 		struct mr_pathtx_rec *r = rec_of(tx, p);
 		uint32_t later = total - before;
@@ -241,6 +243,27 @@ static int block_acks(const struct mr_sack_block *blk, uint32_t p)
 	return blk->bitmap[d / 8] >> (d % 8) & 1;
 }
 
+/* One past the newest ppsn the block can acknowledge (<= nxt), so a
+ * SACK only walks the records it may touch. */
+static uint32_t block_end(const struct mr_pathtx *tx,
+			  const struct mr_sack_block *blk)
+{
+	uint32_t end = blk->cum_ppsn;
+	int i;
+
+	for (i = MR_SACK_BYTES - 1; i >= 0; i--) {
+		if (blk->bitmap[i]) {
+			int b = 7;
+
+			while (!(blk->bitmap[i] >> b & 1))
+				b--;
+			end = blk->cum_ppsn + 2 + (uint32_t)(i * 8 + b);
+			break;
+		}
+	}
+	return mr_seq_lt(tx->nxt, end) ? tx->nxt : end;
+}
+
 /* A block may only acknowledge ppsns this path has sent. */
 static int block_valid(const struct mr_pathtx *tx,
 		       const struct mr_sack_block *blk)
@@ -262,7 +285,7 @@ int mr_pathtx_on_sack(struct mr_pathtx *tx, const struct mr_sack_block *blk,
 {
 	struct mr_pathtx_rec *sample = NULL;
 	int newly = 0;
-	uint32_t p;
+	uint32_t p, end;
 
 	if (blk->path_id != tx->cfg.path_id)
 		return -MR_EINVAL;
@@ -270,7 +293,8 @@ int mr_pathtx_on_sack(struct mr_pathtx *tx, const struct mr_sack_block *blk,
 		tx->bad_sacks++;
 		return -MR_EPROTO;
 	}
-	for (p = tx->una; p != tx->nxt; p++) {
+	end = block_end(tx, blk);
+	for (p = tx->una; mr_seq_lt(p, end); p++) {
 		struct mr_pathtx_rec *r = rec_of(tx, p);
 		uint64_t rtt;
 
@@ -279,6 +303,7 @@ int mr_pathtx_on_sack(struct mr_pathtx *tx, const struct mr_sack_block *blk,
 		if (r->state != MR_PATHTX_OUT)
 			continue;
 		r->state = MR_PATHTX_ACKED;
+		tx->acked_in_span++;
 		tx->out_pkts--;
 		tx->out_bytes -= r->bytes;
 		tx->acked_pkts++;
@@ -300,12 +325,12 @@ int mr_pathtx_on_sack(struct mr_pathtx *tx, const struct mr_sack_block *blk,
 	}
 	if (sample)
 		rtt_update(tx, now - sample->sent_at);
-	if (newly) {
-		/* Progress: reset the backoff, restart the timer
-		 * (RFC 6298 5.3, MR-TMR-4). */
-		tx->backoff = 0;
-		tx->rto_start = now;
-	}
+	if (!newly)
+		return 0; /* nothing changed: the loss timer covers ageing */
+	/* Progress: reset the backoff, restart the timer (RFC 6298 5.3,
+	 * MR-TMR-4). */
+	tx->backoff = 0;
+	tx->rto_start = now;
 	detect_losses(tx, now);
 	advance_una(tx);
 	return newly;

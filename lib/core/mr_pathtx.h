@@ -104,11 +104,12 @@ struct mr_pathtx_rec {
 struct mr_pathtx {
 	struct mr_pathtx_config cfg;
 	struct mr_pathtx_cb cb;
-	uint32_t una;	   /* oldest unsettled ppsn (== nxt: none) */
-	uint32_t nxt;	   /* next ppsn to assign */
-	uint32_t out_pkts; /* records in state OUT */
+	uint32_t una;		/* oldest unsettled ppsn (== nxt: none) */
+	uint32_t nxt;		/* next ppsn to assign */
+	uint32_t out_pkts;	/* records in state OUT */
+	uint32_t acked_in_span; /* records in state ACKED in [una, nxt) */
 	uint64_t out_bytes;
-	uint32_t largest_acked; /* valid when any_acked */
+	uint32_t largest_acked; /* informational; valid when any_acked */
 	int any_acked;
 	/* RTT estimator (RFC 6298), ns. srtt == 0: no sample yet. */
 	uint64_t srtt, rttvar, min_rtt, latest_rtt;
@@ -120,7 +121,7 @@ struct mr_pathtx {
 	uint64_t tx_pkts, tx_bytes, retx_pkts;
 	uint64_t acked_pkts, lost_reorder, lost_time, lost_rto, lost_forced;
 	uint64_t rto_events;
-	uint64_t bad_sacks;	       /* rejected by mr_pathtx_on_sack */
+	uint64_t bad_sacks; /* rejected by mr_pathtx_on_sack */
 	struct mr_pathtx_rec ring[MR_PATHTX_RING];
 };
 
