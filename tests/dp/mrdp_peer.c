@@ -382,6 +382,13 @@ static void drain_capture(int fd, struct capcheck *cc)
 	}
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static unsigned long long proc_cpu_ticks(void)
 {
 	char buf[2048], *p;
@@ -528,6 +535,47 @@ static int run_client(const char *record, uint32_t peer, const char *ifname,
 	       cc.frames, cc.bad);
 	if (P.ngot != count || P.bad || cc.bad || cc.frames < count)
 		fails++;
+
+	/* Round trip of one 64-byte payload at a time, through both
+	 * datapaths and the server's progress thread: a figure. */
+	{
+		static uint64_t rtt[1000];
+		unsigned n = 0, seq = count;
+
+		memset(P.got, 0, count);
+		P.ngot = 0;
+		while (n < 1000) {
+			uint64_t t = mrdp_now();
+			unsigned want;
+
+			fill(buf, 0, 64);
+			mrdp_lock(d);
+			want = P.ngot + 1;
+			P.got[0] = 0;
+			q_push(&P, peer, 1, buf, 64);
+			mrdp_unlock(d);
+			for (;;) {
+				int ok;
+
+				mrdp_progress(d);
+				mrdp_lock(d);
+				ok = P.ngot >= want || P.got[0];
+				mrdp_unlock(d);
+				if (ok)
+					break;
+				if (mrdp_now() - t > 1000000000ull)
+					break;
+			}
+			rtt[n++] = mrdp_now() - t;
+		}
+		(void)seq;
+		qsort(rtt, n, sizeof(rtt[0]), cmp_u64);
+		printf("client: round trip 64 B: p50 %.1f us, p99 %.1f us "
+		       "(%u samples)\n",
+		       (double)rtt[n / 2] / 1e3,
+		       (double)rtt[n * 99 / 100] / 1e3, n);
+		drain_capture(cap, &cc);
+	}
 
 	mrdp_get_counters(d, &k);
 	if (k.plane[0].arp_req_tx < 1 || k.plane[0].arp_reply_rx < 1 ||

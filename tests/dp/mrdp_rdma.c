@@ -27,6 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mr_counters.h"
 #include "mrdp.h"
 
 #define REGION (4u << 20)
@@ -297,6 +298,9 @@ static int setup(const char *record, uint32_t peer, int server,
 	ec.num_paths = 4;
 	ec.max_qp = 4;
 	ec.num_planes = (uint8_t)c.nports;
+	if (getenv("MRDP_TEST_MIN_RTO_US"))
+		ec.min_rto_ns = 1000ull *
+				(uint64_t)atoi(getenv("MRDP_TEST_MIN_RTO_US"));
 	rng_state ^= (uint64_t)server << 32;
 	ret = mr_ep_create(&ec, &mm, &rnd, &reg, &cb, epp);
 	if (ret) {
@@ -316,7 +320,9 @@ static int setup(const char *record, uint32_t peer, int server,
 	qc.mode = MR_MODE_METAROCE;
 	qc.qpn = server ? 0x22 : 0x11;
 	qc.pd = 1;
-	qc.max_send_wr = 128;
+	qc.max_send_wr = getenv("MRDP_TEST_SQ")
+				 ? (uint32_t)atoi(getenv("MRDP_TEST_SQ"))
+				 : 128;
 	qc.max_recv_wr = NRECV;
 	qc.max_send_sge = 1;
 	qc.max_recv_sge = 1;
@@ -492,6 +498,33 @@ static int run_client(void)
 	}
 	printf("client: 5 FETCH_ADD + 1 CMP_SWAP returned the right "
 	       "originals\n");
+	/* A figure, not a check: WRITE bandwidth with 64 KiB messages, up to
+	 * 16 outstanding (the server's [1M, 2M) is overwritten). */
+	{
+		/* More than ~240 here stalls the engine of 2026-11-30
+		 * (message window, see the datapath report): settable to
+		 * reproduce. */
+		const char *e = getenv("MRDP_TEST_BW_MSGS");
+		unsigned posted = 0, done = 0, n = e ? (unsigned)atoi(e) : 200;
+		uint64_t first = send_id;
+
+		t0 = mrdp_now();
+		while (done < n) {
+			while (posted < n && posted - done < 16) {
+				if (post_send(MR_WR_RDMA_WRITE, send_id++,
+					      (posted % 16) * 65536, 65536,
+					      MIB + (posted % 16) * 65536, 0,
+					      0))
+					return 1;
+				posted++;
+			}
+			if (wait_send(first + done))
+				return 1;
+			done++;
+		}
+		printf("client: WRITE 64 KiB x %u: %.2f Gb/s\n", n,
+		       (double)n * 65536 * 8 / (double)(mrdp_now() - t0));
+	}
 	if (send_tag("DONE", 0) || recv_tag("BYE!", &arg) || arg != 1) {
 		fprintf(stderr, "server saw a bad counter\n");
 		return 1;
@@ -522,6 +555,21 @@ int main(int argc, char **argv)
 	if (qp_failed) {
 		fprintf(stderr, "QP went to the error state\n");
 		ret = 1;
+	}
+	{
+		const char *const *names = mr_counters_names();
+		const uint64_t *v;
+		unsigned i;
+
+		mrdp_lock(dev);
+		v = (const uint64_t *)(const void *)mr_ep_counters(ep);
+		printf("%s: engine", argv[1]);
+		for (i = 0; i < MR_COUNTERS_N; i++)
+			if (v[i])
+				printf(" %s=%llu", names[i],
+				       (unsigned long long)v[i]);
+		printf("\n");
+		mrdp_unlock(dev);
 	}
 	mrdp_get_counters(dev, &k);
 	mrdp_counters_json(&k, argv[1], json, sizeof(json));
