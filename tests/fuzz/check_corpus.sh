@@ -11,4 +11,4 @@ if ! diff -r "$tmp" "$corpus"; then
 	echo "seed corpus is stale: run $gen $corpus and commit it" >&2
 	exit 1
 fi
-echo "seed corpus: $(ls "$corpus" | wc -l) files, up to date"
+echo "seed corpus: $(find "$corpus" -type f | wc -l) files, up to date"

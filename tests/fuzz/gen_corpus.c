@@ -1,13 +1,19 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Writes the seed corpus of fuzz_parse: valid packets of every opcode
- * (small and zero-length messages, ACKs with 0, 1 and 16 SACK blocks, NAKs
- * of every code), from a fixed seed, so the output is reproducible and
- * committed as tests/fuzz/corpus/parse/. Usage: gen_corpus <dir>
- * (the test "fuzz_corpus_fresh" checks the committed files match).
+ * Writes the seed corpora of the fuzz targets, reproducibly (fixed seed),
+ * committed as tests/fuzz/corpus/ (the test "fuzz_corpus_fresh" checks
+ * the committed files match). Usage: gen_corpus <dir>
+ *   <dir>/parse/      fuzz_parse: valid packets of every opcode (small and
+ *                     zero-length messages, ACKs with 0, 1 and 16 SACK
+ *                     blocks, NAKs of every code);
+ *   <dir>/responder/  fuzz_responder: scripts in that target's input
+ *                     format (see fuzz_responder.c): one crafted packet of
+ *                     every opcode to every QP, then a time step; and a
+ *                     posted send of every kind followed by an ACK.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,9 +81,157 @@ static int write_pkt(const char *dir, const char *name, unsigned idx,
 	return 0;
 }
 
+/* ---- fuzz_responder scripts ---- */
+
+struct script {
+	uint8_t b[512];
+	size_t n;
+};
+
+static void put(struct script *s, unsigned nbytes, uint64_t v)
+{
+	while (nbytes--)
+		s->b[s->n++] = (uint8_t)(v >> (8 * nbytes));
+}
+
+/* fuzz_responder's opcode table order and QP count */
+#define RESP_NOPS 12
+#define RESP_NQP 4
+
+static int write_script(const char *dir, const char *name, unsigned idx,
+			const struct script *s)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s-%02u", dir, name, idx);
+	f = fopen(path, "wb");
+	if (!f || fwrite(s->b, 1, s->n, f) != s->n || fclose(f)) {
+		fprintf(stderr, "gen_corpus: %s: write failed\n", path);
+		return -1;
+	}
+	return 0;
+}
+
+/* A crafted-packet record (kind 1) of fuzz_responder: opcode index op
+ * (its table order = mr_gen_opcodes order) to QP index qp, fields at their
+ * expected values, a 64-byte payload. */
+static void crafted_record(struct script *s, unsigned op, unsigned qp)
+{
+	unsigned sel, i;
+
+	/* sel % 12 = op, (sel >> 4) % 4 = qp, no "random field" bits */
+	for (sel = 0; sel < 64; sel++)
+		if (sel % RESP_NOPS == op && (sel >> 4) % RESP_NQP == qp &&
+		    !(sel & 0x09))
+			break;
+	if (sel == 64)
+		for (sel = 0; sel < 64; sel++)
+			if (sel % RESP_NOPS == op &&
+			    (sel >> 4) % RESP_NQP == qp)
+				break;
+	put(s, 1, 1);
+	put(s, 1, sel);
+	put(s, 1, MR_BTH_F_ACK_REQ); /* flags */
+	put(s, 1, 0);		     /* ssn = expected */
+	put(s, 1, 0);		     /* msn */
+	put(s, 1, 0);		     /* rsn */
+	put(s, 1, 0);		     /* path */
+	put(s, 2, 0);		     /* ppsn */
+	put(s, 2, 64);		     /* payload length */
+	put(s, 1, 1);		     /* msg_len = payload */
+	put(s, 1, 0);		     /* offset as computed */
+	switch (mr_gen_opcodes[op]) {
+	case MR_OP_WRITE:
+	case MR_OP_WRITE_IMM:
+	case MR_OP_READ_REQ:
+		put(s, 1, 0);	  /* region 0, its key, inside */
+		put(s, 2, 0x100); /* offset in the region */
+		break;
+	case MR_OP_ATOMIC_CS:
+	case MR_OP_ATOMIC_FA:
+		put(s, 1, 0);
+		put(s, 2, 0x200);
+		put(s, 8, 5); /* swap/add */
+		put(s, 8, 0); /* compare */
+		break;
+	case MR_OP_ATOMIC_RESP:
+		put(s, 8, 0x1122334455667788ull);
+		break;
+	case MR_OP_ACK:
+		put(s, 1, 0);	  /* syndrome */
+		put(s, 1, 1);	  /* cum_ssn = sq_psn + 1 */
+		put(s, 1, 1);	  /* cum_msn */
+		put(s, 4, 50000); /* rate hint */
+		put(s, 2, 1);	  /* ecn_ce */
+		put(s, 1, 1);	  /* one block */
+		put(s, 1, 1);	  /* cum_ppsn */
+		put(s, 4, 0x05);  /* bitmap */
+		break;
+	case MR_OP_UD_SEND:
+	case MR_OP_UD_SEND_IMM:
+		put(s, 2, 0x33); /* source QPN */
+		break;
+	}
+	put(s, 4, 0xdeadbeef); /* imm */
+	for (i = 0; i < 64; i++)
+		put(s, 1, i * 7 + op);
+}
+
+static int gen_responder(const char *dir)
+{
+	struct script s;
+	unsigned op, qp, idx = 0;
+	int rc = 0;
+
+	for (qp = 0; qp < RESP_NQP; qp++) {
+		for (op = 0; op < RESP_NOPS; op++) {
+			s.n = 0;
+			crafted_record(&s, op, qp);
+			put(&s, 1, 3);	/* time step */
+			put(&s, 2, 20); /* 20 us */
+			rc |= write_script(dir, "crafted", idx++, &s);
+		}
+	}
+	/* A posted send of every kind (fuzz_responder's post_send table
+	 * has 7 entries) on each RC QP, then time, then an ACK for it. */
+	idx = 0;
+	for (qp = 0; qp < RESP_NQP; qp++) {
+		for (op = 0; op < 7; op++) {
+			s.n = 0;
+			put(&s, 1, 4);		  /* post send */
+			put(&s, 1, op << 2 | qp); /* opcode, QP */
+			put(&s, 1, 0);		  /* no fence */
+			put(&s, 2, 0x40);	  /* local offset */
+			put(&s, 2, 100);	  /* length */
+			put(&s, 4, 0x01020304);	  /* imm */
+			put(&s, 1, 0);		  /* remote: region 0 */
+			put(&s, 2, 0x80);
+			put(&s, 8, 1); /* compare/add */
+			put(&s, 8, 2); /* swap */
+			put(&s, 1, 3); /* time step */
+			put(&s, 2, 5);
+			crafted_record(&s, 9 /* ACK */, qp);
+			rc |= write_script(dir, "send", idx++, &s);
+		}
+	}
+	return rc;
+}
+
+static int make_dir(const char *base, const char *sub, char *out, size_t n)
+{
+	snprintf(out, n, "%s/%s", base, sub);
+	if (mkdir(out, 0755) && errno != EEXIST) {
+		fprintf(stderr, "gen_corpus: %s: %s\n", out, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct mr_gen_rng r = { 0x6d657461726f6365ull };
+	char pdir[4096], rdir[4096];
 	struct mr_pkt p;
 	unsigned i, k, idx;
 	int rc = 0;
@@ -86,6 +240,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: gen_corpus <dir>\n");
 		return 2;
 	}
+	if (make_dir(argv[1], "parse", pdir, sizeof(pdir)) ||
+	    make_dir(argv[1], "responder", rdir, sizeof(rdir)))
+		return 1;
+	rc |= gen_responder(rdir);
 	for (i = 0; i < MR_GEN_NUM_OPCODES; i++) {
 		uint8_t op = mr_gen_opcodes[i];
 
@@ -94,7 +252,7 @@ int main(int argc, char **argv)
 			/* payloads up to 48 bytes keep the corpus small;
 			 * the fuzzer grows them */
 			mr_gen_pkt(&r, op, &p, payload, k ? 48 : 0);
-			rc |= write_pkt(argv[1], op_name(op), idx++, &p);
+			rc |= write_pkt(pdir, op_name(op), idx++, &p);
 		}
 		if (op == MR_OP_ACK) {
 			unsigned s;
@@ -106,13 +264,13 @@ int main(int argc, char **argv)
 					s == MR_NAK_RNR ? (uint8_t)(s + 10) : 0;
 				p.aeth.nak_msn = s ? p.aeth.nak_msn | 1 : 0;
 				p.aeth.nblocks = (uint8_t)(s % 2);
-				rc |= write_pkt(argv[1], "ack", idx++, &p);
+				rc |= write_pkt(pdir, "ack", idx++, &p);
 			}
 			mr_gen_pkt(&r, op, &p, payload, 0);
 			p.aeth.nblocks = MR_ACK_MAX_PATHS;
 			for (s = 0; s < MR_ACK_MAX_PATHS; s++)
 				p.aeth.blocks[s].path_id = (uint16_t)s;
-			rc |= write_pkt(argv[1], "ack", idx++, &p);
+			rc |= write_pkt(pdir, "ack", idx++, &p);
 		}
 	}
 	return rc ? 1 : 0;
