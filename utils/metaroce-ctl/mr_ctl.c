@@ -229,7 +229,7 @@ static int cmd_add(int argc, char **argv)
 		c.mac[5] = (uint8_t)c.ip;
 	}
 
-	if (mrctl_view_open(&view, 1, err, sizeof(err)))
+	if (mrctl_view_open(&view, MRCTL_LOCK_CREATE, err, sizeof(err)))
 		return fail(err);
 	ret = mrctl_view_add(&view, &c, err, sizeof(err));
 	mrctl_view_close(&view);
@@ -322,7 +322,7 @@ static int cmd_show(int argc, char **argv)
 	}
 	if (name && !mr_devconf_valid_name(name))
 		die_usage("invalid device name '%s'", name);
-	if (mrctl_view_open(&view, 0, err, sizeof(err)) ||
+	if (mrctl_view_open(&view, MRCTL_LOCK_NONE, err, sizeof(err)) ||
 	    mrctl_view_list(&view, name, &all, &n, err, sizeof(err)))
 		return fail(err);
 	if (json)
@@ -353,7 +353,7 @@ static int cmd_del(int argc, char **argv)
 			       : "link del: missing device NAME");
 	if (!mr_devconf_valid_name(argv[0]))
 		die_usage("invalid device name '%s'", argv[0]);
-	if (mrctl_view_open(&view, 1, err, sizeof(err)))
+	if (mrctl_view_open(&view, MRCTL_LOCK, err, sizeof(err)))
 		return fail(err);
 	ret = mrctl_view_del(&view, argv[0], err, sizeof(err));
 	mrctl_view_close(&view);

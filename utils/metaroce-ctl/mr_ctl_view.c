@@ -324,15 +324,20 @@ int mrctl_view_open(struct mrctl_view *v, int lock, char *err, size_t errlen)
 	pathf(v->sysfs, sizeof(v->sysfs), "%s/sysfs", v->dir);
 	if (!lock)
 		return 0;
-	if (mkdirs(rundir)) {
-		seterr(err, errlen, "cannot create %s: %s%s", rundir,
-		       strerror(errno), hint(errno));
-		return -1;
+	if (!exists(rundir)) {
+		if (lock != MRCTL_LOCK_CREATE)
+			return 0; /* nothing to lock: no view either */
+		if (mkdirs(rundir)) {
+			seterr(err, errlen, "cannot create %s: %s%s", rundir,
+			       strerror(errno), hint(errno));
+			return -1;
+		}
+		v->made_rundir = 1;
 	}
 	v->lock_fd = open(rundir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (v->lock_fd < 0 || flock(v->lock_fd, LOCK_EX)) {
-		seterr(err, errlen, "cannot lock %s: %s", rundir,
-		       strerror(errno));
+		seterr(err, errlen, "cannot lock %s: %s%s", rundir,
+		       strerror(errno), hint(errno));
 		mrctl_view_close(v);
 		return -1;
 	}
@@ -347,6 +352,11 @@ void mrctl_view_close(struct mrctl_view *v)
 	if (v->lock_fd >= 0)
 		close(v->lock_fd); /* releases the flock */
 	v->lock_fd = -1;
+	/* A command that created the runtime directory and then failed
+	 * leaves no trace; rmdir fails harmlessly if a view is in it. */
+	if (v->made_rundir)
+		rmdir(mrctl_rundir());
+	v->made_rundir = 0;
 }
 
 static int read_line(const char *path, char *buf, size_t len)

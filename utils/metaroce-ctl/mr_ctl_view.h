@@ -37,16 +37,25 @@ struct mrctl_view {
 	char dir[PATH_MAX];   /* <rundir>/net-<ino> */
 	char sysfs[PATH_MAX]; /* <dir>/sysfs: SYSFS_PATH */
 	unsigned long ino;
-	int lock_fd; /* -1 when not locked */
+	int lock_fd;	 /* -1 when not locked */
+	int made_rundir; /* this command created the runtime directory */
 };
 
 /* $METAROCE_HOST_SYSFS (tests only) or /sys: where real devices are. */
 const char *mrctl_host_sysfs(void);
 
-/* Resolve this namespace's view. With lock: create the runtime directory,
- * take its lock and remove a stale view (a dead namespace's with the same
- * inode) and leftovers of an interrupted command. 0 or -1 + err. */
+enum {
+	MRCTL_LOCK_NONE,   /* read only (link show) */
+	MRCTL_LOCK,	   /* lock the runtime directory if it exists */
+	MRCTL_LOCK_CREATE, /* create it first if needed (link add) */
+};
+
+/* Resolve this namespace's view. With a lock mode: take the runtime
+ * directory's lock and remove a stale view (a dead namespace's with the
+ * same inode) and leftovers of an interrupted command. 0 or -1 + err. */
 int mrctl_view_open(struct mrctl_view *v, int lock, char *err, size_t errlen);
+/* Unlock; removes the runtime directory if this command made it and it is
+ * still empty. */
 void mrctl_view_close(struct mrctl_view *v);
 
 /* Add the device c (c->uverbs is chosen here). Fails, changing nothing,
