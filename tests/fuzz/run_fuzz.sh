@@ -9,5 +9,5 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp -R "$corpus"/. "$tmp"/
 mkdir -p "$artifacts"
-"$target" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+"$target" -max_total_time="$secs" -timeout=30 -rss_limit_mb=2048 \
 	-print_final_stats=1 -artifact_prefix="$artifacts"/ "$tmp"
