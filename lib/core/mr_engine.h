@@ -88,8 +88,9 @@ struct mr_srq {
 	struct mr_ep *ep;
 	struct mr_srq_config cfg;
 	struct mr_rq rq;
-	uint32_t limit; /* 0 = not armed */
-	uint32_t users; /* QPs attached */
+	uint32_t limit;	  /* 0 = not armed */
+	uint32_t users;	  /* QPs attached */
+	uint32_t blocked; /* QPs with wimm_blocked set */
 };
 
 /* What one ssn we sent carries (ring qp->txp, slot ssn % ssn_window). */
@@ -213,7 +214,8 @@ struct mr_qp {
 	struct mr_rq rq;       /* own receive queue (cfg.srq == NULL) */
 	struct mr_rwqe *claim; /* SRQ: WQEs taken for rsn (msg_window) */
 	struct mr_sge *claim_sge;
-	uint32_t claim_next; /* next rsn to take an SRQ WQE for */
+	uint32_t claim_next;  /* next rsn to take an SRQ WQE for */
+	uint8_t wimm_blocked; /* next message: WRITE_IMM without a WQE */
 	struct mr_hold *hold;
 	uint8_t *hold_mem;
 	struct mr_ratehint_conn rh;

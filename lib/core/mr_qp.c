@@ -429,8 +429,14 @@ int mr_qp_post_recv(struct mr_qp *qp, const struct mr_recv_wr *wr)
 	if (qp->state == MR_QPS_RESET)
 		return -MR_ESTATE;
 	rc = mr_rq_push(qp->ep, qp->cfg.pd, &qp->rq, wr);
-	if (rc || qp->state != MR_QPS_ERR)
+	if (rc)
 		return rc;
+	if (qp->state != MR_QPS_ERR) {
+		/* A WRITE_IMM complete but waiting for a WQE finishes now. */
+		if (qp->cfg.type == MR_QPT_RC && qp->state >= MR_QPS_RTR)
+			mr_resp_advance(qp, qp->now);
+		return 0;
+	}
 	/* MR-ERR-4: posted in ERR, flushed at once. */
 	qp->rq.head++;
 	memset(&c, 0, sizeof(c));

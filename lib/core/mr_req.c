@@ -519,7 +519,8 @@ static size_t build_resp(struct mr_qp *qp, const struct mr_resp_rec *r,
  * Entries of WQEs that completed or failed are settled on the way. */
 static int next_lost(struct mr_qp *qp, uint32_t *out)
 {
-	uint32_t s = qp->retx_from;
+	uint32_t s = qp->retx_from, hold = 0;
+	int held = 0;
 
 	if (mr_seq_lt(s, qp->snd_una))
 		s = qp->snd_una;
@@ -528,6 +529,16 @@ static int next_lost(struct mr_qp *qp, uint32_t *out)
 
 		if (t->state != MR_TXP_LOST)
 			continue;
+		if (qp->rnr_wait && t->kind == MR_TXP_REQ &&
+		    !mr_seq_lt(t->owner, qp->rnr_msn)) {
+			/* MR-REQ-12: requests wait out the RNR timer;
+			 * responses do not. */
+			if (!held) {
+				held = 1;
+				hold = s;
+			}
+			continue;
+		}
 		if (t->kind == MR_TXP_REQ &&
 		    (mr_seq_lt(t->owner, qp->sq_head) ||
 		     (qp->have_err && !mr_seq_lt(t->owner, qp->err_msn)) ||
@@ -542,11 +553,11 @@ static int next_lost(struct mr_qp *qp, uint32_t *out)
 			qp->lost_cnt--;
 			continue;
 		}
-		qp->retx_from = s;
+		qp->retx_from = held ? hold : s;
 		*out = s;
 		return 0;
 	}
-	qp->retx_from = s;
+	qp->retx_from = held ? hold : s;
 	return -1;
 }
 
@@ -557,7 +568,8 @@ static struct mr_swqe *next_new(struct mr_qp *qp)
 	struct mr_swqe *w;
 	uint32_t max_rd;
 
-	if (qp->sq_next == qp->sq_tail || qp->state != MR_QPS_RTS)
+	if (qp->sq_next == qp->sq_tail || qp->state != MR_QPS_RTS ||
+	    qp->rnr_wait)
 		return NULL;
 	if (qp->have_err && !mr_seq_lt(qp->sq_next, qp->err_msn))
 		return NULL;
@@ -578,8 +590,6 @@ int mr_req_has_data(const struct mr_qp *qp, uint64_t now)
 {
 	struct mr_qp *q = (struct mr_qp *)qp;
 
-	if (qp->rnr_wait)
-		return 0;
 	return qp->lost_cnt || qp->resp_send != qp->resp_tail || next_new(q);
 }
 
@@ -594,8 +604,6 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 	size_t len;
 	uint32_t ppsn;
 
-	if (qp->rnr_wait)
-		return 0;
 	have_lost = !next_lost(qp, &ssn);
 	if (!have_lost) {
 		if (qp->resp_send != qp->resp_tail)

@@ -11,6 +11,19 @@
 
 #include "mr_engine.h"
 
+static void set_wimm_blocked(struct mr_qp *qp, int on)
+{
+	if (qp->wimm_blocked == on)
+		return;
+	qp->wimm_blocked = (uint8_t)on;
+	if (qp->cfg.srq) {
+		if (on)
+			qp->cfg.srq->blocked++;
+		else
+			qp->cfg.srq->blocked--;
+	}
+}
+
 void mr_resp_reset(struct mr_qp *qp)
 {
 	uint32_t i;
@@ -32,6 +45,7 @@ void mr_resp_reset(struct mr_qp *qp)
 	qp->seq_nak_sent = 0;
 	qp->rx_err = 0;
 	qp->last_rx_path = 0;
+	set_wimm_blocked(qp, 0);
 	mr_ratehint_conn_init(&qp->rh);
 }
 
@@ -481,10 +495,15 @@ void mr_resp_advance(struct mr_qp *qp, uint64_t now)
 		case MR_OP_WRITE_IMM:
 			rw = mr_rq_for_rsn(qp, qp->rcv_rsn);
 			if (!rw) {
+				/* MR-RSP-3: its data is placed; it completes
+				 * when a WQE is posted. The requester hears
+				 * RNR (and may give up after rnr_retry). */
 				e->rnr = 1;
+				set_wimm_blocked(qp, 1);
 				rnr(qp, e->msn);
 				return;
 			}
+			set_wimm_blocked(qp, 0);
 			recv_cqe(qp, e, rw, MR_WC_SUCCESS);
 			mr_rq_consume(qp, qp->rcv_rsn);
 			break;
@@ -571,6 +590,7 @@ void mr_resp_flush(struct mr_qp *qp)
 	uint32_t i;
 
 	qp->resp_head = qp->resp_send = qp->resp_tail;
+	set_wimm_blocked(qp, 0);
 	for (i = 0; i < qp->ep->cfg.hold_slots; i++)
 		qp->hold[i].used = 0;
 	qp->ack_due = UINT64_MAX;

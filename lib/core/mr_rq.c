@@ -291,9 +291,25 @@ int mr_srq_destroy(struct mr_srq *srq)
 
 int mr_srq_post_recv(struct mr_srq *srq, const struct mr_recv_wr *wr)
 {
+	struct mr_ep *ep;
+	uint32_t i;
+	int rc;
+
 	if (!srq)
 		return -MR_EINVAL;
-	return mr_rq_push(srq->ep, srq->cfg.pd, &srq->rq, wr);
+	rc = mr_rq_push(srq->ep, srq->cfg.pd, &srq->rq, wr);
+	if (rc)
+		return rc;
+	/* QPs whose next message is a WRITE_IMM waiting for a WQE. */
+	ep = srq->ep;
+	for (i = 0; srq->blocked && i < ep->nqp; i++) {
+		struct mr_qp *qp = ep->qps[i];
+
+		if (qp->cfg.srq == srq && qp->wimm_blocked &&
+		    qp->state >= MR_QPS_RTR && qp->state != MR_QPS_ERR)
+			mr_resp_advance(qp, qp->now);
+	}
+	return 0;
 }
 
 int mr_srq_modify_limit(struct mr_srq *srq, uint32_t limit)
