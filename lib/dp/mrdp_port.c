@@ -29,7 +29,13 @@
 #define AFP_RX_OVERHEAD 80
 /* The PMD's TX slot overhead (TPACKET2_HDRLEN - sizeof(sockaddr_ll)). */
 #define AFP_TX_OVERHEAD 32
-#define AFP_FRAMECNT 1024
+/* Ring depth in bytes per direction: a receiver descheduled for a few
+ * scheduler ticks must not overflow (testbed.md: throughput = ring depth /
+ * time off the CPU). 16 MiB = 2048 frames of 8 KiB, 8192 of 2 KiB. The
+ * rings are MAP_LOCKED by the PMD: RLIMIT_MEMLOCK must allow 32 MiB per
+ * port (root: unlimited). */
+#define AFP_RING_BYTES (16u << 20)
+#define AFP_FRAMECNT_MIN 1024
 
 static int is_af_packet(const char *args)
 {
@@ -233,9 +239,18 @@ static int build_devargs(struct mrdp_dev *d, unsigned idx, unsigned seq,
 					      ",blocksz=%u",
 					      f > 4096 ? f : 4096);
 		}
-		if (!devarg(args, "framecnt", v, sizeof(v)))
+		if (!devarg(args, "framecnt", v, sizeof(v))) {
+			char fs[32];
+			unsigned f = afp_framesz(d), n;
+
+			if (devarg(args, "framesz", fs, sizeof(fs)))
+				f = (unsigned)strtoul(fs, NULL, 10);
+			n = f ? AFP_RING_BYTES / f : AFP_FRAMECNT_MIN;
+			if (n < AFP_FRAMECNT_MIN)
+				n = AFP_FRAMECNT_MIN;
 			w += snprintf(out + w, cap - (size_t)w, ",framecnt=%u",
-				      AFP_FRAMECNT);
+				      n);
+		}
 		if ((size_t)w >= cap)
 			goto toolong;
 	}

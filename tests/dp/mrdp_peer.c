@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "mrdp.h"
+#include "mrdp_encap.h"
 
 #define MAXQ 1024
 #define WINDOW 32
@@ -81,6 +82,7 @@ struct peer {
 	/* server */
 	int bye;
 	uint64_t echoed;
+	uint64_t streamed, streamed_bytes;
 	/* client */
 	uint8_t *got; /* per seq: echo verified */
 	unsigned ngot;
@@ -142,6 +144,11 @@ static int server_rx(void *user, uint64_t now, const uint8_t *pkt, size_t len,
 	}
 	if (len < 8)
 		return -1;
+	if (get32(pkt) >= 0x50000000u) { /* stream phase: count only */
+		p->streamed++;
+		p->streamed_bytes += len;
+		return 0;
+	}
 	if (q_push(p, meta->src, (uint16_t)(0x8000 | (get32(pkt) & 0x7fff)),
 		   pkt, (uint32_t)len) == 0)
 		p->echoed++;
@@ -253,8 +260,10 @@ static int run_server(const char *record, uint32_t peer)
 	}
 	mrdp_get_counters(d, &k);
 	mrdp_counters_json(&k, c.name, json, sizeof(json));
-	printf("server: echoed %llu, counters %s", (unsigned long long)P.echoed,
-	       json);
+	printf("server: echoed %llu, stream received %llu packets "
+	       "(%llu bytes), counters %s",
+	       (unsigned long long)P.echoed, (unsigned long long)P.streamed,
+	       (unsigned long long)P.streamed_bytes, json);
 	mrdp_close(d);
 	if (!bye) {
 		fprintf(stderr, "server: no BYE within 60 s\n");
@@ -577,11 +586,51 @@ static int run_client(const char *record, uint32_t peer, const char *ifname,
 		drain_capture(cap, &cc);
 	}
 
+	/* One-way stream of the largest packets as fast as the datapath
+	 * takes them (the server only counts): a figure of the datapath's
+	 * own ceiling, to compare with testpmd's on the same link. */
+	if (getenv("MRDP_TEST_STREAM")) {
+		unsigned n = (unsigned)atoi(getenv("MRDP_TEST_STREAM")), q = 0;
+		uint64_t t = mrdp_now();
+		double dt;
+
+		fill(buf, 0x50000000u, (uint32_t)P.max);
+		while (q < n) {
+			mrdp_lock(d);
+			while (q < n && P.tail - P.head < MAXQ) {
+				put32(buf, 0x50000000u + q);
+				q_push(&P, peer, (uint16_t)q, buf,
+				       (uint32_t)P.max);
+				q++;
+			}
+			mrdp_unlock(d);
+			mrdp_progress(d);
+		}
+		for (;;) {
+			int empty;
+
+			mrdp_lock(d);
+			empty = P.head == P.tail;
+			mrdp_unlock(d);
+			if (empty)
+				break;
+			mrdp_progress(d);
+		}
+		dt = (double)(mrdp_now() - t) / 1e9;
+		printf("client: stream %u x %zu B sent in %.3f s: %.0f kpps, "
+		       "%.2f Gb/s\n",
+		       n, P.max, dt, n / dt / 1e3,
+		       (double)n * (double)(P.max + MRDP_HDR_LEN) * 8 / dt /
+			       1e9);
+		usleep(200000);
+	}
+
 	mrdp_get_counters(d, &k);
 	if (k.plane[0].arp_req_tx < 1 || k.plane[0].arp_reply_rx < 1 ||
 	    k.plane[0].rx_drop[MRDP_RXD_IP_CSUM] ||
 	    k.plane[0].rx_drop[MRDP_RXD_UDP_CSUM] || k.loopback_pkts != 16 ||
-	    k.plane[0].tx_pkts < count || k.plane[0].rx_pkts < count) {
+	    k.plane[0].tx_pkts < count || k.plane[0].rx_pkts < count ||
+	    k.plane[0].tx_drop[MRDP_TXD_PORT]) {
 		fprintf(stderr, "counters wrong\n");
 		fails++;
 	}
