@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Stock rdma-core tools (Debian's ibv_devices, ibv_devinfo) see a device
+# made by metaroce-ctl when run through metaroce-run: listed, opened and
+# queried through the real libibverbs and the build's provider. Root, in a
+# network namespace of its own.
+. "$(dirname "$0")/lib.sh"
+cli_init "$@"
+need_root
+for t in ibv_devices ibv_devinfo setpriv; do
+	command -v $t >/dev/null || { echo "SKIP: $t not installed"; exit 77; }
+done
+cli_own_netns
+
+prov=$(dirname "$RUN")/../providers/metaroce/libmetaroce-rdmav34.so
+[ -f "$prov" ] || { echo "FAIL: provider not built: $prov"; exit 1; }
+
+ip link add v0 type veth peer name v1
+ip link add j0 mtu 9000 type veth peer name j1 mtu 9000
+# A fixed MAC, so the expected GUID and GIDs are literals.
+ip link set v0 address 52:54:00:12:34:56
+GUID=5054:00ff:fe12:3456
+
+expect_ok "add mr0" "$CTL" link add mr0 --port net_af_packet0,iface=v0 \
+	--ip 192.0.2.1/24
+expect_ok "add mr1 (jumbo, --mtu 2048)" "$CTL" link add mr1 \
+	--port net_af_packet1,iface=j0 --ip 192.0.2.2/24 --mtu 2048
+expect_ok "add mr2 (jumbo)" "$CTL" link add mr2 \
+	--port net_af_packet2,iface=j1 --ip 192.0.2.3/24
+
+out=$("$RUN" ibv_devices 2>&1)
+check "ibv_devices lists mr0 with its GUID" \
+	"^ +mr0[[:space:]]+505400fffe123456$" "$out"
+check "ibv_devices lists mr1" "^ +mr1[[:space:]]+[0-9a-f]{16}$" "$out"
+
+out=$("$RUN" ibv_devinfo -v -d mr0 2>&1)
+check "devinfo: hca_id" "^hca_id:	mr0$" "$out"
+check "devinfo: node GUID" "node_guid:	+$GUID$" "$out"
+check "devinfo: PORT_ACTIVE" "state:	+PORT_ACTIVE \(4\)" "$out"
+check "devinfo: Ethernet" "link_layer:	+Ethernet" "$out"
+check "devinfo: active MTU 1024 on a 1500 veth" "active_mtu:	+1024 \(3\)" \
+	"$out"
+check "devinfo: GID 0 link-local RoCE v2" \
+	"GID\[  0\]:	+fe80::5054:ff:fe12:3456, RoCE v2$" "$out"
+check "devinfo: GID 1 IPv4-mapped RoCE v2" \
+	"GID\[  1\]:	+::ffff:192.0.2.1, RoCE v2$" "$out"
+check_not "devinfo: no warnings" "[Ww]arning|[Ff]ailed" "$out"
+
+out=$("$RUN" ibv_devinfo -v -d mr1 2>&1)
+check "devinfo mr1: --mtu 2048" "active_mtu:	+2048 \(4\)" "$out"
+out=$("$RUN" ibv_devinfo -d mr2 2>&1)
+check "devinfo mr2: 4096 on jumbo" "active_mtu:	+4096 \(5\)" "$out"
+
+# Any user can use the devices (SYSFS_PATH is honoured when uid == euid).
+out=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
+	"$RUN" ibv_devinfo -d mr0 2>&1)
+check "non-root user opens mr0" "state:	+PORT_ACTIVE" "$out"
+
+expect_ok "del mr1" "$CTL" link del mr1
+out=$("$RUN" ibv_devices 2>&1)
+check_not "deleted device not listed" "^ +mr1[[:space:]]" "$out"
+check "others still listed" "^ +mr2[[:space:]]" "$out"
+expect_ok "del mr0" "$CTL" link del mr0
+expect_ok "del mr2" "$CTL" link del mr2
+out=$("$RUN" ibv_devices 2>&1)
+check_not "no device left" "^ +mr[0-9][[:space:]]" "$out"
+cli_done
