@@ -63,6 +63,32 @@ mtu=$MTU
 udp_port=4797
 EOC
 
+# Bad records get a clear reason and leave nothing open.
+FAILS=0
+expect_open() { # record-file expected-substring
+	local out
+	out=$(ip netns exec "$NSA" "$PEER" open "$1" 0.0.0.0 2>&1)
+	if ! echo "$out" | grep -q -- "$2"; then
+		echo "dp_echo: open $1: wanted '$2', got: $out"
+		FAILS=$((FAILS + 1))
+	else
+		echo "dp_echo: open $(basename "$1"): $(echo "$out" | head -1)"
+	fi
+}
+ip -n "$NSA" link add "mdd$TAG" type veth peer name "mde$TAG"
+ip -n "$NSA" link set "mdd$TAG" mtu 1500 up
+sed "s/^port=.*/port=net_af_packet0,iface=nosuch$TAG/" "$DIR/a.conf" \
+	>"$DIR/bad1.conf"
+sed "s/^port=.*/port=net_af_packet0,iface=mdd$TAG/" "$DIR/a.conf" \
+	>"$DIR/bad2.conf"
+sed "s/^port=.*/port=0000:3b:00.0/" "$DIR/a.conf" >"$DIR/bad3.conf"
+sed "s/^port=.*/port=net_nosuchdriver0/" "$DIR/a.conf" >"$DIR/bad4.conf"
+expect_open "$DIR/bad1.conf" "no interface 'nosuch$TAG'"
+expect_open "$DIR/bad2.conf" "has MTU 1500 but RoCE MTU $MTU needs"
+expect_open "$DIR/bad3.conf" "is a PCI device"
+expect_open "$DIR/bad4.conf" "could not open it"
+expect_open "$DIR/a.conf" "already open in this process"
+
 ip netns exec "$NSB" "$PEER" server "$DIR/b.conf" 10.77.0.1 \
 	>"$DIR/server.log" 2>&1 &
 SPID=$!
@@ -79,5 +105,5 @@ wait "$SPID"
 SRC=$?
 SPID=
 sed 's/^/  /' "$DIR/server.log"
-echo "dp_echo: client exit $CRC, server exit $SRC"
-[ "$CRC" = 0 ] && [ "$SRC" = 0 ]
+echo "dp_echo: client exit $CRC, server exit $SRC, $FAILS bad-open checks failed"
+[ "$CRC" = 0 ] && [ "$SRC" = 0 ] && [ "$FAILS" = 0 ]

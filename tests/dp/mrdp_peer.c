@@ -688,8 +688,67 @@ static int run_client(const char *record, uint32_t peer, const char *ifname,
 			fails++;
 		}
 	}
+	/* Close/reopen in the same process: the port is hot-unplugged and
+	 * probed again (EAL itself cannot restart); loopback still works. */
+	if (open_dev(record, 0, &d, &c, NULL)) {
+		fails++;
+	} else {
+		P.loop_got = 0;
+		mrdp_lock(d);
+		fill(buf, 0x40000000u, 100);
+		q_push(&P, c.ip, 1, buf, 100);
+		mrdp_unlock(d);
+		end = now_s() + 5;
+		while (now_s() < end) {
+			mrdp_progress(d);
+			mrdp_lock(d);
+			ret = P.loop_got;
+			mrdp_unlock(d);
+			if (ret)
+				break;
+			usleep(1000);
+		}
+		mrdp_close(d);
+		printf("client: reopened the device: loopback %s\n",
+		       ret ? "ok" : "FAILED");
+		if (!ret)
+			fails++;
+	}
 	printf("client: %s\n", fails ? "FAILED" : "ok");
 	return fails ? 1 : 0;
+}
+
+/* Try to open a record; print the datapath's reason if it refuses. */
+static int run_open(const char *record)
+{
+	struct mr_devconf c;
+	struct mrdp_config cfg;
+	struct mrdp_dev *d, *d2 = NULL;
+	char err[256];
+	int ret;
+
+	if (mr_devconf_read(record, &c, err, sizeof(err)) != 0) {
+		printf("record: %s\n", err);
+		return 1;
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.conf = &c;
+	cfg.ops.rx = client_rx;
+	cfg.ops.tx = op_tx;
+	cfg.ops.user = &P;
+	ret = mrdp_open(&cfg, &d, err, sizeof(err));
+	if (ret) {
+		printf("open: %d: %s\n", ret, err);
+		return 1;
+	}
+	/* A second open of the same device in this process is refused. */
+	ret = mrdp_open(&cfg, &d2, err, sizeof(err));
+	printf("second open: %d: %s\n", ret, err);
+	if (!ret)
+		mrdp_close(d2);
+	mrdp_close(d);
+	printf("open: ok\n");
+	return ret == -EBUSY ? 0 : 1;
 }
 
 int main(int argc, char **argv)
@@ -700,11 +759,14 @@ int main(int argc, char **argv)
 	if (argc < 4 || inet_pton(AF_INET, argv[3], &a) != 1) {
 		fprintf(stderr,
 			"usage: %s server RECORD PEER_IP\n"
+			"       %s open RECORD 0.0.0.0\n"
 			"       %s client RECORD PEER_IP IFACE COUNT IDLE_S "
 			"STATS\n",
-			argv[0], argv[0]);
+			argv[0], argv[0], argv[0]);
 		return 2;
 	}
+	if (!strcmp(argv[1], "open"))
+		return run_open(argv[2]);
 	if (!strcmp(argv[1], "server"))
 		return run_server(argv[2], ntohl(a.s_addr));
 	if (!strcmp(argv[1], "client") && argc == 8)
