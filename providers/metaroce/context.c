@@ -92,9 +92,47 @@ err_uninit:
 	return NULL;
 }
 
+struct metaroce_parked {
+	struct metaroce_parked *next;
+	void *obj;
+};
+
+void metaroce_free_obj(struct metaroce_context *mctx, void *obj,
+		       pthread_mutex_t *mutex, const uint32_t *acked,
+		       uint32_t queued)
+{
+	struct metaroce_parked *p;
+	bool pending;
+
+	pthread_mutex_lock(mutex);
+	pending = *acked != queued;
+	pthread_mutex_unlock(mutex);
+	if (!pending) {
+		pthread_mutex_destroy(mutex);
+		free(obj);
+		return;
+	}
+	p = malloc(sizeof(*p));
+	if (!p)
+		return; /* leaking is safe, freeing is not */
+	p->obj = obj;
+	pthread_mutex_lock(&mctx->lock);
+	p->next = mctx->parked;
+	mctx->parked = p;
+	pthread_mutex_unlock(&mctx->lock);
+}
+
 static void metaroce_free_context(struct ibv_context *ibctx)
 {
 	struct metaroce_context *mctx = to_mctx(ibctx);
+
+	while (mctx->parked) {
+		struct metaroce_parked *p = mctx->parked;
+
+		mctx->parked = p->next;
+		free(p->obj);
+		free(p);
+	}
 
 	metaroce_engine_release(mctx);
 	pthread_mutex_destroy(&mctx->lock);

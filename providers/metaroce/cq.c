@@ -105,7 +105,9 @@ int metaroce_destroy_cq(struct ibv_cq *ibcq)
 		close(cq->chan_wfd);
 	pthread_mutex_destroy(&cq->lock);
 	free(cq->ring);
-	free(cq);
+	cq->ring = NULL;
+	metaroce_free_obj(cq->mctx, cq, &ibcq->mutex,
+			  &ibcq->async_events_completed, cq->async_events);
 	return 0;
 }
 
@@ -137,6 +139,7 @@ int metaroce_cq_push(struct metaroce_cq *cq, const struct ibv_wc *wc,
 		 * raised, once. */
 		if (!cq->overrun) {
 			cq->overrun = true;
+			cq->async_events++;
 			metaroce_async_event(cq->mctx, (uintptr_t)&cq->vcq.cq,
 					     IBV_EVENT_CQ_ERR);
 		}

@@ -77,6 +77,7 @@ static void eng_qp_error(void *user, void *qp_user)
 {
 	struct metaroce_qp *qp = qp_user;
 
+	qp->async_events++;
 	metaroce_async_event(to_mctx(qp->vqp.qp.context), (uintptr_t)qp,
 			     IBV_EVENT_QP_FATAL);
 }
@@ -87,32 +88,9 @@ static void eng_srq_limit(void *user, void *srq_user)
 
 	/* Verbs: the limit fires once, then must be re-armed. */
 	srq->limit = 0;
+	srq->async_events++;
 	metaroce_async_event(srq->mctx, (uintptr_t)srq,
 			     IBV_EVENT_SRQ_LIMIT_REACHED);
-}
-
-/* --- the datapath's view of the endpoint -------------------------------- */
-
-static int dp_rx(void *user, uint64_t now, const uint8_t *pkt, size_t len,
-		 const struct mr_rx_meta *meta)
-{
-	return mr_ep_rx(user, now, pkt, len, meta);
-}
-
-static size_t dp_tx(void *user, uint64_t now, uint8_t *buf, size_t cap,
-		    struct mr_tx_meta *meta)
-{
-	return mr_ep_tx(user, now, buf, cap, meta);
-}
-
-static uint64_t dp_next_deadline(void *user)
-{
-	return mr_ep_next_deadline(user);
-}
-
-static void dp_expire(void *user, uint64_t now)
-{
-	mr_ep_handle_expiry(user, now);
 }
 
 /* --- open / close ------------------------------------------------------- */
@@ -174,11 +152,7 @@ static int engine_open(struct metaroce_device *dev,
 	}
 	snprintf(stats, sizeof(stats), "%s/metaroce.stats", dev->ibdev_path);
 	dcfg.conf = &dev->conf;
-	dcfg.ops.rx = dp_rx;
-	dcfg.ops.tx = dp_tx;
-	dcfg.ops.next_deadline = dp_next_deadline;
-	dcfg.ops.expire = dp_expire;
-	dcfg.ops.user = eng->ep;
+	dcfg.ops = mrdp_ep_ops(eng->ep);
 	dcfg.stats_path = stats;
 	ret = mrdp_open(&dcfg, &eng->dp, err, sizeof(err));
 	if (ret) {

@@ -60,9 +60,10 @@ struct metaroce_context {
 	/* Write end of the async event pipe; the read end is
 	 * vctx.context.async_fd, which verbs_uninit_context() closes. */
 	int async_wfd;
-	pthread_mutex_t lock; /* protects npd, uses_engine */
+	pthread_mutex_t lock; /* protects npd, uses_engine, parked */
 	uint32_t npd;
-	bool uses_engine; /* holds one of dev->eng_users */
+	bool uses_engine;		/* holds one of dev->eng_users */
+	struct metaroce_parked *parked; /* destroyed objects events name */
 };
 
 struct metaroce_pd {
@@ -99,6 +100,7 @@ struct metaroce_cq {
 	uint64_t notify_lost; /* events not written: channel pipe full */
 	struct metaroce_context *mctx;
 	_Atomic uint32_t users; /* QPs using it: destroy answers EBUSY */
+	uint32_t async_events;	/* CQ_ERR records queued */
 };
 
 struct metaroce_srq;
@@ -114,7 +116,8 @@ struct metaroce_qp {
 	struct metaroce_srq *srq;
 	struct ibv_qp_cap cap;
 	int sq_sig_all;
-	struct ibv_qp_attr attr; /* last values set, for query_qp */
+	struct ibv_qp_attr attr;       /* last values set, for query_qp */
+	_Atomic uint32_t async_events; /* records queued naming this QP */
 };
 
 /* Shared receive queue. */
@@ -125,7 +128,8 @@ struct metaroce_srq {
 	struct metaroce_context *mctx;
 	struct metaroce_pd *pd;
 	uint32_t max_wr, max_sge, limit;
-	_Atomic uint32_t users; /* QPs using it */
+	_Atomic uint32_t users;	       /* QPs using it */
+	_Atomic uint32_t async_events; /* records queued naming this SRQ */
 };
 
 /* Address handle (UD): the attributes as given, and the datapath's id of
@@ -191,6 +195,14 @@ struct verbs_context *metaroce_alloc_context(struct ibv_device *ibdev,
  * when the application left the pipe full). */
 int metaroce_async_event(struct metaroce_context *mctx, uint64_t element,
 			 uint32_t event_type);
+/* Free a destroyed CQ/QP/SRQ (obj, with the library's mutex and event
+ * counter of it), unless fewer of its async events were acknowledged
+ * than were queued: a record in the pipe, or one the application has read
+ * and not acked, still names it, and ibv_ack_async_event() locks its
+ * mutex. Such an object is parked and freed with the context. */
+void metaroce_free_obj(struct metaroce_context *mctx, void *obj,
+		       pthread_mutex_t *mutex, const uint32_t *acked,
+		       uint32_t queued);
 
 /* Inline progress of the device's datapath (poll_cq, post_send): a no-op
  * while no QP has opened the datapath. Must not be called with a CQ lock

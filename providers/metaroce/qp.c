@@ -280,8 +280,7 @@ int metaroce_destroy_qp(struct ibv_qp *ibqp)
 	qp->rcq->users--;
 	if (qp->srq)
 		qp->srq->users--;
-	pthread_mutex_destroy(&ibqp->mutex);
-	pthread_cond_destroy(&ibqp->cond);
-	free(qp);
+	metaroce_free_obj(to_mctx(ibqp->context), qp, &ibqp->mutex,
+			  &ibqp->events_completed, qp->async_events);
 	return 0;
 }

@@ -105,6 +105,7 @@ int metaroce_destroy_srq(struct ibv_srq *ibsrq)
 	if (ret)
 		return metaroce_errno(ret);
 	srq->pd->users--;
-	free(srq);
+	metaroce_free_obj(srq->mctx, srq, &ibsrq->mutex,
+			  &ibsrq->events_completed, srq->async_events);
 	return 0;
 }

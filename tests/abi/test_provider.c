@@ -4,12 +4,8 @@
  * open without a kernel, the async pipe, device/port/GID queries, PDs and
  * MRs with good and bad arguments.
  *
- * The test makes its own sysfs view (the layout libibverbs reads, as
- * metaroce-ctl writes it) in a temporary directory with three devices:
- * one of ours, one whose record is malformed and one with no record; only
- * the first may be listed. The /dev/infiniband nodes need root (mknod);
- * without it the test is skipped (77). METAROCE_TEST_PROVIDER is the
- * RDMAV_DRIVERS stem of the built plugin.
+ * The device is made by metaroce-ctl in a private network namespace
+ * (provider_fixture.h), next to two devices that must not be listed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,134 +19,18 @@
 #include <infiniband/verbs.h>
 
 #include "mr_test.h"
+#include "provider_fixture.h"
 
-/* What the device record says, and what the device must therefore show. */
-#define DEV_NAME "mrt0"
-#define DEV_MAC "02:00:c0:00:02:01"
-#define DEV_GUID_BE 0x0000c0fffe000201ULL /* EUI-64 of DEV_MAC */
-#define DEV_MTU 1024
-
-static char view[64];
-static char nodes[3][PATH_MAX];
 static struct ibv_device **list;
 static struct ibv_context *ctx;
 
-static int put(const char *content, const char *fmt, ...)
-{
-	char path[PATH_MAX];
-	va_list ap;
-	FILE *f;
-
-	va_start(ap, fmt);
-	vsnprintf(path, sizeof(path), fmt, ap);
-	va_end(ap);
-	f = fopen(path, "w");
-	if (!f)
-		return -1;
-	fputs(content, f);
-	return fclose(f);
-}
-
-static int mkdirs(const char *fmt, ...)
-{
-	char path[PATH_MAX], *p;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(path, sizeof(path), fmt, ap);
-	va_end(ap);
-	for (p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(path, 0755) && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return mkdir(path, 0755) && errno != EEXIST ? -1 : 0;
-}
-
-/* One device of the view; record = NULL: no metaroce.conf. */
-static int add_dev(int i, const char *ibdev, const char *record)
-{
-	char uv[32];
-
-	snprintf(uv, sizeof(uv), "mrabi%d_%d", (int)getpid(), i);
-	snprintf(nodes[i], sizeof(nodes[i]), "/dev/infiniband/%s", uv);
-	if (mkdirs("/dev/infiniband") ||
-	    (mknod(nodes[i], S_IFCHR | 0666, makedev(1, 7)) && errno != EEXIST))
-		return -1;
-	if (mkdirs("%s/class/infiniband_verbs/%s", view, uv) ||
-	    put(ibdev, "%s/class/infiniband_verbs/%s/ibdev", view, uv) ||
-	    put("1:7\n", "%s/class/infiniband_verbs/%s/dev", view, uv) ||
-	    mkdirs("%s/class/infiniband/%s/ports/1/gids", view, ibdev) ||
-	    mkdirs("%s/class/infiniband/%s/ports/1/gid_attrs/types", view,
-		   ibdev) ||
-	    mkdirs("%s/class/infiniband/%s/ports/1/pkeys", view, ibdev) ||
-	    put("1: CA\n", "%s/class/infiniband/%s/node_type", view, ibdev) ||
-	    put("0000:c0ff:fe00:0201\n", "%s/class/infiniband/%s/node_guid",
-		view, ibdev) ||
-	    put("fe80:0000:0000:0000:0000:c0ff:fe00:0201\n",
-		"%s/class/infiniband/%s/ports/1/gids/0", view, ibdev) ||
-	    put("0000:0000:0000:0000:0000:ffff:c000:0201\n",
-		"%s/class/infiniband/%s/ports/1/gids/1", view, ibdev) ||
-	    put("RoCE v2\n", "%s/class/infiniband/%s/ports/1/gid_attrs/types/0",
-		view, ibdev) ||
-	    put("RoCE v2\n", "%s/class/infiniband/%s/ports/1/gid_attrs/types/1",
-		view, ibdev) ||
-	    put("0xffff\n", "%s/class/infiniband/%s/ports/1/pkeys/0", view,
-		ibdev))
-		return -1;
-	if (record &&
-	    put(record, "%s/class/infiniband/%s/metaroce.conf", view, ibdev))
-		return -1;
-	return 0;
-}
-
-static void cleanup(void)
-{
-	char cmd[128];
-	int i;
-
-	if (ctx)
-		ibv_close_device(ctx);
-	if (list)
-		ibv_free_device_list(list);
-	for (i = 0; i < 3; i++)
-		if (nodes[i][0])
-			unlink(nodes[i]);
-	if (view[0]) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", view);
-		if (system(cmd))
-			fprintf(stderr, "could not remove %s\n", view);
-	}
-}
-
 static void setup(void)
 {
-	const char *prov = getenv("METAROCE_TEST_PROVIDER");
-	char rec[512];
+	int ret = mrt_fixture_setup();
 
-	MR_CHECK(prov && prov[0] == '/');
-	if (geteuid() != 0) {
-		printf("skip: creating /dev/infiniband nodes needs root\n");
+	if (ret == 77)
 		exit(77);
-	}
-	snprintf(view, sizeof(view), "/tmp/mrabi-XXXXXX");
-	MR_CHECK(mkdtemp(view));
-	atexit(cleanup);
-	MR_CHECK(mkdirs("%s/class/infiniband_verbs", view) == 0);
-	MR_CHECK(put("6\n", "%s/class/infiniband_verbs/abi_version", view) ==
-		 0);
-	snprintf(rec, sizeof(rec),
-		 "name=" DEV_NAME "\nport=net_null0\nip=192.0.2.1/24\n"
-		 "mac=" DEV_MAC "\nmtu=%d\nudp_port=4797\nuverbs=x\n",
-		 DEV_MTU);
-	MR_CHECK(add_dev(0, DEV_NAME, rec) == 0);
-	MR_CHECK(add_dev(1, "mrbad0", "name=mrbad0\nmtu=9000\n") == 0);
-	MR_CHECK(add_dev(2, "mrnone0", NULL) == 0);
-	MR_CHECK(setenv("SYSFS_PATH", view, 1) == 0);
-	MR_CHECK(setenv("RDMAV_DRIVERS", prov, 1) == 0);
+	MR_CHECK_EQ(ret, 0);
 }
 
 static void test_list(void)
@@ -166,11 +46,11 @@ static void test_list(void)
 		 * nobody's (no other provider claims them either). */
 		MR_CHECK(strcmp(name, "mrbad0") != 0);
 		MR_CHECK(strcmp(name, "mrnone0") != 0);
-		if (!strcmp(name, DEV_NAME))
+		if (!strcmp(name, MRT_DEV))
 			ours = i;
 	}
 	MR_CHECK(ours >= 0);
-	MR_CHECK_EQ(ibv_get_device_guid(list[ours]), htobe64(DEV_GUID_BE));
+	MR_CHECK_EQ(ibv_get_device_guid(list[ours]), htobe64(MRT_GUID_BE));
 	MR_CHECK_EQ(list[ours]->node_type, IBV_NODE_CA);
 	MR_CHECK_EQ(list[ours]->transport_type, IBV_TRANSPORT_IB);
 	ctx = ibv_open_device(list[ours]);
@@ -207,8 +87,8 @@ static void test_async_fd(void)
 
 static void check_base_attr(const struct ibv_device_attr *a)
 {
-	MR_CHECK_EQ(a->node_guid, htobe64(DEV_GUID_BE));
-	MR_CHECK_EQ(a->sys_image_guid, htobe64(DEV_GUID_BE));
+	MR_CHECK_EQ(a->node_guid, htobe64(MRT_GUID_BE));
+	MR_CHECK_EQ(a->sys_image_guid, htobe64(MRT_GUID_BE));
 	MR_CHECK_EQ(a->vendor_id, 0x4d52);
 	MR_CHECK_EQ(a->vendor_part_id, 1);
 	MR_CHECK_EQ(a->phys_port_cnt, 1);
@@ -293,7 +173,7 @@ static void test_query_port(void)
 	MR_CHECK_EQ(pa.state, IBV_PORT_ACTIVE);
 	MR_CHECK_EQ(pa.link_layer, IBV_LINK_LAYER_ETHERNET);
 	MR_CHECK_EQ(pa.max_mtu, IBV_MTU_4096);
-	MR_CHECK_EQ(pa.active_mtu, IBV_MTU_1024); /* DEV_MTU */
+	MR_CHECK_EQ(pa.active_mtu, IBV_MTU_1024); /* MRT_MTU */
 	MR_CHECK_EQ(pa.gid_tbl_len, 2);
 	MR_CHECK_EQ(pa.pkey_tbl_len, 1);
 	MR_CHECK_EQ(pa.phys_state, 5);
@@ -461,6 +341,8 @@ static void test_close(void)
 	MR_CHECK(ctx);
 	MR_CHECK_EQ(ibv_close_device(ctx), 0);
 	ctx = NULL;
+	ibv_free_device_list(list);
+	list = NULL;
 }
 
 MR_TEST_MAIN(MR_TEST(setup), MR_TEST(test_list), MR_TEST(test_async_fd),

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* The device of the provider tests (provider_fixture.h). */
+#include "provider_fixture.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+static char rundir[64];
+static char view[PATH_MAX];
+static char ctl[PATH_MAX];
+static char nodes[2][PATH_MAX];
+
+static int put(const char *content, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int put(const char *content, const char *fmt, ...)
+{
+	char path[PATH_MAX];
+	va_list ap;
+	FILE *f;
+
+	va_start(ap, fmt);
+	vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs(content, f);
+	return fclose(f);
+}
+
+static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int run(const char *fmt, ...)
+{
+	char cmd[PATH_MAX * 2];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	st = system(cmd);
+	if (st != 0)
+		fprintf(stderr, "fixture: '%s' failed (%d)\n", cmd, st);
+	return st;
+}
+
+/* A device libibverbs lists but that is not a valid MetaRoCE device. */
+static int add_bad_dev(int i, const char *ibdev, const char *record)
+{
+	char uv[32];
+
+	snprintf(uv, sizeof(uv), "mrabi%d_%d", (int)getpid(), i);
+	snprintf(nodes[i], sizeof(nodes[i]), "/dev/infiniband/%s", uv);
+	if (mknod(nodes[i], S_IFCHR | 0666, makedev(1, 7)) && errno != EEXIST)
+		return -1;
+	if (run("mkdir -p '%s/class/infiniband_verbs/%s' "
+		"'%s/class/infiniband/%s/ports/1/gids'",
+		view, uv, view, ibdev))
+		return -1;
+	if (put(ibdev, "%s/class/infiniband_verbs/%s/ibdev", view, uv) ||
+	    put("1:7\n", "%s/class/infiniband_verbs/%s/dev", view, uv) ||
+	    put("1: CA\n", "%s/class/infiniband/%s/node_type", view, ibdev))
+		return -1;
+	if (record &&
+	    put(record, "%s/class/infiniband/%s/metaroce.conf", view, ibdev))
+		return -1;
+	return 0;
+}
+
+static void cleanup(void)
+{
+	int i;
+
+	if (ctl[0])
+		run("METAROCE_RUNDIR='%s' '%s' link del " MRT_DEV
+		    " >/dev/null 2>&1 || true",
+		    rundir, ctl);
+	for (i = 0; i < 2; i++)
+		if (nodes[i][0])
+			unlink(nodes[i]);
+	if (rundir[0])
+		run("rm -rf '%s'", rundir);
+}
+
+/* The one view metaroce-ctl made under our private rundir. */
+static int find_view(void)
+{
+	struct dirent *de;
+	DIR *d = opendir(rundir);
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, "net-", 4))
+			break;
+	if (de)
+		snprintf(view, sizeof(view), "%s/%s/sysfs", rundir, de->d_name);
+	closedir(d);
+	return de ? 0 : -1;
+}
+
+int mrt_fixture_setup(void)
+{
+	const char *prov = getenv("METAROCE_TEST_PROVIDER");
+	const char *c = getenv("METAROCE_TEST_CTL");
+
+	if (!prov || prov[0] != '/' || !c || c[0] != '/') {
+		fprintf(stderr, "fixture: METAROCE_TEST_PROVIDER and "
+				"METAROCE_TEST_CTL must be absolute paths\n");
+		return 1;
+	}
+	if (geteuid() != 0) {
+		printf("skip: a namespace, a veth and /dev nodes need root\n");
+		return 77;
+	}
+	if (unshare(CLONE_NEWNET)) {
+		perror("fixture: unshare(CLONE_NEWNET)");
+		return 1;
+	}
+	snprintf(rundir, sizeof(rundir), "/tmp/mrabi-XXXXXX");
+	if (!mkdtemp(rundir)) {
+		rundir[0] = 0;
+		return 1;
+	}
+	atexit(cleanup);
+	if (run("ip link add mrtv0 type veth peer name mrtv1 && "
+		"ip link set mrtv0 up && ip link set mrtv1 up && "
+		"ip link set lo up"))
+		return 1;
+	snprintf(ctl, sizeof(ctl), "%s", c);
+	if (run("METAROCE_RUNDIR='%s' '%s' link add " MRT_DEV
+		" --port net_af_packet0,iface=mrtv0 --ip " MRT_IP "/24"
+		" --mac " MRT_MAC " --mtu %d",
+		rundir, ctl, MRT_MTU))
+		return 1;
+	if (find_view()) {
+		fprintf(stderr, "fixture: no view under %s\n", rundir);
+		return 1;
+	}
+	if (add_bad_dev(0, "mrbad0", "name=mrbad0\nmtu=9000\n") ||
+	    add_bad_dev(1, "mrnone0", NULL)) {
+		fprintf(stderr, "fixture: cannot add the bad devices\n");
+		return 1;
+	}
+	if (setenv("SYSFS_PATH", view, 1) || setenv("RDMAV_DRIVERS", prov, 1))
+		return 1;
+	return 0;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * A MetaRoCE device for tests that open the provider through the real
+ * libibverbs: a private network namespace with a veth pair, a device made
+ * by metaroce-ctl on one end (the same view and /dev node users get), and
+ * two devices that must not be listed (a malformed record, no record).
+ *
+ * Needs root (unshare, veth, mknod): without it mrt_fixture_setup()
+ * returns 77 and the test skips. Environment from meson:
+ * METAROCE_TEST_PROVIDER (RDMAV_DRIVERS stem of the built plugin) and
+ * METAROCE_TEST_CTL (the built metaroce-ctl).
+ */
+#ifndef MRT_PROVIDER_FIXTURE_H
+#define MRT_PROVIDER_FIXTURE_H
+
+#include <stdint.h>
+
+#define MRT_DEV "mrt0"
+#define MRT_MAC "02:00:c0:00:02:01"
+#define MRT_GUID_BE 0x0000c0fffe000201ULL /* EUI-64 of MRT_MAC */
+#define MRT_IP "192.0.2.1"
+#define MRT_MTU 1024
+
+/* 0: ready (SYSFS_PATH and RDMAV_DRIVERS set); 77: skip (not root);
+ * 1: failed (reason on stderr). Removes everything at exit. */
+int mrt_fixture_setup(void);
+
+#endif /* MRT_PROVIDER_FIXTURE_H */
