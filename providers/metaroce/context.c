@@ -195,7 +195,8 @@ static void fill_device_attr(const struct metaroce_device *dev,
 	/* QPs, SRQs and atomics exist only with the engine and datapath. */
 	o->max_qp = METAROCE_MAX_QP;
 	o->max_qp_wr = METAROCE_MAX_QP_WR;
-	o->device_cap_flags = IBV_DEVICE_RC_RNR_NAK_GEN;
+	o->device_cap_flags =
+		IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_PORT_ACTIVE_EVENT;
 	o->max_sge = METAROCE_MAX_SGE;
 	o->max_sge_rd = METAROCE_MAX_SGE;
 	o->max_qp_rd_atom = METAROCE_MAX_QP_RD_ATOM;

@@ -176,12 +176,20 @@ int metaroce_engine_use(struct metaroce_context *mctx,
 	if (!dev->eng)
 		ret = engine_open(dev, &dev->eng);
 	if (!ret) {
+		bool first = false;
+
 		pthread_mutex_lock(&mctx->lock);
 		if (!mctx->uses_engine) {
 			mctx->uses_engine = true;
 			dev->eng_users++;
+			first = true;
 		}
 		pthread_mutex_unlock(&mctx->lock);
+		/* The port's link is up from the moment the datapath runs:
+		 * say so, once per context, as a NIC does when its link
+		 * comes up (IBV_DEVICE_PORT_ACTIVE_EVENT). */
+		if (first)
+			metaroce_async_event(mctx, 1, IBV_EVENT_PORT_ACTIVE);
 		*out = dev->eng;
 	}
 	pthread_mutex_unlock(&dev->eng_lock);

@@ -239,6 +239,15 @@ static void test_rc_opcodes(void)
 	MR_CHECK(a && b);
 	MR_CHECK_EQ(connect_rc(a, b->qp_num, 0x100, 0x200), 0);
 	MR_CHECK_EQ(connect_rc(b, a->qp_num, 0x200, 0x100), 0);
+	/* The first QP started the datapath: the port is active. */
+	{
+		struct ibv_async_event ev;
+
+		MR_CHECK_EQ(ibv_get_async_event(ctx, &ev), 0);
+		MR_CHECK_EQ(ev.event_type, IBV_EVENT_PORT_ACTIVE);
+		MR_CHECK_EQ(ev.element.port_num, 1);
+		ibv_ack_async_event(&ev);
+	}
 
 	/* WRITE, two SGEs, 10000 bytes at an offset. */
 	fill_random(src, BUF);
