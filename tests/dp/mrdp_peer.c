@@ -542,7 +542,9 @@ static int run_client(const char *record, uint32_t peer, const char *ifname,
 	printf("client: %u frames captured from the peer, %u with bad "
 	       "headers\n",
 	       cc.frames, cc.bad);
-	if (P.ngot != count || P.bad || cc.bad || cc.frames < count)
+	/* The capture sees the veth only: not a memif link. */
+	if (P.ngot != count || P.bad || cc.bad ||
+	    (!getenv("MRDP_TEST_NO_CAPTURE") && cc.frames < count))
 		fails++;
 
 	/* Round trip of one 64-byte payload at a time, through both
@@ -690,7 +692,10 @@ static int run_client(const char *record, uint32_t peer, const char *ifname,
 	}
 	/* Close/reopen in the same process: the port is hot-unplugged and
 	 * probed again (EAL itself cannot restart); loopback still works. */
-	if (open_dev(record, 0, &d, &c, NULL)) {
+	if (getenv("MRDP_TEST_NO_REOPEN")) {
+		/* memif: the peer is gone, a reopened client cannot
+		 * connect. */
+	} else if (open_dev(record, 0, &d, &c, NULL)) {
 		fails++;
 	} else {
 		P.loop_got = 0;
