@@ -72,7 +72,6 @@ static struct mrsim_scen_cfg rc_cfg(const char *name, enum mr_mode mode,
 		.big_max = 1u << 20,
 		.big_ppm = 10000,
 		.bidir = 1,
-		.late_recv = 1,
 		.bound_ns = 20ull * 1000000000ull,
 	};
 
@@ -103,6 +102,26 @@ RC_TEST(test_gbn_loss1, "gbn-1%", MR_MODE_GBN, 10000, 300, 6000000)
 RC_TEST(test_gbn_loss10, "gbn-10%", MR_MODE_GBN, 100000, 200, 7000000)
 RC_TEST(test_gbn_loss30, "gbn-30%", MR_MODE_GBN, 300000, 150, 8000000)
 
+/* Receives posted late (a third of the scenarios): RNR NAKs and retries
+ * mixed with loss. */
+static void rnr_mix(enum mr_mode mode, const char *name, uint64_t base)
+{
+	struct mrsim_scen_cfg c = rc_cfg(name, mode, 10000);
+
+	c.late_recv = 1;
+	MR_CHECK_EQ(run_config(&c, 300, base), 0);
+}
+
+static void test_metaroce_rnr(void)
+{
+	rnr_mix(MR_MODE_METAROCE, "metaroce-rnr", 14000000);
+}
+
+static void test_gbn_rnr(void)
+{
+	rnr_mix(MR_MODE_GBN, "gbn-rnr", 15000000);
+}
+
 /* Everything the link can do at once: duplicates, reordering beyond the
  * per-path FIFO, corrupted packets (ICRC), CE marks, jitter and loss. */
 static void chaos(enum mr_mode mode, const char *name, uint64_t base)
@@ -127,8 +146,36 @@ static void test_gbn_chaos(void)
 	chaos(MR_MODE_GBN, "gbn-chaos", 10000000);
 }
 
+static void ud(const char *name, uint32_t loss_ppm, uint32_t corrupt_ppm,
+	       unsigned count, uint64_t base)
+{
+	struct mrsim_scen_cfg c = {
+		.name = name,
+		.type = MR_QPT_UD,
+		.loss_ppm = loss_ppm,
+		.corrupt_ppm = corrupt_ppm,
+		.reorder_ppm = 20000,
+		.delay_ns = 2000,
+		.jitter_ns = 1000,
+		.max_wr = 40,
+		.bidir = 1,
+		.bound_ns = 1000000000ull,
+	};
+
+	MR_CHECK_EQ(run_config(&c, count, base), 0);
+}
+
+static void test_ud(void)
+{
+	ud("ud-0%", 0, 0, 300, 11000000);
+	ud("ud-10%", 100000, 0, 200, 12000000);
+	ud("ud-corrupt", 10000, 30000, 200, 13000000);
+}
+
 MR_TEST_MAIN(MR_TEST(test_metaroce_loss0), MR_TEST(test_metaroce_loss1),
 	     MR_TEST(test_metaroce_loss10), MR_TEST(test_metaroce_loss30),
 	     MR_TEST(test_gbn_loss0), MR_TEST(test_gbn_loss1),
 	     MR_TEST(test_gbn_loss10), MR_TEST(test_gbn_loss30),
-	     MR_TEST(test_metaroce_chaos), MR_TEST(test_gbn_chaos))
+	     MR_TEST(test_metaroce_chaos), MR_TEST(test_gbn_chaos),
+	     MR_TEST(test_metaroce_rnr), MR_TEST(test_gbn_rnr),
+	     MR_TEST(test_ud))

@@ -34,10 +34,12 @@ static void fill(uint8_t *p, size_t n, uint8_t seed)
 		p[i] = (uint8_t)(seed + i * 7 + (i >> 8));
 }
 
-/* Returns 0 when both nodes are connected and have their regions. */
-static int pair_init(struct pair *p, enum mr_mode mode,
-		     const struct mrsim_link_cfg *l, uint8_t timeout,
-		     uint8_t retry_cnt, uint8_t rnr_retry, uint64_t seed)
+/* Returns 0 when both nodes are connected and have their regions. l is
+ * the link from node 0 to node 1, lb the way back. */
+static int pair_init2(struct pair *p, enum mr_mode mode,
+		      const struct mrsim_link_cfg *l,
+		      const struct mrsim_link_cfg *lb, uint8_t timeout,
+		      uint8_t retry_cnt, uint8_t rnr_retry, uint64_t seed)
 {
 	struct mrsim_rc_opts o = { .mode = mode,
 				   .max_send_wr = 256,
@@ -53,7 +55,7 @@ static int pair_init(struct pair *p, enum mr_mode mode,
 	memset(p, 0, sizeof(*p));
 	p->qpn[0] = 0x111;
 	p->qpn[1] = 0x222;
-	if (mrsim_world_init(&p->w, &ep_cfg, l, l, seed))
+	if (mrsim_world_init(&p->w, &ep_cfg, l, lb, seed))
 		return -1;
 	for (i = 0; i < 2; i++) {
 		struct mrsim_mem *m = &p->w.node[i].mem;
@@ -72,6 +74,13 @@ static int pair_init(struct pair *p, enum mr_mode mode,
 		fill(p->src[i]->buf, p->src[i]->len, (uint8_t)(i + 1));
 	}
 	return mrsim_rc_connect(&p->w, &o, p->qpn, p->qp);
+}
+
+static int pair_init(struct pair *p, enum mr_mode mode,
+		     const struct mrsim_link_cfg *l, uint8_t timeout,
+		     uint8_t retry_cnt, uint8_t rnr_retry, uint64_t seed)
+{
+	return pair_init2(p, mode, l, l, timeout, retry_cnt, rnr_retry, seed);
 }
 
 static void pair_fini(struct pair *p)
@@ -294,6 +303,8 @@ struct late_recv {
 	struct pair *p;
 	uint64_t at;
 	int done;
+	uint32_t len;	/* receive buffer size (0: 5000) */
+	unsigned count; /* receives to post (0: 1), back to back */
 };
 
 static uint64_t post_late(void *user, struct mrsim_world *w)
@@ -304,9 +315,14 @@ static uint64_t post_late(void *user, struct mrsim_world *w)
 		return UINT64_MAX;
 	if (w->now < lr->at)
 		return lr->at;
+	uint32_t len = lr->len ? lr->len : 5000;
+	unsigned i;
+
 	lr->done = 1;
-	if (post_recv(lr->p, 1, 0x900, 8192, 5000))
-		mrsim_world_fail(w, "late post_recv failed");
+	for (i = 0; i < (lr->count ? lr->count : 1); i++)
+		if (post_recv(lr->p, 1, 0x900 + i, 8192 + (uint64_t)i * len,
+			      len))
+			mrsim_world_fail(w, "late post_recv failed");
 	return UINT64_MAX;
 }
 
@@ -335,6 +351,7 @@ static void rnr(enum mr_mode mode)
 	pair_fini(&p);
 
 	MR_CHECK_EQ(pair_init(&p, mode, &l, 14, 7, 7, 12), 0);
+	memset(&lr, 0, sizeof(lr));
 	lr.p = &p;
 	lr.at = 3000000;
 	lr.done = 0;
@@ -354,10 +371,159 @@ static void rnr(enum mr_mode mode)
 	pair_fini(&p);
 }
 
+/* A SEND larger than what the requester sends in its first pass (1000 KB,
+ * ~980 packets at 1 KiB MTU) finds no receive WQE until 20 us: every
+ * packet is RNR-NAKed while the message is still being sent for the first
+ * time; once the receive is posted the SEND must still complete. */
+static void rnr_big_send(enum mr_mode mode)
+{
+	struct mrsim_link_cfg l = { .delay_ns = 2000 };
+	struct late_recv lr = { 0 };
+	struct pair p;
+
+	MR_CHECK_EQ(pair_init(&p, mode, &l, 14, 7, 7, 13), 0);
+	lr.p = &p;
+	lr.at = 20000;
+	lr.done = 0;
+	lr.len = 1000000;
+	p.w.on_instant = post_late;
+	p.w.on_instant_user = &lr;
+	MR_CHECK_EQ(
+		post(&p, 0, 1, MR_WR_SEND, 0, 1000000, 0, 0, MR_SEND_SIGNALED),
+		0);
+	MR_CHECK_EQ(run_until_cqes(&p, 0, 1, 10000000000ull), 0);
+	MR_CHECK_EQ(cqe(&p, 0, 0)->status, MR_WC_SUCCESS);
+	MR_CHECK_EQ(run_until_cqes(&p, 1, 1, 10000000000ull), 0);
+	MR_CHECK_EQ(cqe(&p, 1, 0)->byte_len, 1000000);
+	MR_CHECK_MEM(p.dst[1]->buf + 8192, p.src[0]->buf, 1000000);
+	pair_fini(&p);
+}
+
+/* Drop the first RNR NAK for message 0 (the one for message 1 gets
+ * through): the requester must still resend message 0 once the receives
+ * are posted. */
+static int drop_first_rnr_nak0(void *user, uint64_t idx, uint64_t now,
+			       const uint8_t *pkt, size_t len, uint16_t path)
+{
+	int *dropped = user;
+	struct mr_pkt k;
+
+	if (*dropped || mr_wire_parse(pkt, len, &k) ||
+	    k.bth.opcode != MR_OP_ACK || k.aeth.syndrome != MR_NAK_RNR ||
+	    k.aeth.nak_msn != 0)
+		return 0;
+	*dropped = 1;
+	return 1;
+}
+
+static void rnr_nak_lost(enum mr_mode mode)
+{
+	struct mrsim_link_cfg l = { .delay_ns = 2000 }, lb = l;
+	struct late_recv lr = { 0 };
+	struct pair p;
+	int dropped = 0;
+
+	lb.filter = drop_first_rnr_nak0;
+	lb.filter_user = &dropped;
+	memset(&p, 0, sizeof(p));
+	MR_CHECK_EQ(pair_init2(&p, mode, &l, &lb, 14, 7, 7, 14), 0);
+	lr.p = &p;
+	lr.at = 20000;
+	lr.done = 0;
+	lr.len = 100;
+	lr.count = 2;
+	p.w.on_instant = post_late;
+	p.w.on_instant_user = &lr;
+	MR_CHECK_EQ(post(&p, 0, 1, MR_WR_SEND, 0, 100, 0, 0, MR_SEND_SIGNALED),
+		    0);
+	MR_CHECK_EQ(
+		post(&p, 0, 2, MR_WR_SEND, 100, 100, 0, 0, MR_SEND_SIGNALED),
+		0);
+	MR_CHECK_EQ(run_until_cqes(&p, 0, 2, 10000000000ull), 0);
+	MR_CHECK_EQ(dropped, 1);
+	MR_CHECK_EQ(cqe(&p, 0, 0)->status, MR_WC_SUCCESS);
+	MR_CHECK_EQ(cqe(&p, 0, 1)->status, MR_WC_SUCCESS);
+	MR_CHECK_EQ(run_until_cqes(&p, 1, 2, 10000000000ull), 0);
+	MR_CHECK_MEM(p.dst[1]->buf + 8192, p.src[0]->buf, 100);
+	MR_CHECK_MEM(p.dst[1]->buf + 8192 + 100, p.src[0]->buf + 100, 100);
+	pair_fini(&p);
+}
+
+/* Loss of the one ACK that completes a message whose packets were all
+ * acked earlier: msn 0 is a FETCH_ADD whose first transmission is lost,
+ * msn 1 a WRITE that arrives (SACKed, but not complete: msn 0 is not);
+ * after the RTO the atomic executes, its response arrives, but the ACK
+ * with cum_msn 2 is dropped. The WRITE must still complete. */
+struct drop_ack_state {
+	int dropped;
+};
+
+static int drop_first_cum2(void *user, uint64_t idx, uint64_t now,
+			   const uint8_t *pkt, size_t len, uint16_t path)
+{
+	struct drop_ack_state *st = user;
+	struct mr_pkt k;
+
+	if (st->dropped || mr_wire_parse(pkt, len, &k) ||
+	    k.bth.opcode != MR_OP_ACK || k.aeth.cum_msn != 2)
+		return 0;
+	st->dropped = 1;
+	return 1;
+}
+
+static void last_ack_lost(enum mr_mode mode)
+{
+	static const uint64_t first[] = { 0 };
+	struct mrsim_link_cfg l = { .delay_ns = 2000,
+				    .drop_idx = first,
+				    .n_drop = 1 },
+			      lb = { .delay_ns = 2000 };
+	struct drop_ack_state st = { 0 };
+	struct pair p;
+	uint64_t v;
+
+	lb.filter = drop_first_cum2;
+	lb.filter_user = &st;
+	MR_CHECK_EQ(pair_init2(&p, mode, &l, &lb, 14, 7, 7, 15), 0);
+	MR_CHECK_EQ(post(&p, 0, 1, MR_WR_ATOMIC_FETCH_AND_ADD, 0, 8,
+			 p.tgt[1]->iova + 4096, p.tgt[1]->rkey,
+			 MR_SEND_SIGNALED),
+		    0);
+	MR_CHECK_EQ(post(&p, 0, 2, MR_WR_RDMA_WRITE, 0, 100, p.tgt[1]->iova,
+			 p.tgt[1]->rkey, MR_SEND_SIGNALED),
+		    0);
+	MR_CHECK_EQ(run_until_cqes(&p, 0, 2, 10000000000ull), 0);
+	MR_CHECK_EQ(st.dropped, 1);
+	MR_CHECK_EQ(cqe(&p, 0, 0)->status, MR_WC_SUCCESS);
+	MR_CHECK_EQ(cqe(&p, 0, 1)->status, MR_WC_SUCCESS);
+	MR_CHECK_MEM(p.tgt[1]->buf, p.src[0]->buf, 100);
+	memcpy(&v, p.dst[0]->buf, 8);
+	MR_CHECK_EQ(v, 0);
+	pair_fini(&p);
+}
+
+static void test_last_ack_lost(void)
+{
+	last_ack_lost(MR_MODE_METAROCE);
+	last_ack_lost(MR_MODE_GBN);
+}
+
 static void test_rnr(void)
 {
 	rnr(MR_MODE_METAROCE);
 	rnr(MR_MODE_GBN);
+}
+
+static void test_rnr_big_send(void)
+{
+	rnr_big_send(MR_MODE_METAROCE);
+	rnr_big_send(MR_MODE_GBN);
+}
+
+static void test_rnr_nak_lost(void)
+{
+	rnr_nak_lost(MR_MODE_METAROCE);
+	rnr_nak_lost(MR_MODE_GBN);
 }
 
 /* Half the packets delivered twice, reordered, 5% loss both ways: 300
@@ -403,8 +569,12 @@ static void atomics_dup(enum mr_mode mode)
 			word[wi] += i + 1;
 		}
 		MR_CHECK_EQ(mr_qp_post_send(p.qp[0], &wr, p.w.now), 0);
+		/* The send queue holds 256: post in three rounds. */
+		if (i % 100 == 99)
+			MR_CHECK_EQ(
+				run_until_cqes(&p, 0, i + 1, 60000000000ull),
+				0);
 	}
-	MR_CHECK_EQ(run_until_cqes(&p, 0, 300, 60000000000ull), 0);
 	for (i = 0; i < 300; i++) {
 		uint64_t got;
 
@@ -474,4 +644,6 @@ static void test_corruption(void)
 
 MR_TEST_MAIN(MR_TEST(test_rem_access_metaroce), MR_TEST(test_rem_access_gbn),
 	     MR_TEST(test_link_cut), MR_TEST(test_rnr),
-	     MR_TEST(test_atomics_never_twice), MR_TEST(test_corruption))
+	     MR_TEST(test_rnr_big_send), MR_TEST(test_rnr_nak_lost),
+	     MR_TEST(test_last_ack_lost), MR_TEST(test_atomics_never_twice),
+	     MR_TEST(test_corruption))

@@ -587,8 +587,10 @@ static uint64_t on_instant(void *user, struct mrsim_world *w)
 			}
 			rc = mr_qp_post_send(s->qp, &wr, w->now);
 			if (rc == -MR_EAGAIN) {
-				wake = w->now + 1000 < wake ? w->now + 1000
-							    : wake;
+				/* Send queue full: retried at the next instant,
+				 * which a completion's packet or timer brings;
+				 * if none comes, the world reports the stall.
+				 */
 				break;
 			}
 			if (rc) {
@@ -602,7 +604,8 @@ static uint64_t on_instant(void *user, struct mrsim_world *w)
 			}
 			s->posted++;
 		}
-		if (s->posted < s->nwr && s->wrs[s->posted].t_post < wake)
+		if (s->posted < s->nwr && s->wrs[s->posted].t_post > w->now &&
+		    s->wrs[s->posted].t_post < wake)
 			wake = s->wrs[s->posted].t_post;
 	}
 	return wake;
@@ -838,6 +841,68 @@ static void collect(struct scen *sc, struct mrsim_scen_result *res)
 	}
 }
 
+/* MRSIM_VERBOSE: on failure, the plan, the completions and the counters. */
+static void dump(struct scen *sc)
+{
+	const char *v = getenv("MRSIM_VERBOSE");
+	size_t i;
+	int x;
+
+	if (!v || !*v || *v == '0')
+		return;
+	for (x = 0; x < 2; x++) {
+		struct side *s = &sc->s[x];
+		const struct mr_counters *c = mr_ep_counters(s->nd->ep);
+
+		fprintf(stderr,
+			"node %d qpn %#x: %u WRs (%u posted), %u recvs "
+			"(%u posted)\n",
+			x, s->qpn, s->nwr, s->posted, s->nrcv, s->rposted);
+		for (i = 0; i < s->nwr; i++)
+			fprintf(stderr,
+				"  wr %zu: op %d len %u flags %#x inline %d "
+				"t_post %llu\n",
+				i, s->wrs[i].wr.opcode, s->wrs[i].len,
+				s->wrs[i].wr.flags, s->wrs[i].inl,
+				(unsigned long long)s->wrs[i].t_post);
+		for (i = 0; i < s->nrcv; i++)
+			fprintf(stderr, "  recv %zu: t_post %llu\n", i,
+				(unsigned long long)s->rcvs[i].t_post);
+		for (i = 0; i < s->nd->ncqe; i++) {
+			const struct mr_cqe *e = &s->nd->cqes[i].c;
+
+			fprintf(stderr,
+				"  cqe %zu t=%llu: %s wr_id %#llx status %d "
+				"opcode %d len %u\n",
+				i, (unsigned long long)s->nd->cqes[i].t,
+				e->is_recv ? "recv" : "send",
+				(unsigned long long)e->wr_id, e->status,
+				e->opcode, e->byte_len);
+		}
+		fprintf(stderr,
+			"  tx %llu rx %llu retx %llu holes %llu timeouts %llu "
+			"dups %llu rnr_waits %llu naks_sent rnr %llu seq %llu "
+			"drops: window %llu invalid %llu state %llu unexp %llu "
+			"noslot %llu rnr %llu access %llu\n",
+			(unsigned long long)c->tx_pkts,
+			(unsigned long long)c->rx_pkts,
+			(unsigned long long)c->retx_pkts,
+			(unsigned long long)c->sack_holes,
+			(unsigned long long)c->timeouts,
+			(unsigned long long)c->duplicates,
+			(unsigned long long)c->rnr_waits,
+			(unsigned long long)c->nak_sent[MR_NAK_RNR],
+			(unsigned long long)c->nak_sent[MR_NAK_SEQ_ERR],
+			(unsigned long long)c->drop_window,
+			(unsigned long long)c->drop_invalid,
+			(unsigned long long)c->drop_bad_state,
+			(unsigned long long)c->drop_unexpected,
+			(unsigned long long)c->drop_no_slot,
+			(unsigned long long)c->drop_rnr,
+			(unsigned long long)c->drop_access);
+	}
+}
+
 static const struct mr_cqe *first_error(const struct mrsim_world *w)
 {
 	size_t i;
@@ -945,6 +1010,8 @@ int mrsim_scen_run(const struct mrsim_scen_cfg *cfg, uint64_t seed,
 		scen_fail(sc, "setup failed (out of memory)");
 	collect(sc, res);
 	ok = !sc->failed;
+	if (!ok)
+		dump(sc);
 	res->ok = ok;
 	if (!ok)
 		snprintf(res->why, sizeof(res->why),

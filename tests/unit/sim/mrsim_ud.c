@@ -226,10 +226,8 @@ static uint64_t ud_instant(void *user, struct mrsim_world *w)
 			int rc = mr_qp_post_send(s->qp, &s->dg[s->posted].wr,
 						 w->now);
 
-			if (rc == -MR_EAGAIN) {
-				wake = w->now + 500;
-				break;
-			}
+			if (rc == -MR_EAGAIN)
+				break; /* retried at the next instant */
 			if (rc) {
 				ufail(u, "node %d UD post_send #%u: %s", x,
 				      s->posted, mr_strerror(-rc));
@@ -237,7 +235,8 @@ static uint64_t ud_instant(void *user, struct mrsim_world *w)
 			}
 			s->posted++;
 		}
-		if (s->posted < s->ndg && s->dg[s->posted].t_post < wake)
+		if (s->posted < s->ndg && s->dg[s->posted].t_post > w->now &&
+		    s->dg[s->posted].t_post < wake)
 			wake = s->dg[s->posted].t_post;
 	}
 	return wake;

@@ -7,6 +7,54 @@
 
 #include "mrsim_world.h"
 
+/* MRSIM_TRACE=1: one line per packet sent and delivered (debugging). */
+static int trace_on = -1;
+
+static void trace(const struct mrsim_world *w, const char *what, int from,
+		  const uint8_t *pkt, size_t len, int rc)
+{
+	struct mr_pkt p;
+	int perr;
+
+	if (trace_on < 0) {
+		const char *e = getenv("MRSIM_TRACE");
+
+		trace_on = e && *e && *e != '0';
+	}
+	if (!trace_on)
+		return;
+	perr = mr_wire_parse(pkt, len, &p);
+	if (perr) {
+		fprintf(stderr,
+			"%10llu %s %d->%d len %zu parse error %d rc %d\n",
+			(unsigned long long)w->now, what, from, 1 - from, len,
+			perr, rc);
+		return;
+	}
+	fprintf(stderr,
+		"%10llu %s %d->%d op %#04x fl %#x ssn %u msn %u rsn %u off %u "
+		"mlen %u path %u ppsn %u pay %u",
+		(unsigned long long)w->now, what, from, 1 - from, p.bth.opcode,
+		p.bth.flags, p.bth.ssn, p.bth.msn, p.bth.rsn, p.bth.offset,
+		p.bth.msg_len, p.pth.path_id, p.pth.ppsn, p.payload_len);
+	if (p.bth.opcode == MR_OP_ACK) {
+		unsigned i;
+
+		fprintf(stderr, " | syn %u nak_msn %u cum_ssn %u cum_msn %u",
+			p.aeth.syndrome, p.aeth.nak_msn, p.aeth.cum_ssn,
+			p.aeth.cum_msn);
+		for (i = 0; i < p.aeth.nblocks; i++)
+			fprintf(stderr, " [p%u cum %u %02x%02x]",
+				p.aeth.blocks[i].path_id,
+				p.aeth.blocks[i].cum_ppsn,
+				p.aeth.blocks[i].bitmap[0],
+				p.aeth.blocks[i].bitmap[1]);
+	}
+	if (rc != 1)
+		fprintf(stderr, " rc %d", rc);
+	fprintf(stderr, "\n");
+}
+
 /* Guards against a core that never says "nothing more now". */
 #define MRSIM_MAX_TX_PER_INSTANT 1000000u
 #define MRSIM_MAX_STALLS 100000u
@@ -185,6 +233,7 @@ static uint64_t drain_tx(struct mrsim_world *w, int i)
 			break;
 		}
 		nd->tx_pkts++;
+		trace(w, "tx", i, nd->txbuf, len, 1);
 		if (++n > MRSIM_MAX_TX_PER_INSTANT) {
 			mrsim_world_fail(w, "node %d: mr_ep_tx never stops", i);
 			break;
@@ -205,6 +254,7 @@ static uint64_t deliver(struct mrsim_world *w, int i)
 					   .ecn_ce = p->ecn_ce };
 		int rc = mr_ep_rx(to->ep, w->now, p->data, p->len, &meta);
 
+		trace(w, "rx", i, p->data, p->len, rc);
 		if (rc == 0)
 			to->rx_ok++;
 		else
@@ -272,8 +322,14 @@ int mrsim_world_run(struct mrsim_world *w, int (*done)(void *user), void *user,
 			next = wake > w->now ? wake : w->now + 1;
 		else if (wake < next && wake > w->now)
 			next = wake;
-		if (next == UINT64_MAX)
+		if (next == UINT64_MAX) {
+			/* Completions of this instant may let the driver post
+			 * more (a full send queue): give it one more look at
+			 * the same time before calling the world idle. */
+			if (work && w->on_instant)
+				continue;
 			return 1;
+		}
 		if (next <= w->now) {
 			/* A deadline that is already due and produced
 			 * nothing: tolerated a few times (pacing granularity),
