@@ -38,11 +38,18 @@ ip -n "$NSA" link set "$VA" mtu "$LMTU" up
 ip -n "$NSB" link set "$VB" mtu "$LMTU" up
 set +e
 
+# DP_PORT_A / DP_PORT_B override the ports (memif, as dp_echo.sh).
 for side in a b; do
-	if [ $side = a ]; then IF=$VA; N=1; else IF=$VB; N=2; fi
+	if [ $side = a ]; then
+		N=1
+		PORT=${DP_PORT_A:-net_af_packet0,iface=$VA}
+	else
+		N=2
+		PORT=${DP_PORT_B:-net_af_packet0,iface=$VB}
+	fi
 	cat >"$DIR/$side.conf" <<EOC
 name=mrdr$side
-port=net_af_packet0,iface=$IF
+port=$PORT
 ip=10.78.0.$N/24
 mac=02:00:0a:4e:00:0$N
 mtu=$MTU
