@@ -33,6 +33,9 @@ struct ibv_ah *metaroce_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 	 * inside the provider that look before it does. */
 	ah->ibv_ah.context = pd->context;
 	ah->ibv_ah.pd = pd;
+	/* UD has no retransmission: a datagram sent before the peer's MAC
+	 * is known could be dropped, so learn it now. */
+	metaroce_resolve(to_mctx(pd->context), dest);
 	return &ah->ibv_ah;
 }
 

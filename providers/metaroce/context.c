@@ -152,6 +152,10 @@ void metaroce_progress(struct metaroce_context *mctx)
 void metaroce_engine_release(struct metaroce_context *mctx)
 {
 }
+
+void metaroce_resolve(struct metaroce_context *mctx, uint32_t dest)
+{
+}
 #endif
 
 int metaroce_async_event(struct metaroce_context *mctx, uint64_t element,

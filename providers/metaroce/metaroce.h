@@ -208,6 +208,11 @@ void metaroce_free_obj(struct metaroce_context *mctx, void *obj,
  * while no QP has opened the datapath. Must not be called with a CQ lock
  * or the datapath lock held. */
 void metaroce_progress(struct metaroce_context *mctx);
+/* Resolve the peer's MAC (ARP) before the first packet, as a RoCE kernel
+ * does in create_ah and modify_qp: waits up to 1 s for the answer; an
+ * unanswered peer is not an error here (packets to it are counted as
+ * dropped, RC retransmits). No-op until the context uses the datapath. */
+void metaroce_resolve(struct metaroce_context *mctx, uint32_t dest);
 /* free_context: drop the context's use of the device's engine; the last
  * user closes it. */
 void metaroce_engine_release(struct metaroce_context *mctx);

@@ -43,7 +43,10 @@ int metaroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	metaroce_engine_unlock(qp->eng);
 	if (ret)
 		*bad_wr = wr;
+	/* Send what can go now, and keep the progress thread awake for
+	 * what cannot (pacing, the rest of a long message). */
 	mrdp_progress(qp->eng->dp);
+	mrdp_kick(qp->eng->dp);
 	return ret;
 }
 

@@ -197,7 +197,7 @@ int metaroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	remember_attr(qp, attr, attr_mask);
 	/* Resolve the peer's MAC now, so the first packet does not wait. */
 	if ((attr_mask & IBV_QP_AV) && ca.dest)
-		mrdp_resolve(qp->eng->dp, ca.dest, NULL);
+		metaroce_resolve(to_mctx(ibqp->context), ca.dest);
 	metaroce_dbg("qp 0x%x modify mask 0x%x -> state %d", ibqp->qp_num,
 		     attr_mask,
 		     (attr_mask & IBV_QP_STATE) ? (int)attr->qp_state : -1);
