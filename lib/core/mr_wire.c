@@ -5,6 +5,9 @@
  * bytes is bounds-checked against the length first; every field goes
  * through the mr_be.h helpers.
  */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "mr_be.h"
@@ -496,4 +499,135 @@ int mr_wire_parse(const uint8_t *buf, size_t len, struct mr_pkt *out)
 	out->payload = p;
 	out->payload_len = (uint32_t)(end - p);
 	return check_lengths(out, x);
+}
+
+const char *mr_wire_op_name(uint8_t opcode)
+{
+	switch (opcode) {
+	case MR_OP_SEND:
+		return "SEND";
+	case MR_OP_SEND_IMM:
+		return "SEND_IMM";
+	case MR_OP_WRITE:
+		return "WRITE";
+	case MR_OP_WRITE_IMM:
+		return "WRITE_IMM";
+	case MR_OP_READ_REQ:
+		return "READ_REQ";
+	case MR_OP_READ_RESP:
+		return "READ_RESP";
+	case MR_OP_ATOMIC_CS:
+		return "ATOMIC_CS";
+	case MR_OP_ATOMIC_FA:
+		return "ATOMIC_FA";
+	case MR_OP_ATOMIC_RESP:
+		return "ATOMIC_RESP";
+	case MR_OP_ACK:
+		return "ACK";
+	case MR_OP_UD_SEND:
+		return "UD_SEND";
+	case MR_OP_UD_SEND_IMM:
+		return "UD_SEND_IMM";
+	}
+	return "UNKNOWN";
+}
+
+static const char *const nak_names[] = { "ACK",	       "SEQ_ERR", "RNR",
+					 "REM_ACCESS", "INV_REQ", "REM_OP" };
+
+/* snprintf that appends at *len and keeps counting past cap. */
+__attribute__((format(printf, 4, 5))) static void
+fmt_add(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(*len < cap ? buf + *len : NULL,
+		      *len < cap ? cap - *len : 0, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*len += (size_t)n;
+}
+
+static unsigned popcount_bitmap(const uint8_t *b)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < MR_SACK_BYTES; i++)
+		n += (unsigned)__builtin_popcount(b[i]);
+	return n;
+}
+
+size_t mr_wire_format(const struct mr_pkt *pkt, char *buf, size_t cap)
+{
+	const struct mr_bth *b = &pkt->bth;
+	const struct mr_aeth *a = &pkt->aeth;
+	int x = opcode_ext(b->opcode);
+	size_t len = 0;
+	unsigned i;
+
+	if (cap)
+		buf[0] = 0;
+	fmt_add(buf, cap, &len,
+		"%s 0x%" PRIx32 "->0x%" PRIx32 " ssn=%" PRIu32 " msn=%" PRIu32,
+		mr_wire_op_name(b->opcode), b->sqpn, b->dqpn, b->ssn, b->msn);
+	if (b->rsn)
+		fmt_add(buf, cap, &len, " rsn=%" PRIu32, b->rsn);
+	if (x >= 0 && !(x & X_AETH))
+		fmt_add(buf, cap, &len,
+			" off=%" PRIu32 " len=%" PRIu32 "/%" PRIu32, b->offset,
+			pkt->payload_len, b->msg_len);
+	fmt_add(buf, cap, &len, " path=%u ppsn=%" PRIu32,
+		(unsigned)pkt->pth.path_id, pkt->pth.ppsn);
+	if (b->flags)
+		fmt_add(buf, cap, &len, " flags=%s%s%s%s",
+			b->flags & MR_BTH_F_SOLICITED ? "S" : "",
+			b->flags & MR_BTH_F_ACK_REQ ? "A" : "",
+			b->flags & MR_BTH_F_RETX ? "R" : "",
+			b->flags & MR_BTH_F_GBN ? "G" : "");
+	if (x < 0)
+		return len;
+	if (x & X_RETH)
+		fmt_add(buf, cap, &len,
+			" va=0x%" PRIx64 " rkey=0x%" PRIx32 " dlen=%" PRIu32,
+			pkt->reth.vaddr, pkt->reth.rkey, pkt->reth.dma_len);
+	if (x & X_ATOMETH)
+		fmt_add(buf, cap, &len,
+			" va=0x%" PRIx64 " rkey=0x%" PRIx32
+			" swap_add=0x%" PRIx64 " cmp=0x%" PRIx64,
+			pkt->atom.vaddr, pkt->atom.rkey, pkt->atom.swap_add,
+			pkt->atom.compare);
+	if (x & X_ATOMACK)
+		fmt_add(buf, cap, &len, " orig=0x%" PRIx64, pkt->atomic_orig);
+	if (x & X_DETH)
+		fmt_add(buf, cap, &len, " qkey=0x%" PRIx32, pkt->deth.qkey);
+	if (x & X_IMMDT) {
+		const uint8_t *im = (const uint8_t *)&pkt->imm;
+
+		fmt_add(buf, cap, &len, " imm=%02x%02x%02x%02x", im[0], im[1],
+			im[2], im[3]);
+	}
+	if (x & X_AETH) {
+		fmt_add(buf, cap, &len, " %s",
+			a->syndrome <= MR_NAK_REM_OP ? nak_names[a->syndrome]
+						     : "NAK?");
+		if (a->syndrome == MR_NAK_RNR)
+			fmt_add(buf, cap, &len, "(t=%u)",
+				(unsigned)a->rnr_timer);
+		if (a->syndrome)
+			fmt_add(buf, cap, &len, " nak_msn=%" PRIu32,
+				a->nak_msn);
+		fmt_add(buf, cap, &len,
+			" cum_ssn=%" PRIu32 " cum_msn=%" PRIu32 " rate=%" PRIu32
+			" ce=%u blocks=%u",
+			a->cum_ssn, a->cum_msn, a->rate_hint,
+			(unsigned)a->ecn_ce, (unsigned)a->nblocks);
+		for (i = 0; i < a->nblocks && i < MR_ACK_MAX_PATHS; i++)
+			fmt_add(buf, cap, &len, " %u:%" PRIu32 "+%u",
+				(unsigned)a->blocks[i].path_id,
+				a->blocks[i].cum_ppsn,
+				popcount_bitmap(a->blocks[i].bitmap));
+	}
+	return len;
 }

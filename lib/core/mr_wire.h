@@ -292,4 +292,14 @@ size_t mr_wire_encode(const struct mr_pkt *pkt, uint8_t *buf, size_t cap);
  * buffer is too short. */
 uint32_t mr_wire_peek_dqpn(const uint8_t *buf, size_t len);
 
+/* A static name of an opcode ("SEND", "READ_RESP", ...; "UNKNOWN"). */
+const char *mr_wire_op_name(uint8_t opcode);
+
+/* One line describing a decoded packet, for traces and test failure
+ * reports: opcode, QPNs, sequence numbers, lengths, path, flags and the
+ * opcode's extension fields (ACKs: syndrome, cumulative points and per
+ * path block "path:cum_ppsn+bits set"). Written like snprintf(): at most
+ * cap bytes including the NUL; returns the length the whole line needs. */
+size_t mr_wire_format(const struct mr_pkt *pkt, char *buf, size_t cap);
+
 #endif /* MR_WIRE_H */

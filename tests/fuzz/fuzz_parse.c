@@ -10,7 +10,8 @@
  *  - a packet that parses re-encodes to exactly the same bytes (the wire
  *    format is canonical: reserved bits 0, no slack);
  *  - the payload lies inside the input, just before the ICRC;
- *  - hardware and software CRC32C agree.
+ *  - hardware and software CRC32C agree;
+ *  - the trace line (mr_wire_format()) truncates safely.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -43,6 +44,17 @@ static void check_parsed(const uint8_t *buf, size_t size)
 	n = mr_wire_encode(&p, enc, sizeof(enc));
 	if (n != size || memcmp(enc, buf, size))
 		abort();
+	/* the trace line: a short buffer is truncated, never overrun */
+	{
+		char small[48], line[1024];
+		size_t a = mr_wire_format(&p, small, sizeof(small));
+		size_t b = mr_wire_format(&p, line, sizeof(line));
+
+		if (a != b ||
+		    strlen(small) !=
+			    (a < sizeof(small) ? a : sizeof(small) - 1))
+			abort();
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -820,6 +820,58 @@ static void test_strings(void)
 	MR_CHECK(!strcmp(mr_strerror(-1000), "unknown error"));
 }
 
+/* The trace line of each golden packet, and snprintf-like truncation. */
+static void test_format(void)
+{
+	static const char *want_send =
+		"SEND_IMM 0x22->0x11 ssn=16909060 msn=7 rsn=3 off=0 len=5/5 "
+		"path=2 ppsn=256 flags=SA imm=deadbeef";
+	static const char *want_read =
+		"READ_REQ 0x1->0xabcdef ssn=4294967294 msn=16 off=0 "
+		"len=0/4096 path=0 ppsn=4294967295 va=0x7f0012345678 "
+		"rkey=0x1234 dlen=4096";
+	static const char *want_ack =
+		"ACK 0x11->0x22 ssn=0 msn=0 path=1 ppsn=0 ACK cum_ssn=16909061 "
+		"cum_msn=8 rate=100000 ce=3 blocks=1 2:257+2";
+	struct mr_pkt p;
+	char line[256], small[16];
+	size_t n;
+
+	MR_CHECK_EQ(mr_wire_parse(golden_send_imm, sizeof(golden_send_imm), &p),
+		    MR_PARSE_OK);
+	n = mr_wire_format(&p, line, sizeof(line));
+	MR_CHECK_EQ(n, strlen(want_send));
+	MR_CHECK(!strcmp(line, want_send));
+	/* truncated: NUL-terminated prefix, full length returned */
+	MR_CHECK_EQ(mr_wire_format(&p, small, sizeof(small)), n);
+	MR_CHECK_EQ(strlen(small), sizeof(small) - 1);
+	MR_CHECK_MEM(small, want_send, sizeof(small) - 1);
+	MR_CHECK_EQ(mr_wire_format(&p, NULL, 0), n);
+
+	MR_CHECK_EQ(mr_wire_parse(golden_read_req, sizeof(golden_read_req), &p),
+		    MR_PARSE_OK);
+	mr_wire_format(&p, line, sizeof(line));
+	MR_CHECK(!strcmp(line, want_read));
+
+	MR_CHECK_EQ(mr_wire_parse(golden_ack, sizeof(golden_ack), &p),
+		    MR_PARSE_OK);
+	mr_wire_format(&p, line, sizeof(line));
+	MR_CHECK(!strcmp(line, want_ack));
+	p.aeth.syndrome = MR_NAK_RNR;
+	p.aeth.rnr_timer = 14;
+	p.aeth.nak_msn = 9;
+	p.aeth.nblocks = 0;
+	mr_wire_format(&p, line, sizeof(line));
+	MR_CHECK(strstr(line, " RNR(t=14) nak_msn=9 cum_ssn=") != NULL);
+
+	MR_CHECK(!strcmp(mr_wire_op_name(MR_OP_UD_SEND_IMM), "UD_SEND_IMM"));
+	MR_CHECK(!strcmp(mr_wire_op_name(0x7f), "UNKNOWN"));
+	memset(&p, 0, sizeof(p));
+	p.bth.opcode = 0x7f;
+	mr_wire_format(&p, line, sizeof(line));
+	MR_CHECK(!strcmp(line, "UNKNOWN 0x0->0x0 ssn=0 msn=0 path=0 ppsn=0"));
+}
+
 /* MR-ICRC-1, MR-ICRC-2: the seal is CRC32C big-endian after the bytes. */
 static void test_seal(void)
 {
@@ -838,4 +890,4 @@ MR_TEST_MAIN(MR_TEST(test_golden_send_imm), MR_TEST(test_golden_read_req),
 	     MR_TEST(test_reserved_fields), MR_TEST(test_version_and_opcode),
 	     MR_TEST(test_length_rules), MR_TEST(test_ack_rules),
 	     MR_TEST(test_encode_refusals), MR_TEST(test_peek_dqpn),
-	     MR_TEST(test_strings), MR_TEST(test_seal))
+	     MR_TEST(test_strings), MR_TEST(test_format), MR_TEST(test_seal))
