@@ -29,6 +29,13 @@ expect_err "bad name (slash)" "invalid device name 'a/b'" \
 	add a/b $P --ip 192.0.2.1/24
 expect_err "bad name (..)" "invalid device name '..'" \
 	add .. $P --ip 192.0.2.1/24
+expect_err "bad name (hidden)" "invalid device name '.mr0'" \
+	add .mr0 $P --ip 192.0.2.1/24
+expect_err "--ip twice" "--ip given twice" \
+	add mr0 $P --ip 192.0.2.1/24 --ip 192.0.2.2/24
+expect_err "--mac twice" "--mac given twice" \
+	add mr0 $P --ip 192.0.2.1/24 --mac 02:00:00:00:00:01 \
+	--mac 02:00:00:00:00:02
 expect_err "bad name (64 chars)" "invalid device name" \
 	add "$(printf 'm%.0s' {1..64})" $P --ip 192.0.2.1/24
 expect_err "no --port" "at least one --port" add mr0 --ip 192.0.2.1/24

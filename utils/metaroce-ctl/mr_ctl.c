@@ -124,6 +124,7 @@ static int cmd_add(int argc, char **argv)
 	unsigned long mtu = 0, udp = MRCTL_DEFAULT_UDP;
 	unsigned carried = 4096;
 	const char *narrow = NULL;
+	int have_mac = 0;
 	struct mrctl_view view;
 	struct mr_devconf c;
 	char err[512];
@@ -144,8 +145,12 @@ static int cmd_add(int argc, char **argv)
 						  ports[j].dev);
 			strcpy(c.ports[c.nports++], v);
 		} else if ((v = opt_value(argc, argv, &i, "--ip"))) {
+			if (ip)
+				die_usage("--ip given twice");
 			ip = v;
 		} else if ((v = opt_value(argc, argv, &i, "--mac"))) {
+			if (mac)
+				die_usage("--mac given twice");
 			mac = v;
 		} else if ((v = opt_value(argc, argv, &i, "--mtu"))) {
 			if (parse_uint(v, 4096, &mtu) ||
@@ -171,9 +176,10 @@ static int cmd_add(int argc, char **argv)
 	}
 	if (!name)
 		die_usage("link add: missing device NAME");
-	if (!mr_devconf_valid_name(name))
+	/* A leading '.' would hide the device from listings of the view. */
+	if (!mr_devconf_valid_name(name) || name[0] == '.')
 		die_usage("invalid device name '%s' (1..63 of A-Z a-z 0-9 "
-			  "_ . -, not . or ..)",
+			  "_ . -, not starting with .)",
 			  name);
 	if (!c.nports)
 		die_usage("link add %s: at least one --port DEVARGS is needed",
@@ -206,9 +212,10 @@ static int cmd_add(int argc, char **argv)
 			carried = m;
 			narrow = ports[i].iface;
 		}
-		if (!mac && !c.mac[0] && !c.mac[1] && !c.mac[2] &&
-		    ports[i].has_mac)
+		if (!mac && !have_mac && ports[i].has_mac) {
 			memcpy(c.mac, ports[i].mac, 6);
+			have_mac = 1;
+		}
 	}
 	if (mtu && mtu > carried) {
 		snprintf(err, sizeof(err),
@@ -219,8 +226,7 @@ static int cmd_add(int argc, char **argv)
 		return fail(err);
 	}
 	c.mtu = mtu ? (uint32_t)mtu : carried;
-	if (!c.mac[0] && !c.mac[1] && !c.mac[2] && !c.mac[3] && !c.mac[4] &&
-	    !c.mac[5]) {
+	if (!mac && !have_mac) {
 		c.mac[0] = 0x02; /* locally administered, unicast */
 		c.mac[1] = 0x00;
 		c.mac[2] = (uint8_t)(c.ip >> 24);
