@@ -83,6 +83,9 @@ static int pair_init(struct pair *p, enum mr_mode mode,
 	return pair_init2(p, mode, l, l, timeout, retry_cnt, rnr_retry, seed);
 }
 
+/* Idempotent, so that it also runs as the cleanup of a pair whose test
+ * returned early on a failed check (no leak reports on top of the
+ * failure). */
 static void pair_fini(struct pair *p)
 {
 	int i;
@@ -91,7 +94,10 @@ static void pair_fini(struct pair *p)
 		if (p->qp[i])
 			mr_qp_destroy(p->qp[i]);
 	mrsim_world_fini(&p->w);
+	memset(p, 0, sizeof(*p));
 }
+
+#define AUTO_PAIR struct pair __attribute__((cleanup(pair_fini)))
 
 static int post(struct pair *p, int i, uint64_t wr_id, enum mr_wr_opcode op,
 		uint64_t src_off, uint32_t len, uint64_t raddr, uint32_t rkey,
@@ -173,7 +179,7 @@ static enum mr_qp_state qp_state(struct mr_qp *qp)
 static void rem_access(enum mr_mode mode, int kind, uint32_t loss_ppm)
 {
 	struct mrsim_link_cfg l = { .delay_ns = 3000, .loss_ppm = loss_ppm };
-	struct pair p;
+	AUTO_PAIR p = { 0 };
 	uint64_t raddr;
 	uint32_t rkey;
 	size_t k;
@@ -256,7 +262,7 @@ static void link_cut(enum mr_mode mode, uint8_t retry_cnt)
 	const uint8_t timeout = 10; /* 4.096 us << 10 = 4.19 ms */
 	const uint64_t tmo_ns = 4096ull << timeout, cut = 3000;
 	struct mrsim_link_cfg l = { .delay_ns = 2000, .cut_at_ns = cut };
-	struct pair p;
+	AUTO_PAIR p = { 0 };
 	uint64_t t_err;
 
 	MR_CHECK_EQ(pair_init(&p, mode, &l, timeout, retry_cnt, 7, 5), 0);
@@ -333,7 +339,7 @@ static void rnr(enum mr_mode mode)
 {
 	struct mrsim_link_cfg l = { .delay_ns = 2000 };
 	struct late_recv lr;
-	struct pair p;
+	AUTO_PAIR p = { 0 };
 
 	MR_CHECK_EQ(pair_init(&p, mode, &l, 14, 7, 2, 11), 0);
 	MR_CHECK_EQ(post(&p, 0, 1, MR_WR_SEND, 0, 3000, 0, 0, MR_SEND_SIGNALED),
@@ -379,7 +385,7 @@ static void rnr_big_send(enum mr_mode mode)
 {
 	struct mrsim_link_cfg l = { .delay_ns = 2000 };
 	struct late_recv lr = { 0 };
-	struct pair p;
+	AUTO_PAIR p = { 0 };
 
 	MR_CHECK_EQ(pair_init(&p, mode, &l, 14, 7, 7, 13), 0);
 	lr.p = &p;
@@ -420,7 +426,7 @@ static void rnr_nak_lost(enum mr_mode mode)
 {
 	struct mrsim_link_cfg l = { .delay_ns = 2000 }, lb = l;
 	struct late_recv lr = { 0 };
-	struct pair p;
+	AUTO_PAIR p = { 0 };
 	int dropped = 0;
 
 	lb.filter = drop_first_rnr_nak0;
@@ -479,7 +485,7 @@ static void last_ack_lost(enum mr_mode mode)
 				    .n_drop = 1 },
 			      lb = { .delay_ns = 2000 };
 	struct drop_ack_state st = { 0 };
-	struct pair p;
+	AUTO_PAIR p = { 0 };
 	uint64_t v;
 
 	lb.filter = drop_first_cum2;
@@ -538,7 +544,7 @@ static void atomics_dup(enum mr_mode mode)
 				    .reorder_ns = 20000,
 				    .loss_ppm = 50000 };
 	uint64_t word[2] = { 1000, 0xffffffffffffff00ull }, orig[300];
-	struct pair p;
+	AUTO_PAIR p = { 0 };
 	unsigned i;
 
 	MR_CHECK_EQ(pair_init(&p, mode, &l, 14, 7, 7, 99), 0);
@@ -608,7 +614,7 @@ static void test_atomics_never_twice(void)
 static void corrupt(enum mr_mode mode)
 {
 	struct mrsim_link_cfg l = { .delay_ns = 2000, .corrupt_ppm = 200000 };
-	struct pair p;
+	AUTO_PAIR p = { 0 };
 	uint64_t dropped = 0, corrupted;
 	int i, k;
 
