@@ -138,6 +138,26 @@ eq "last del: the view is gone" "$(ls -A "$METAROCE_RUNDIR")" ""
 eq "last del: no node of this namespace" \
 	"$(ls /dev/infiniband 2>/dev/null | grep -c "^metaroce-$COOKIE-")" "0"
 
+# Commands run at the same time are serialized (flock): all succeed, each
+# device gets its own node.
+for i in 0 1 2 3; do
+	"$CTL" link add mr1$i --port 0000:3b:00.$i --ip 192.0.2.1$i/24 \
+		>"$TMP/par$i" 2>&1 &
+done
+wait
+eq "parallel adds" "$(cat "$TMP"/par* | tr -d '\n')" ""
+eq "parallel adds: 4 devices, 4 nodes" \
+	"$(ls "$IB" | tr '\n' ' ')$(for i in 0 1 2 3; do node_of mr1$i; done |
+		sort -u | wc -l)" "mr10 mr11 mr12 mr13 4"
+# Leftovers of a command killed half-way are removed by the next one.
+mkdir -p "$(dirname "$V")/.stage-999999/dev"
+for i in 0 1 2 3; do
+	"$CTL" link del mr1$i >"$TMP/par$i" 2>&1 &
+done
+wait
+eq "parallel dels" "$(cat "$TMP"/par* | tr -d '\n')" ""
+eq "parallel dels: nothing left" "$(ls -A "$METAROCE_RUNDIR")" ""
+
 # A view left by a dead namespace whose inode this one now has: ignored by
 # metaroce-run and show, replaced (with its nodes) by the next add.
 expect_ok "add mr0" add mr0 --port net_af_packet0,iface=v0 --ip 192.0.2.1/24
