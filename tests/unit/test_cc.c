@@ -54,8 +54,8 @@ static void test_init(void)
 	MR_CHECK(strcmp(cc.ops->name, "metaroce") == 0);
 }
 
-/* Additive increase per RTT without CE; x (1 - F/2) with CE fraction F,
- * at most once per RTT. */
+/* MR-CC-1, MR-CC-2: additive increase per RTT without CE; x (1 - F/2) with CE
+ * fraction F, at most once per RTT. */
 static void test_aimd(void)
 {
 	struct mr_cc cc;
@@ -101,7 +101,7 @@ static void test_aimd(void)
 	MR_CHECK_EQ(cc.cwnd, 8192);
 }
 
-/* Loss is not congestion (MR-CC-3). */
+/* MR-CC-3: loss is not congestion. */
 static void test_no_decrease_on_loss(void)
 {
 	struct mr_cc cc;
@@ -126,7 +126,8 @@ static void test_no_decrease_on_loss(void)
 	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 100000);
 }
 
-/* The receiver's hint caps window and pacing rate at once. */
+/* MR-CC-5, MR-CC-6: the receiver's hint caps window and pacing rate at
+ * once. */
 static void test_rate_hint(void)
 {
 	struct mr_cc cc;
@@ -160,8 +161,8 @@ static void test_rate_hint(void)
 	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 72916);
 }
 
-/* Incast: 8 senders at one BDP each into one 100G receiver. The hint of
- * the first ACK round brings the sum of windows down to one BDP. */
+/* MR-CC-7, MR-CC-8. Incast: 8 senders at one BDP each into one 100G receiver.
+ * The hint of the first ACK round brings the sum of windows down to one BDP. */
 static void test_incast_resolves(void)
 {
 	struct mr_cc cc[8];
@@ -191,6 +192,7 @@ static void test_incast_resolves(void)
 	MR_CHECK_EQ(sum, 125000); /* 8 x 15625 */
 }
 
+/* MR-CC-4 (window and pacing gate), MR-CC-10 (fixed). */
 static void test_can_send_and_pacing(void)
 {
 	struct mr_cc cc;
@@ -226,7 +228,7 @@ static void test_can_send_and_pacing(void)
 	MR_CHECK(mr_cc_can_send(&cc, 4096, 100000));
 }
 
-/* DCQCN-like: cut on the first CE, one CNP per 50 us, fast recovery
+/* MR-CC-9, DCQCN-like: cut on the first CE, one CNP per 50 us, fast recovery
  * every 55 us, then additive increase. */
 static void test_dcqcn(void)
 {
@@ -269,7 +271,8 @@ static void test_dcqcn(void)
 	MR_CHECK_EQ(mr_cc_window(&cc), 500000);
 }
 
-/* The hint is the fair share among senders active this or last epoch. */
+/* MR-CC-7: the hint is the fair share among senders active this or last epoch.
+ */
 static void test_ratehint_epochs(void)
 {
 	struct mr_ratehint h;

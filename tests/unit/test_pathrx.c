@@ -14,6 +14,7 @@ static void expect_bits(uint8_t *bm, const unsigned *idx, unsigned n)
 		bm[idx[k] / 8] |= (uint8_t)(1u << (idx[k] % 8));
 }
 
+/* MR-SACK-1: in-order arrivals advance cum_ppsn; OLD before it. */
 static void test_in_order(void)
 {
 	struct mr_pathrx rx;
@@ -39,6 +40,8 @@ static void test_in_order(void)
 	MR_CHECK_EQ(rx.pkts, 601);
 }
 
+/* MR-SACK-1, wire.md MR-ACK-10: bitmaps byte-exact against hand-built
+ * expectations. */
 static void test_sack_bitmap_exact(void)
 {
 	struct mr_pathrx rx;
@@ -93,7 +96,8 @@ static void test_sack_bitmap_exact(void)
 	MR_CHECK(!mr_pathrx_test(&rx, 1261));
 }
 
-/* A ppsn beyond cum + 256 slides the window over abandoned holes. */
+/* MR-SACK-4: a ppsn beyond cum + 256 slides the window over abandoned
+ * holes. */
 static void test_slide(void)
 {
 	struct mr_pathrx rx;
@@ -153,6 +157,7 @@ static void test_slide(void)
 	MR_CHECK_MEM(b.bitmap, want, MR_SACK_BYTES);
 }
 
+/* Sequence arithmetic across 0xffffffff (README.md). */
 static void test_wrap(void)
 {
 	struct mr_pathrx rx;
@@ -183,6 +188,7 @@ static void test_wrap(void)
 	MR_CHECK(mr_pathrx_test(&rx, 0x10));
 }
 
+/* MR-SACK-3: CE counted per packet, duplicates included. */
 static void test_ce(void)
 {
 	struct mr_pathrx rx;

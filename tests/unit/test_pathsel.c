@@ -49,6 +49,7 @@ static void check_distinct(const struct mr_pathsel *ps, int *ok)
 	}
 }
 
+/* MR-MP-1, MR-MP-2: planes and distinct entropies. */
 static void test_init(void)
 {
 	struct mr_pathsel ps;
@@ -108,6 +109,7 @@ static void test_init(void)
 	}
 }
 
+/* MR-MP-3: round robin over paths with window space. */
 static void test_spray_round_robin(void)
 {
 	struct mr_pathsel ps;
@@ -138,8 +140,8 @@ static void test_spray_round_robin(void)
 	MR_CHECK_EQ(ps.picks, 10);
 }
 
-/* After an RTO a path gets new entropy and carries one probe at a time
- * until it makes progress. */
+/* MR-MP-4, MR-MP-5: after an RTO a path gets new entropy and carries one probe
+ * at a time until it makes progress. */
 static void test_repath_and_probe(void)
 {
 	struct mr_pathsel ps;
@@ -184,6 +186,7 @@ static void test_repath_and_probe(void)
 	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 1010000), 1);
 }
 
+/* MR-MP-6: single path, fixed entropy. */
 static void test_single(void)
 {
 	struct mr_pathsel ps;

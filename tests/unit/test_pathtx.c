@@ -124,7 +124,8 @@ static void warm(struct mr_pathtx *tx, struct rec *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* A hole is lost exactly when 3 later packets of the path are acked. */
+/* MR-LOSS-1: a hole is lost exactly when 3 later packets of the path are
+ * acked. */
 static void test_reorder_threshold(void)
 {
 	struct mr_pathtx tx;
@@ -201,7 +202,7 @@ static void test_reorder_threshold(void)
 	MR_CHECK_EQ(mr_pathtx_next_deadline(&tx), UINT64_MAX);
 }
 
-/* Spraying over two paths: path 1's packets all arrive before any of
+/* MR-LOSS-4. Spraying over two paths: path 1's packets all arrive before any of
  * path 0's; path 0 must not declare anything lost (MR-LOSS-4). */
 static void test_no_false_loss_across_paths(void)
 {
@@ -250,8 +251,8 @@ static void test_no_false_loss_across_paths(void)
 	}
 }
 
-/* RFC 6298 estimates with literal values; Karn (no sample from
- * retransmissions). */
+/* MR-TMR-1, MR-TMR-2: RFC 6298 estimates with literal values; Karn (no sample
+ * from retransmissions). */
 static void test_rtt(void)
 {
 	struct mr_pathtx tx;
@@ -306,8 +307,9 @@ static void test_rtt(void)
 	MR_CHECK_EQ(mr_pathtx_rto(&tx), 100000);
 }
 
-/* The RTO doubles per expiry without progress, is capped by rto_max and
- * resets on progress; it declares every outstanding packet lost. */
+/* MR-TMR-3..5, MR-LOSS-3: the RTO doubles per expiry without progress, is
+ * capped by rto_max and resets on progress; it declares every outstanding
+ * packet lost. */
 static void test_rto_backoff(void)
 {
 	struct mr_pathtx tx;
@@ -371,7 +373,8 @@ static void test_rto_backoff(void)
 	MR_CHECK_EQ(mr_pathtx_next_deadline(&tx), 8005000 + mr_pathtx_rto(&tx));
 }
 
-/* Time threshold: one later packet acked, the hole older than 9/8 RTT. */
+/* MR-LOSS-2, time threshold: one later packet acked, the hole older than 9/8
+ * RTT. */
 static void test_time_threshold(void)
 {
 	struct mr_pathtx tx;
@@ -436,7 +439,8 @@ static void test_wrap(void)
 	MR_CHECK_EQ(r.acked[6], 57);
 }
 
-/* Blocks naming unsent ppsns or another path are rejected whole. */
+/* MR-LOSS-5, MR-SACK-8: blocks naming unsent ppsns or another path are rejected
+ * whole. */
 static void test_bad_sack(void)
 {
 	struct mr_pathtx tx;
@@ -491,8 +495,9 @@ static void test_lose_all(void)
 	MR_CHECK_EQ(mr_pathtx_lose_all(&tx, 6), 0);
 }
 
-/* Full ring: 256 in flight, the oldest lost, the 255 others acked; the
- * freed slot is reusable and the receiver's SACK covers everything. */
+/* MR-PATH-4, MR-SACK-4: full ring: 256 in flight, the oldest lost, the 255
+ * others acked; the freed slot is reusable and the receiver's SACK covers
+ * everything. */
 static void test_full_ring(void)
 {
 	struct mr_pathtx tx;

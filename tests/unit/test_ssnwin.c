@@ -83,6 +83,7 @@ static void test_in_order(void)
 	mr_ssnwin_fini(&w);
 }
 
+/* MR-SACK-5: NEW / DUP / OLD and the advance of cum_ssn. */
 static void test_out_of_order_and_dup(void)
 {
 	struct mr_ssnwin w;
@@ -107,6 +108,7 @@ static void test_out_of_order_and_dup(void)
 	mr_ssnwin_fini(&w);
 }
 
+/* MR-SACK-5, MR-SACK-6: FAR at cum + W; slots reused after the advance. */
 static void test_far_and_slot_reuse(void)
 {
 	struct mr_ssnwin w;
