@@ -288,6 +288,13 @@ static int setup(struct world *w)
 	ec.mtu = MTU;
 	ec.num_paths = NUM_PATHS;
 	ec.max_qp = 8;
+	/* Small protocol windows: faster setup per input, and the window
+	 * edges (dedup, message slots, READ/atomic records, hold slots) are
+	 * reached with few packets. */
+	ec.ssn_window = 128;
+	ec.msg_window = 16;
+	ec.max_rd_atomic = 4;
+	ec.hold_slots = 2;
 	if (mr_ep_create(&ec, &mem, &rnd, &memreg, &cb, &w->ep))
 		return -1;
 	memset(&sc, 0, sizeof(sc));
