@@ -759,8 +759,117 @@ static void test_random_sprayed_paths(void)
 	mr_ssnwin_fini(&win);
 }
 
+/*
+ * MR-LOSS-5, MR-LOSS-6, MR-SACK-8: a hostile or confused peer sending
+ * random blocks (random cum_ppsn near the window, random bitmaps, stale
+ * and future ones) cannot break the sender: every transmission is settled
+ * at most once, the counters match the ring, nothing unsent is acked.
+ */
+static struct {
+	uint8_t settled[4096];
+	unsigned twice;
+} hs;
+
+static void hs_acked(void *user, uint16_t path, uint32_t ssn, uint32_t bytes,
+		     uint64_t ctx, uint64_t rtt)
+{
+	(void)user;
+	(void)path;
+	(void)ssn;
+	(void)bytes;
+	(void)rtt;
+	if (hs.settled[ctx]++)
+		hs.twice++;
+}
+
+static void hs_lost(void *user, uint16_t path, uint32_t ssn, uint32_t bytes,
+		    uint64_t ctx, int why)
+{
+	(void)user;
+	(void)path;
+	(void)ssn;
+	(void)bytes;
+	(void)why;
+	if (hs.settled[ctx]++)
+		hs.twice++;
+}
+
+static void test_hostile_sacks(void)
+{
+	struct mr_pathtx tx;
+	struct mr_pathtx_cb cb = { .acked = hs_acked, .lost = hs_lost };
+	struct mr_pathtx_config cfg = { .init_ppsn = 0xffffff00u };
+	struct mr_sack_block b;
+	uint64_t x = 0x853c49e6748fea9bull, t = 0;
+	uint32_t ntx = 0, p, out, acked, i, ppsn;
+	unsigned rejected = 0, accepted = 0;
+
+	memset(&hs, 0, sizeof(hs));
+	MR_CHECK_EQ(mr_pathtx_init(&tx, &cfg, &cb), 0);
+	for (i = 0; i < 20000; i++) {
+		uint64_t r = rs_rand(&x);
+		int rc;
+
+		t += 1000;
+		if (r % 3 == 0 && ntx < 4096) {
+			while (mr_pathtx_space(&tx) && ntx < 4096 && r % 7) {
+				MR_CHECK_EQ(mr_pathtx_send(&tx, ntx, 100, 0,
+							   ntx, t, &ppsn),
+					    0);
+				ntx++;
+				r = rs_rand(&x);
+			}
+			continue;
+		}
+		memset(&b, 0, sizeof(b));
+		b.cum_ppsn = tx.una + (uint32_t)(r % 300) - 150;
+		if (r >> 20 & 1) {
+			unsigned k;
+
+			for (k = 0; k < MR_SACK_BYTES; k++)
+				b.bitmap[k] = (uint8_t)rs_rand(&x);
+		} else {
+			b.bitmap[(r >> 24) % MR_SACK_BYTES] =
+				(uint8_t)(1u << (r >> 32) % 8);
+		}
+		rc = mr_pathtx_on_sack(&tx, &b, t);
+		if (rc < 0) {
+			MR_CHECK_EQ(rc, -MR_EPROTO);
+			rejected++;
+		} else {
+			accepted++;
+		}
+		if (r % 11 == 0)
+			mr_pathtx_on_timeout(&tx, t + 100000000ull);
+		/* The counters agree with the ring. */
+		out = 0;
+		acked = 0;
+		for (p = tx.una; p != tx.nxt; p++) {
+			out += tx.ring[p & 255].state == MR_PATHTX_OUT;
+			acked += tx.ring[p & 255].state == MR_PATHTX_ACKED;
+			MR_CHECK_EQ(tx.ring[p & 255].ppsn, p);
+		}
+		MR_CHECK_EQ(out, tx.out_pkts);
+		MR_CHECK_EQ(acked, tx.acked_in_span);
+		MR_CHECK_EQ(tx.out_bytes, (uint64_t)out * 100);
+		MR_CHECK(tx.una == tx.nxt ||
+			 tx.ring[tx.una & 255].state == MR_PATHTX_OUT);
+		MR_CHECK(tx.nxt - tx.una <= 256);
+	}
+	MR_CHECK_EQ(hs.twice, 0);
+	MR_CHECK(rejected > 1000);
+	MR_CHECK(accepted > 1000);
+	MR_CHECK_EQ(tx.bad_sacks, rejected);
+	/* Settle the rest: every transmission exactly once overall. */
+	mr_pathtx_lose_all(&tx, t);
+	for (i = 0; i < ntx; i++)
+		MR_CHECK_EQ(hs.settled[i], 1);
+	MR_CHECK(ntx > 1000);
+}
+
 MR_TEST_MAIN(MR_TEST(test_init_and_space), MR_TEST(test_reorder_threshold),
 	     MR_TEST(test_no_false_loss_across_paths), MR_TEST(test_rtt),
 	     MR_TEST(test_rto_backoff), MR_TEST(test_time_threshold),
 	     MR_TEST(test_wrap), MR_TEST(test_bad_sack), MR_TEST(test_lose_all),
-	     MR_TEST(test_full_ring), MR_TEST(test_random_sprayed_paths))
+	     MR_TEST(test_full_ring), MR_TEST(test_random_sprayed_paths),
+	     MR_TEST(test_hostile_sacks))
