@@ -24,7 +24,7 @@ static int run_config(const struct mrsim_scen_cfg *cfg, unsigned count,
 	const char *only_cfg = getenv("MRSIM_CONFIG");
 	const char *only_seed = getenv("MRSIM_SEED");
 	uint64_t pkts = 0, retx = 0, lost = 0, sim = 0, max_sim = 0, bytes = 0,
-		 wrs = 0;
+		 wrs = 0, qps = 0, srqs = 0;
 	unsigned i, failed = 0;
 
 	if (only_cfg && strcmp(only_cfg, cfg->name))
@@ -46,14 +46,19 @@ static int run_config(const struct mrsim_scen_cfg *cfg, unsigned count,
 		sim += r.sim_ns;
 		bytes += r.bytes;
 		wrs += r.wrs;
+		qps += r.qp_pairs;
+		srqs += r.srqs;
 		if (r.sim_ns > max_sim)
 			max_sim = r.sim_ns;
 	}
 	printf("%-18s %5u scenarios %6" PRIu64 " WRs %9" PRIu64
 	       " msg bytes %8" PRIu64 " pkts %7" PRIu64 " lost %7" PRIu64
-	       " retx  sim %.3f s (max %.3f ms)  %u failed\n",
+	       " retx  sim %.3f s (max %.3f ms)  %u failed",
 	       cfg->name, count, wrs, bytes, pkts, lost, retx, sim / 1e9,
 	       max_sim / 1e6, failed);
+	if (qps != count || srqs)
+		printf("  (%" PRIu64 " QP pairs, %" PRIu64 " SRQs)", qps, srqs);
+	printf("\n");
 	fflush(stdout);
 	return (int)failed;
 }
@@ -122,6 +127,31 @@ static void test_gbn_rnr(void)
 	rnr_mix(MR_MODE_GBN, "gbn-rnr", 15000000);
 }
 
+/* Up to three QP pairs at once on the same endpoints (demultiplexing,
+ * scheduling, per-QP ordering), receivers with an SRQ half the time. */
+static void multi(enum mr_mode mode, const char *name, uint32_t loss,
+		  uint64_t base)
+{
+	struct mrsim_scen_cfg c = rc_cfg(name, mode, loss);
+
+	c.max_qps = 3;
+	c.srq = 1;
+	c.max_wr = 16;
+	MR_CHECK_EQ(run_config(&c, 200, base), 0);
+}
+
+static void test_metaroce_multi_qp_srq(void)
+{
+	multi(MR_MODE_METAROCE, "metaroce-multi-0%", 0, 16000000);
+	multi(MR_MODE_METAROCE, "metaroce-multi-1%", 10000, 17000000);
+}
+
+static void test_gbn_multi_qp_srq(void)
+{
+	multi(MR_MODE_GBN, "gbn-multi-0%", 0, 18000000);
+	multi(MR_MODE_GBN, "gbn-multi-1%", 10000, 19000000);
+}
+
 /* Everything the link can do at once: duplicates, reordering beyond the
  * per-path FIFO, corrupted packets (ICRC), CE marks, jitter and loss. */
 static void chaos(enum mr_mode mode, const char *name, uint64_t base)
@@ -178,4 +208,5 @@ MR_TEST_MAIN(MR_TEST(test_metaroce_loss0), MR_TEST(test_metaroce_loss1),
 	     MR_TEST(test_gbn_loss10), MR_TEST(test_gbn_loss30),
 	     MR_TEST(test_metaroce_chaos), MR_TEST(test_gbn_chaos),
 	     MR_TEST(test_metaroce_rnr), MR_TEST(test_gbn_rnr),
-	     MR_TEST(test_ud))
+	     MR_TEST(test_metaroce_multi_qp_srq),
+	     MR_TEST(test_gbn_multi_qp_srq), MR_TEST(test_ud))

@@ -6,65 +6,9 @@
 #include <string.h>
 
 #include "mr_counters.h"
-#include "mrsim_scen.h"
+#include "mrsim_scen_int.h"
 
-#define MAX_SGE 4
-#define MAX_INLINE 256
-#define RO_ZONE 4096   /* never written: READs of untouched bytes */
-#define ATOMIC_WORDS 8 /* atomics of a side share these words */
-
-struct pwr {
-	struct mr_send_wr wr;
-	struct mr_sge sge[MAX_SGE];
-	uint32_t len;
-	int inl;
-	uint64_t t_post;
-};
-
-struct prcv {
-	struct mr_recv_wr wr;
-	struct mr_sge sge[MAX_SGE];
-	uint64_t t_post;
-};
-
-enum { R_SRC, R_RCV, R_TGT, R_LDST, R_INL, R_N };
-static const char *const region_name[R_N] = { "src", "recv", "target",
-					      "read-dst", "inline" };
-
-struct side {
-	struct mrsim_node *nd;
-	struct mr_qp *qp;
-	uint32_t qpn;
-	struct mrsim_region *reg[R_N];
-	uint8_t *exp[R_N];
-	uint64_t need[R_N];
-	struct pwr *wrs;
-	unsigned nwr, posted;
-	struct prcv *rcvs;
-	unsigned nrcv, rposted;
-	struct mr_cqe *exp_sq, *exp_rq;
-	size_t nexp_sq, nexp_rq;
-	uint64_t cur_rcv, cur_tgt, cur_ldst;
-};
-
-struct scen {
-	const struct mrsim_scen_cfg *cfg;
-	uint64_t seed;
-	struct mrsim_rand r;
-	struct mrsim_world w;
-	struct side s[2];
-	uint32_t mtu;
-	uint16_t paths;
-	int sig_all[2];
-	uint32_t max_send_wr;
-	int failed;
-	char why[512];
-};
-
-static void scen_fail(struct scen *sc, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void scen_fail(struct scen *sc, const char *fmt, ...)
+void mrsim_scen_fail(struct scen *sc, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -115,6 +59,7 @@ int mrsim_rc_connect(struct mrsim_world *w, const struct mrsim_rc_opts *o,
 			.max_recv_sge = MAX_SGE,
 			.max_inline = o->max_inline,
 			.sq_sig_all = o->sq_sig_all[i],
+			.srq = o->srq[i],
 			.user = &w->node[i],
 		};
 
@@ -226,7 +171,7 @@ static int is_atomic(enum mr_wr_opcode op)
  * regions and of the peer's. */
 static int plan_sizes(struct scen *sc, int x, unsigned nwr)
 {
-	struct side *s = &sc->s[x], *p = &sc->s[1 - x];
+	struct side *s = &sc->s[x], *p = &sc->s[x ^ 1];
 	unsigned i;
 
 	s->nwr = nwr;
@@ -363,7 +308,7 @@ static unsigned make_sges(struct scen *sc, struct side *s, int k, uint64_t *cur,
 /* Pass 2 for requester x: addresses, SGEs and the model. */
 static int plan_wrs(struct scen *sc, int x, uint64_t *msgbuf)
 {
-	struct side *s = &sc->s[x], *p = &sc->s[1 - x];
+	struct side *s = &sc->s[x], *p = &sc->s[x ^ 1];
 	uint8_t *msg = (uint8_t *)msgbuf;
 	uint64_t t = 0, aoff = atomic_off(p);
 	unsigned i;
@@ -473,7 +418,7 @@ static int plan_wrs(struct scen *sc, int x, uint64_t *msgbuf)
 				       (uint32_t)mrsim_rand_below(&sc->r, 65);
 			struct mr_cqe *e = &p->exp_rq[p->nexp_rq++];
 
-			rv->wr.wr_id = ((uint64_t)(1 - x) << 56) |
+			rv->wr.wr_id = ((uint64_t)(x ^ 1) << 56) |
 				       ((uint64_t)(p->nrcv - 1) << 8) | 0xa5;
 			rv->wr.sg_list = rv->sge;
 			rv->wr.num_sge =
@@ -493,7 +438,7 @@ static int plan_wrs(struct scen *sc, int x, uint64_t *msgbuf)
 			e->qp_num = p->qpn;
 			e->is_recv = 1;
 		}
-		if ((wr->flags & MR_SEND_SIGNALED) || sc->sig_all[x]) {
+		if ((wr->flags & MR_SEND_SIGNALED) || s->sig_all) {
 			static const enum mr_wc_opcode wcop[] = {
 				[MR_WR_RDMA_WRITE] = MR_WC_RDMA_WRITE,
 				[MR_WR_RDMA_WRITE_WITH_IMM] = MR_WC_RDMA_WRITE,
@@ -538,17 +483,19 @@ static uint64_t on_instant(void *user, struct mrsim_world *w)
 	uint64_t wake = UINT64_MAX;
 	int x;
 
-	for (x = 0; x < 2; x++) {
+	for (x = 0; x < 2 * (int)sc->nq; x++) {
 		struct side *s = &sc->s[x];
 
 		while (s->rposted < s->nrcv &&
 		       s->rcvs[s->rposted].t_post <= w->now) {
-			int rc =
-				mr_qp_post_recv(s->qp, &s->rcvs[s->rposted].wr);
+			const struct mr_recv_wr *rw = &s->rcvs[s->rposted].wr;
+			int rc = s->srq ? mr_srq_post_recv(s->srq, rw)
+					: mr_qp_post_recv(s->qp, rw);
 
 			if (rc) {
-				scen_fail(sc, "node %d post_recv #%u: %s", x,
-					  s->rposted, mr_strerror(-rc));
+				mrsim_scen_fail(sc, "node %d post_recv #%u: %s",
+						x, s->rposted,
+						mr_strerror(-rc));
 				return UINT64_MAX;
 			}
 			s->rposted++;
@@ -594,8 +541,8 @@ static uint64_t on_instant(void *user, struct mrsim_world *w)
 				break;
 			}
 			if (rc) {
-				scen_fail(sc, "node %d post_send #%u: %s", x,
-					  s->posted, mr_strerror(-rc));
+				mrsim_scen_fail(sc, "node %d post_send #%u: %s",
+						x, s->posted, mr_strerror(-rc));
 				return UINT64_MAX;
 			}
 			if (pw->inl) {
@@ -616,97 +563,33 @@ static int all_done(void *user)
 	struct scen *sc = user;
 	int x;
 
+	size_t want[2] = { 0, 0 };
+
 	if (sc->failed)
 		return 1;
-	for (x = 0; x < 2; x++) {
+	for (x = 0; x < 2 * (int)sc->nq; x++) {
 		struct side *s = &sc->s[x];
 
-		if (s->posted < s->nwr || s->rposted < s->nrcv ||
-		    s->nd->ncqe < s->nexp_sq + s->nexp_rq)
+		if (s->posted < s->nwr || s->rposted < s->nrcv)
 			return 0;
+		want[x & 1] += s->nexp_sq + s->nexp_rq;
 	}
-	return 1;
-}
-
-static void check_cqes(struct scen *sc, int x, int recv)
-{
-	struct side *s = &sc->s[x];
-	const struct mr_cqe *exp = recv ? s->exp_rq : s->exp_sq;
-	size_t nexp = recv ? s->nexp_rq : s->nexp_sq, n = 0, i;
-	const char *q = recv ? "recv" : "send";
-
-	for (i = 0; i < s->nd->ncqe && !sc->failed; i++) {
-		const struct mr_cqe *g = &s->nd->cqes[i].c;
-		const struct mr_cqe *e;
-
-		if (!!g->is_recv != recv)
-			continue;
-		if (n == nexp) {
-			scen_fail(sc,
-				  "node %d %s CQ: unexpected extra CQE #%zu "
-				  "wr_id %#llx status %d",
-				  x, q, n, (unsigned long long)g->wr_id,
-				  g->status);
-			return;
-		}
-		e = &exp[n];
-		if (g->wr_id != e->wr_id || g->status != e->status ||
-		    g->opcode != e->opcode || g->qp_num != e->qp_num ||
-		    g->qp_user != e->qp_user || g->byte_len != e->byte_len ||
-		    (recv && ((g->wc_flags & MR_WC_F_WITH_IMM) != e->wc_flags ||
-			      (e->wc_flags && g->imm != e->imm)))) {
-			scen_fail(sc,
-				  "node %d %s CQE #%zu: got wr_id %#llx "
-				  "status %d opcode %d len %u imm %#x flags %u "
-				  "qpn %#x; want wr_id %#llx status 0 opcode "
-				  "%d len %u imm %#x flags %u qpn %#x",
-				  x, q, n, (unsigned long long)g->wr_id,
-				  g->status, g->opcode, g->byte_len, g->imm,
-				  g->wc_flags, g->qp_num,
-				  (unsigned long long)e->wr_id, e->opcode,
-				  e->byte_len, e->imm, e->wc_flags, e->qp_num);
-			return;
-		}
-		n++;
-	}
-	if (!sc->failed && n != nexp)
-		scen_fail(sc, "node %d %s CQ: %zu CQEs, want %zu", x, q, n,
-			  nexp);
-}
-
-static void check_memory(struct scen *sc, int x)
-{
-	struct side *s = &sc->s[x];
-	int k;
-
-	for (k = 0; k < R_N && !sc->failed; k++) {
-		const uint8_t *got = s->reg[k]->buf, *exp = s->exp[k];
-		uint64_t len = s->reg[k]->len, i, first = 0, bad = 0;
-
-		if (!memcmp(got, exp, len))
-			continue;
-		for (i = 0; i < len; i++) {
-			if (got[i] != exp[i] && !bad++)
-				first = i;
-		}
-		scen_fail(sc,
-			  "node %d region %s: %llu wrong bytes, first at "
-			  "offset %llu (got %#x want %#x)",
-			  x, region_name[k], (unsigned long long)bad,
-			  (unsigned long long)first, got[first], exp[first]);
-	}
+	return sc->w.node[0].ncqe >= want[0] && sc->w.node[1].ncqe >= want[1];
 }
 
 static void scen_free(struct scen *sc)
 {
 	int x, k;
 
-	for (x = 0; x < 2; x++) {
+	for (x = 0; x < 2 * MRSIM_MAX_QPS; x++) {
 		struct side *s = &sc->s[x];
 
 		if (s->qp)
 			mr_qp_destroy(s->qp);
 		s->qp = NULL;
+		if (s->srq)
+			mr_srq_destroy(s->srq);
+		s->srq = NULL;
 		for (k = 0; k < R_N; k++)
 			free(s->exp[k]);
 		free(s->wrs);
@@ -717,6 +600,44 @@ static void scen_free(struct scen *sc)
 	mrsim_world_fini(&sc->w);
 }
 
+/* Create, connect and (maybe) give an SRQ to QP pair q. */
+static int setup_pair(struct scen *sc, unsigned q, struct mrsim_rc_opts *o)
+{
+	struct side *s0 = &sc->s[2 * q], *s1 = &sc->s[2 * q + 1];
+	struct mr_qp *qp[2] = { NULL, NULL };
+	uint32_t qpn[2] = { s0->qpn, s1->qpn };
+	int x, rc;
+
+	for (x = 0; x < 2; x++) {
+		struct side *s = &sc->s[2 * q + (unsigned)x];
+
+		o->sq_sig_all[x] = s->sig_all;
+		o->srq[x] = NULL;
+		if (sc->cfg->srq && mrsim_rand_below(&sc->r, 2)) {
+			struct mr_srq_config sq = { .pd = 1,
+						    .max_wr = s->nrcv + 1,
+						    .max_sge = MAX_SGE,
+						    .user = s };
+
+			rc = mr_srq_create(s->nd->ep, &sq, &s->srq);
+			if (rc) {
+				mrsim_scen_fail(sc, "srq create: %s",
+						mr_strerror(-rc));
+				return -1;
+			}
+			o->srq[x] = s->srq;
+		}
+	}
+	rc = mrsim_rc_connect(&sc->w, o, qpn, qp);
+	s0->qp = qp[0];
+	s1->qp = qp[1];
+	if (rc) {
+		mrsim_scen_fail(sc, "connect: %s", mr_strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+
 static int scen_setup(struct scen *sc, uint64_t **msgbuf)
 {
 	const struct mrsim_scen_cfg *c = sc->cfg;
@@ -724,11 +645,17 @@ static int scen_setup(struct scen *sc, uint64_t **msgbuf)
 	struct mrsim_link_cfg l = { 0 };
 	struct mrsim_rc_opts o = { 0 };
 	struct mr_ep_config ec = { 0 };
-	uint32_t qpn[2];
 	uint64_t maxlen = 0;
-	unsigned i, nwr[2];
+	unsigned i, q, n = 1;
 	int x, rc;
 
+	/* Drawn only when asked for, so single-pair seeds stay stable. */
+	if (c->max_qps > 1)
+		n = (unsigned)mrsim_rand_range(&sc->r, 1,
+					       c->max_qps < MRSIM_MAX_QPS
+						       ? c->max_qps
+						       : MRSIM_MAX_QPS);
+	sc->nq = n;
 	sc->mtu = c->mtu ? c->mtu : mtus[mrsim_rand_below(&sc->r, 3)];
 	sc->paths = c->num_paths ? c->num_paths
 				 : (uint16_t)mrsim_rand_range(&sc->r, 1, 8);
@@ -750,19 +677,24 @@ static int scen_setup(struct scen *sc, uint64_t **msgbuf)
 	ec.max_qp = 4;
 	rc = mrsim_world_init(&sc->w, &ec, &l, &l, sc->seed);
 	if (rc) {
-		scen_fail(sc, "world init: %s", mr_strerror(-rc));
+		mrsim_scen_fail(sc, "world init: %s", mr_strerror(-rc));
 		return -1;
 	}
-	for (x = 0; x < 2; x++)
-		sc->s[x].nd = &sc->w.node[x];
+	for (x = 0; x < 2 * (int)n; x++)
+		sc->s[x].nd = &sc->w.node[x & 1];
 
-	nwr[0] = (unsigned)mrsim_rand_range(&sc->r, 1, c->max_wr);
-	nwr[1] =
-		c->bidir ? (unsigned)mrsim_rand_range(&sc->r, 0, c->max_wr) : 0;
-	for (x = 0; x < 2; x++)
-		if (plan_sizes(sc, x, nwr[x]))
+	for (q = 0; q < n; q++) {
+		unsigned nwr0 =
+			(unsigned)mrsim_rand_range(&sc->r, 1, c->max_wr);
+		unsigned nwr1 = c->bidir ? (unsigned)mrsim_rand_range(&sc->r, 0,
+								      c->max_wr)
+					 : 0;
+
+		if (plan_sizes(sc, (int)(2 * q), nwr0) ||
+		    plan_sizes(sc, (int)(2 * q + 1), nwr1))
 			return -1;
-	for (x = 0; x < 2; x++) {
+	}
+	for (x = 0; x < 2 * (int)n; x++) {
 		struct side *s = &sc->s[x];
 
 		s->rcvs = calloc(s->nrcv + 1, sizeof(*s->rcvs));
@@ -773,51 +705,61 @@ static int scen_setup(struct scen *sc, uint64_t **msgbuf)
 			return -1;
 		if (s->need[R_SRC] > maxlen)
 			maxlen = s->need[R_SRC];
-		s->nrcv = 0; /* recounted by plan_wrs */
-		sc->sig_all[x] = mrsim_rand_below(&sc->r, 4) == 0;
+		s->sig_all = mrsim_rand_below(&sc->r, 4) == 0;
 	}
 	*msgbuf = malloc(maxlen + 8);
 	if (!*msgbuf)
 		return -1;
 
-	qpn[0] = 0x100 + (uint32_t)mrsim_rand_below(&sc->r, 0xfffe00);
-	qpn[1] = qpn[0] ^ (1u + (uint32_t)mrsim_rand_below(&sc->r, 0xff));
-	for (x = 0; x < 2; x++) {
-		sc->s[x].qpn = qpn[x];
-		o.psn[x] = mrsim_rand_below(&sc->r, 2)
-				   ? (uint32_t)mrsim_rand_next(&sc->r)
-				   : 0xffffffffu - (uint32_t)mrsim_rand_below(
-							   &sc->r, 64);
+	for (q = 0; q < n; q++) {
+		struct side *s0 = &sc->s[2 * q], *s1 = &sc->s[2 * q + 1];
+		unsigned k;
+
+		s0->qpn = 0x100 + (uint32_t)mrsim_rand_below(&sc->r, 0xfffe00);
+		s1->qpn = s0->qpn ^
+			  (1u + (uint32_t)mrsim_rand_below(&sc->r, 0xff));
+		/* QPNs are unique per endpoint (and kept apart across
+		 * endpoints so a misrouted packet shows). */
+		for (k = 0; k < 2 * q; k++) {
+			if (sc->s[k].qpn == s0->qpn ||
+			    sc->s[k].qpn == s1->qpn) {
+				s0->qpn = (s0->qpn + 0x10001) & 0xffffff;
+				s1->qpn = (s1->qpn + 0x10001) & 0xffffff;
+				k = (unsigned)-1;
+			}
+		}
+		for (x = 0; x < 2; x++)
+			sc->s[2 * q + (unsigned)x].psn =
+				mrsim_rand_below(&sc->r, 2)
+					? (uint32_t)mrsim_rand_next(&sc->r)
+					: 0xffffffffu -
+						  (uint32_t)mrsim_rand_below(
+							  &sc->r, 64);
 	}
 	o.mode = c->mode;
-	o.sq_sig_all[0] = sc->sig_all[0];
-	o.sq_sig_all[1] = sc->sig_all[1];
 	o.max_send_wr = (uint32_t)mrsim_rand_range(&sc->r, 4, 64);
 	o.max_recv_wr = 1;
-	for (x = 0; x < 2; x++)
-		if (sc->s[1 - x].nwr + 1 > o.max_recv_wr)
-			o.max_recv_wr = sc->s[1 - x].nwr + 1;
+	for (x = 0; x < 2 * (int)n; x++)
+		if (sc->s[x ^ 1].nwr + 1 > o.max_recv_wr)
+			o.max_recv_wr = sc->s[x ^ 1].nwr + 1;
 	o.max_inline = MAX_INLINE;
 	o.timeout = 12; /* 16.8 ms base */
 	o.retry_cnt = 7;
 	o.rnr_retry = 7;
 	o.min_rnr_timer = 1;
 	sc->max_send_wr = o.max_send_wr;
-	{
-		struct mr_qp *qp[2] = { NULL, NULL };
-
-		rc = mrsim_rc_connect(&sc->w, &o, qpn, qp);
-		sc->s[0].qp = qp[0];
-		sc->s[1].qp = qp[1];
+	for (q = 0; q < n; q++) {
+		o.psn[0] = sc->s[2 * q].psn;
+		o.psn[1] = sc->s[2 * q + 1].psn;
+		if (setup_pair(sc, q, &o))
+			return -1;
 	}
-	if (rc) {
-		scen_fail(sc, "connect: %s", mr_strerror(-rc));
-		return -1;
-	}
-	for (x = 0; x < 2; x++)
+	for (x = 0; x < 2 * (int)n; x++)
+		sc->s[x].nrcv = 0; /* recounted by plan_wrs */
+	for (x = 0; x < 2 * (int)n; x++)
 		if (plan_wrs(sc, x, *msgbuf))
 			return -1;
-	for (x = 0; x < 2; x++)
+	for (x = 0; x < 2 * (int)n; x++)
 		plan_recv_times(sc, x);
 	return 0;
 }
@@ -830,89 +772,20 @@ static void collect(struct scen *sc, struct mrsim_scen_result *res)
 	res->retx = mrsim_world_retx(&sc->w);
 	for (x = 0; x < 2; x++) {
 		const struct mrsim_dir_stats *d = &sc->w.dir[x].st;
-		unsigned i;
 
 		res->pkts += sc->w.node[x].tx_pkts;
 		res->lost += d->lost_rand + d->lost_idx + d->lost_filter +
 			     d->lost_cut;
+	}
+	res->qp_pairs = sc->nq;
+	for (x = 0; x < 2 * (int)sc->nq; x++) {
+		unsigned i;
+
+		res->srqs += sc->s[x].srq != NULL;
 		res->wrs += sc->s[x].nwr;
 		for (i = 0; i < sc->s[x].nwr; i++)
 			res->bytes += sc->s[x].wrs[i].len;
 	}
-}
-
-/* MRSIM_VERBOSE: on failure, the plan, the completions and the counters. */
-static void dump(struct scen *sc)
-{
-	const char *v = getenv("MRSIM_VERBOSE");
-	size_t i;
-	int x;
-
-	if (!v || !*v || *v == '0')
-		return;
-	for (x = 0; x < 2; x++) {
-		struct side *s = &sc->s[x];
-		const struct mr_counters *c = mr_ep_counters(s->nd->ep);
-
-		fprintf(stderr,
-			"node %d qpn %#x: %u WRs (%u posted), %u recvs "
-			"(%u posted)\n",
-			x, s->qpn, s->nwr, s->posted, s->nrcv, s->rposted);
-		for (i = 0; i < s->nwr; i++)
-			fprintf(stderr,
-				"  wr %zu: op %d len %u flags %#x inline %d "
-				"t_post %llu\n",
-				i, s->wrs[i].wr.opcode, s->wrs[i].len,
-				s->wrs[i].wr.flags, s->wrs[i].inl,
-				(unsigned long long)s->wrs[i].t_post);
-		for (i = 0; i < s->nrcv; i++)
-			fprintf(stderr, "  recv %zu: t_post %llu\n", i,
-				(unsigned long long)s->rcvs[i].t_post);
-		for (i = 0; i < s->nd->ncqe; i++) {
-			const struct mr_cqe *e = &s->nd->cqes[i].c;
-
-			fprintf(stderr,
-				"  cqe %zu t=%llu: %s wr_id %#llx status %d "
-				"opcode %d len %u\n",
-				i, (unsigned long long)s->nd->cqes[i].t,
-				e->is_recv ? "recv" : "send",
-				(unsigned long long)e->wr_id, e->status,
-				e->opcode, e->byte_len);
-		}
-		fprintf(stderr,
-			"  tx %llu rx %llu retx %llu holes %llu timeouts %llu "
-			"dups %llu rnr_waits %llu naks_sent rnr %llu seq %llu "
-			"drops: window %llu invalid %llu state %llu unexp %llu "
-			"noslot %llu rnr %llu access %llu\n",
-			(unsigned long long)c->tx_pkts,
-			(unsigned long long)c->rx_pkts,
-			(unsigned long long)c->retx_pkts,
-			(unsigned long long)c->sack_holes,
-			(unsigned long long)c->timeouts,
-			(unsigned long long)c->duplicates,
-			(unsigned long long)c->rnr_waits,
-			(unsigned long long)c->nak_sent[MR_NAK_RNR],
-			(unsigned long long)c->nak_sent[MR_NAK_SEQ_ERR],
-			(unsigned long long)c->drop_window,
-			(unsigned long long)c->drop_invalid,
-			(unsigned long long)c->drop_bad_state,
-			(unsigned long long)c->drop_unexpected,
-			(unsigned long long)c->drop_no_slot,
-			(unsigned long long)c->drop_rnr,
-			(unsigned long long)c->drop_access);
-	}
-}
-
-static const struct mr_cqe *first_error(const struct mrsim_world *w)
-{
-	size_t i;
-	int x;
-
-	for (x = 0; x < 2; x++)
-		for (i = 0; i < w->node[x].ncqe; i++)
-			if (w->node[x].cqes[i].c.status != MR_WC_SUCCESS)
-				return &w->node[x].cqes[i].c;
-	return NULL;
 }
 
 static void scen_execute(struct scen *sc)
@@ -926,28 +799,35 @@ static void scen_execute(struct scen *sc)
 	if (sc->failed)
 		return;
 	if (rc == -2) {
-		scen_fail(sc, "%s", w->why);
+		mrsim_scen_fail(sc, "%s", w->why);
 		return;
 	}
 	if (rc) {
-		const struct mr_cqe *e = first_error(w);
+		const struct mr_cqe *e = mrsim_scen_first_error(w);
 		char err[96] = "";
+		size_t want[2] = { 0, 0 };
+		unsigned posted[2] = { 0, 0 }, nwr[2] = { 0, 0 };
+
+		for (x = 0; x < 2 * (int)sc->nq; x++) {
+			want[x & 1] += sc->s[x].nexp_sq + sc->s[x].nexp_rq;
+			posted[x & 1] += sc->s[x].posted;
+			nwr[x & 1] += sc->s[x].nwr;
+		}
 
 		if (e)
 			snprintf(err, sizeof(err),
 				 "; first error CQE: wr_id %#llx status %d",
 				 (unsigned long long)e->wr_id, e->status);
-		scen_fail(sc,
-			  "%s at t=%llu ns%s: node0 %zu/%zu CQEs posted %u/%u, "
-			  "node1 %zu/%zu CQEs posted %u/%u, in flight %zu/%zu",
-			  rc == 1 ? "stalled (nothing left to happen)"
-				  : "did not finish within the time bound",
-			  (unsigned long long)w->now, err, w->node[0].ncqe,
-			  sc->s[0].nexp_sq + sc->s[0].nexp_rq, sc->s[0].posted,
-			  sc->s[0].nwr, w->node[1].ncqe,
-			  sc->s[1].nexp_sq + sc->s[1].nexp_rq, sc->s[1].posted,
-			  sc->s[1].nwr, mrsim_dir_inflight(&w->dir[0]),
-			  mrsim_dir_inflight(&w->dir[1]));
+		mrsim_scen_fail(
+			sc,
+			"%s at t=%llu ns%s: node0 %zu/%zu CQEs posted %u/%u, "
+			"node1 %zu/%zu CQEs posted %u/%u, in flight %zu/%zu",
+			rc == 1 ? "stalled (nothing left to happen)"
+				: "did not finish within the time bound",
+			(unsigned long long)w->now, err, w->node[0].ncqe,
+			want[0], posted[0], nwr[0], w->node[1].ncqe, want[1],
+			posted[1], nwr[1], mrsim_dir_inflight(&w->dir[0]),
+			mrsim_dir_inflight(&w->dir[1]));
 		return;
 	}
 	/* Let the last ACKs settle: then nothing may be left to do, and no
@@ -955,11 +835,11 @@ static void scen_execute(struct scen *sc)
 	w->on_instant = NULL;
 	rc = mrsim_world_run(w, NULL, NULL, w->now + 100000000ull);
 	if (rc == -2) {
-		scen_fail(sc, "%s", w->why);
+		mrsim_scen_fail(sc, "%s", w->why);
 		return;
 	}
 	if (rc != 1) {
-		scen_fail(
+		mrsim_scen_fail(
 			sc,
 			"not quiescent 100 ms after the last completion "
 			"(deadlines %llu / %llu)",
@@ -967,22 +847,22 @@ static void scen_execute(struct scen *sc)
 			(unsigned long long)mr_ep_next_deadline(w->node[1].ep));
 		return;
 	}
-	for (x = 0; x < 2; x++) {
+	for (x = 0; x < 2 * (int)sc->nq; x++) {
 		struct mr_qp_attr a;
 
-		check_cqes(sc, x, 0);
-		check_cqes(sc, x, 1);
-		check_memory(sc, x);
-		if (!sc->failed && w->node[x].qp_errors)
-			scen_fail(sc, "node %d: async QP error", x);
+		mrsim_scen_check_cqes(sc, x, 0);
+		mrsim_scen_check_cqes(sc, x, 1);
+		mrsim_scen_check_memory(sc, x);
+		if (!sc->failed && w->node[x & 1].qp_errors)
+			mrsim_scen_fail(sc, "node %d: async QP error", x & 1);
 		if (!sc->failed &&
 		    (mr_qp_query(sc->s[x].qp, &a) || a.state != MR_QPS_RTS))
-			scen_fail(sc, "node %d: QP not in RTS (%d)", x,
-				  a.state);
+			mrsim_scen_fail(sc, "node %d: QP not in RTS (%d)", x,
+					a.state);
 	}
 	if (!sc->failed && w->allocs_after_setup)
-		scen_fail(sc, "core allocated %llu times after setup",
-			  (unsigned long long)w->allocs_after_setup);
+		mrsim_scen_fail(sc, "core allocated %llu times after setup",
+				(unsigned long long)w->allocs_after_setup);
 }
 
 int mrsim_scen_run(const struct mrsim_scen_cfg *cfg, uint64_t seed,
@@ -1007,17 +887,18 @@ int mrsim_scen_run(const struct mrsim_scen_cfg *cfg, uint64_t seed,
 	if (scen_setup(sc, &msgbuf) == 0)
 		scen_execute(sc);
 	else
-		scen_fail(sc, "setup failed (out of memory)");
+		mrsim_scen_fail(sc, "setup failed (out of memory)");
 	collect(sc, res);
 	ok = !sc->failed;
 	if (!ok)
-		dump(sc);
+		mrsim_scen_dump(sc);
 	res->ok = ok;
 	if (!ok)
 		snprintf(res->why, sizeof(res->why),
-			 "%s seed %#llx (mtu %u, %u paths): %s",
+			 "%s seed %#llx (mtu %u, %u paths, %u QP pairs): %s",
 			 cfg->name ? cfg->name : "scenario",
-			 (unsigned long long)seed, sc->mtu, sc->paths, sc->why);
+			 (unsigned long long)seed, sc->mtu, sc->paths, sc->nq,
+			 sc->why);
 	free(msgbuf);
 	scen_free(sc);
 	free(sc);

@@ -35,18 +35,25 @@ struct mrsim_scen_cfg {
 	int bidir;	   /* both sides post requests */
 	int late_recv;	   /* some receives posted late (RNR and retry) */
 	uint64_t bound_ns; /* simulated-time bound */
+	unsigned max_qps;  /* QP pairs per scenario: 1..max_qps (0 = 1) */
+	int srq;	   /* receivers use an SRQ in half the scenarios */
 };
+
+/* QP pairs a scenario may run at once (5 regions per QP, 16 per node). */
+#define MRSIM_MAX_QPS 3
 
 struct mrsim_scen_result {
 	int ok;
 	char why[768];
-	uint64_t pkts;	  /* packets sent by both endpoints */
-	uint64_t retx;	  /* retransmissions (core counters) */
-	uint64_t lost;	  /* packets the link dropped */
-	uint64_t sim_ns;  /* simulated time to completion */
-	uint64_t wrs;	  /* work requests posted */
-	uint64_t bytes;	  /* message bytes requested */
-	uint64_t ud_lost; /* UD: datagrams not delivered */
+	uint64_t pkts;	   /* packets sent by both endpoints */
+	uint64_t retx;	   /* retransmissions (core counters) */
+	uint64_t lost;	   /* packets the link dropped */
+	uint64_t sim_ns;   /* simulated time to completion */
+	uint64_t wrs;	   /* work requests posted */
+	uint64_t bytes;	   /* message bytes requested */
+	uint64_t ud_lost;  /* UD: datagrams not delivered */
+	unsigned qp_pairs; /* QP pairs run */
+	unsigned srqs;	   /* receive sides that used an SRQ */
 };
 
 /* Run one scenario. Returns 0 if it passed, -1 otherwise (res->why). */
@@ -65,6 +72,7 @@ struct mrsim_rc_opts {
 	uint8_t timeout, retry_cnt, rnr_retry, min_rnr_timer;
 	uint32_t psn[2]; /* sq_psn of node i = rq_psn of node 1 - i */
 	int sq_sig_all[2];
+	struct mr_srq *srq[2]; /* receive queue of node i's QP (NULL: own) */
 };
 
 /* Create RC QP qpn[i] on node i, both connected to each other and in RTS.

@@ -545,6 +545,13 @@ out:
 	res->lost = u->w.dir[0].st.lost_rand + u->w.dir[1].st.lost_rand;
 	res->sim_ns = u->w.now;
 	res->wrs = u->s[0].ndg + u->s[1].ndg;
+	res->qp_pairs = 1;
+	for (x = 0; x < 2; x++) {
+		unsigned i;
+
+		for (i = 0; i < u->s[x].ndg; i++)
+			res->bytes += u->s[x].dg[i].len;
+	}
 	res->ud_lost = sent - delivered - dropped_qkey;
 	res->ok = !u->failed;
 	if (u->failed)
