@@ -867,9 +867,50 @@ static void test_hostile_sacks(void)
 	MR_CHECK(ntx > 1000);
 }
 
+/* The SACK example of docs/spec/reliability.md section 8, end to end. */
+static void test_spec_example(void)
+{
+	struct mr_pathtx tx;
+	struct mr_pathrx rx;
+	struct mr_sack_block b;
+	struct rec r;
+	uint8_t want[MR_SACK_BYTES];
+	uint32_t i;
+
+	MR_CHECK_EQ(setup(&tx, &r, 0, 999), 0);
+	warm(&tx, &r); /* ppsn 999, srtt 100 us */
+	mr_pathrx_init(&rx, 0, 1000);
+	for (i = 1000; i <= 1010; i++)
+		MR_CHECK_EQ(tsend(&tx, i, 100000), (int)i);
+	mr_pathrx_record(&rx, 1000, 0, 1);
+	mr_pathrx_record(&rx, 1003, 0, 2);
+	mr_pathrx_record(&rx, 1005, 0, 3);
+	mr_pathrx_record(&rx, 1010, 0, 4);
+	mr_pathrx_sack(&rx, &b);
+	memset(want, 0, sizeof(want));
+	want[0] = 0x0a;
+	want[1] = 0x01;
+	MR_CHECK_EQ(b.cum_ppsn, 1001);
+	MR_CHECK_MEM(b.bitmap, want, MR_SACK_BYTES);
+	MR_CHECK_EQ(mr_pathtx_on_sack(&tx, &b, 101000), 4);
+	MR_CHECK_EQ(r.nlost, 2);
+	MR_CHECK_EQ(r.lost[0], 1001);
+	MR_CHECK_EQ(r.lost[1], 1002);
+	MR_CHECK_EQ(tx.out_pkts, 5); /* 1004, 1006..1009 */
+	mr_pathrx_record(&rx, 1001, 0, 5);
+	mr_pathrx_sack(&rx, &b);
+	want[0] = 0x85;
+	want[1] = 0;
+	MR_CHECK_EQ(b.cum_ppsn, 1002);
+	MR_CHECK_MEM(b.bitmap, want, MR_SACK_BYTES);
+	MR_CHECK_EQ(mr_pathtx_on_sack(&tx, &b, 102000), 0);
+	MR_CHECK_EQ(r.nacked, 4);
+	MR_CHECK_EQ(r.nlost, 2);
+}
+
 MR_TEST_MAIN(MR_TEST(test_init_and_space), MR_TEST(test_reorder_threshold),
 	     MR_TEST(test_no_false_loss_across_paths), MR_TEST(test_rtt),
 	     MR_TEST(test_rto_backoff), MR_TEST(test_time_threshold),
 	     MR_TEST(test_wrap), MR_TEST(test_bad_sack), MR_TEST(test_lose_all),
 	     MR_TEST(test_full_ring), MR_TEST(test_random_sprayed_paths),
-	     MR_TEST(test_hostile_sacks))
+	     MR_TEST(test_hostile_sacks), MR_TEST(test_spec_example))
