@@ -12,7 +12,8 @@ H2=mrcli-h2-$$
 # Devices first (their /dev nodes outlive a namespace), then namespaces.
 cli_on_exit "ip netns del $H1; ip netns del $H2"
 cli_on_exit "ip netns exec $H1 $CTL link del mr0; ip netns exec $H2 $CTL link del mr0"
-ip netns add $H1 && ip netns add $H2 || { echo "FAIL: ip netns add"; exit 1; }
+ip netns add $H1 && ip netns add $H2 ||
+	{ echo "SKIP: cannot create network namespaces here"; exit 77; }
 ip link add mrc$$a netns $H1 address 52:54:00:00:00:01 type veth \
 	peer name mrc$$b netns $H2 address 52:54:00:00:00:02 ||
 	{ echo "FAIL: veth"; exit 1; }

@@ -125,6 +125,12 @@ expect_err "run: command not found" "mrnosuchcmd: command not found" \
 "$RUN" mrnosuchcmd 2>/dev/null
 [ $? -eq 127 ] && pass "run: not found exits 127" || fail "run: not found"
 out=$("$RUN" --help) && check "run --help" "Usage: metaroce-run" "$out"
+touch "$TMP/noexec"
+expect_err "run: not executable" "noexec: Permission denied" "$RUN" "$TMP/noexec"
+"$RUN" "$TMP/noexec" 2>/dev/null
+[ $? -eq 126 ] && pass "run: not executable exits 126" || fail "run: 126"
+out=$(PATH="/nonexistent:$PATH" "$RUN" sh -c 'echo found')
+check "run: searches PATH" "^found$" "$out"
 
 # The shim: NETLINK_RDMA fails as on a kernel without RDMA, other
 # netlink families work; an existing LD_PRELOAD is kept, ours appended.

@@ -92,6 +92,48 @@ static int env_add(const char *var, const char *item, const char *sep,
 	return ret;
 }
 
+/* execvp, but with a shell's exit statuses and messages: a directory of
+ * PATH this user cannot search is skipped (glibc's execvp would then
+ * report EACCES for a command that simply does not exist). */
+static int run(char **args)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	int saved = 0;
+
+	if (strchr(args[0], '/')) {
+		execv(args[0], args);
+		saved = errno;
+	} else {
+		if (!path || !*path)
+			path = "/usr/local/bin:/usr/bin:/bin";
+		for (p = path; p; p = *end ? end + 1 : NULL) {
+			char file[PATH_MAX];
+			size_t n;
+
+			end = strchrnul(p, ':');
+			n = (size_t)(end - p);
+			if (snprintf(file, sizeof(file), "%.*s%s%s", (int)n, p,
+				     n ? "/" : "",
+				     args[0]) >= (int)sizeof(file))
+				continue;
+			if (access(file, F_OK))
+				continue;
+			execv(file, args);
+			if (!saved)
+				saved = errno;
+		}
+		if (!saved)
+			saved = ENOENT;
+	}
+	if (saved == ENOENT) {
+		fprintf(stderr, "metaroce-run: %s: command not found\n",
+			args[0]);
+		return 127;
+	}
+	fprintf(stderr, "metaroce-run: %s: %s\n", args[0], strerror(saved));
+	return 126;
+}
+
 int main(int argc, char **argv)
 {
 	char dir[PATH_MAX], shim[PATH_MAX + 64], view[PATH_MAX];
@@ -159,12 +201,5 @@ int main(int argc, char **argv)
 		}
 	}
 
-	execvp(argv[argi], argv + argi);
-	if (errno == ENOENT) {
-		fprintf(stderr, "metaroce-run: %s: command not found\n",
-			argv[argi]);
-		return 127;
-	}
-	fprintf(stderr, "metaroce-run: %s: %s\n", argv[argi], strerror(errno));
-	return 126;
+	return run(argv + argi);
 }
