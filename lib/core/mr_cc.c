@@ -24,9 +24,12 @@ static uint64_t rtt_of(const struct mr_cc *cc)
 int mr_cc_init(struct mr_cc *cc, const struct mr_cc_ops *ops,
 	       const struct mr_cc_config *cfg, uint64_t now)
 {
-	struct mr_cc_config c = *cfg;
+	struct mr_cc_config c;
 	uint64_t bdp;
 
+	if (!cc || !cfg)
+		return -MR_EINVAL;
+	c = *cfg;
 	if (!ops || !ops->init || !ops->on_ack || !ops->on_loss ||
 	    !ops->on_sent || !c.mtu || !c.line_rate_mbps)
 		return -MR_EINVAL;
@@ -336,7 +339,7 @@ const struct mr_cc_ops mr_cc_ops_fixed = {
 int mr_ratehint_init(struct mr_ratehint *h, uint32_t link_mbps,
 		     uint64_t epoch_ns)
 {
-	if (!link_mbps || !epoch_ns)
+	if (!h || !link_mbps || !epoch_ns)
 		return -MR_EINVAL;
 	memset(h, 0, sizeof(*h));
 	h->link_mbps = link_mbps;

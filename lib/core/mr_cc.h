@@ -98,7 +98,8 @@ struct mr_cc {
 };
 
 /* Initialise with ops and cfg (copied; zero fields take the defaults).
- * Returns 0 or -MR_EINVAL (NULL ops, mtu 0, line_rate 0, min > max). */
+ * Returns 0 or -MR_EINVAL (NULL ops or cfg, mtu 0, line_rate 0, min > max,
+ * init_cwnd outside [min_cwnd, max_cwnd]). */
 int mr_cc_init(struct mr_cc *cc, const struct mr_cc_ops *ops,
 	       const struct mr_cc_config *cfg, uint64_t now);
 

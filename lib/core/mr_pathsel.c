@@ -57,7 +57,7 @@ int mr_pathsel_init(struct mr_pathsel *ps, const struct mr_pathsel_ops *ops,
 {
 	uint16_t i;
 
-	if (!ops || !ops->pick || !ops->on_rto || !rand || !rand->next ||
+	if (!ps || !ops || !ops->pick || !ops->on_rto || !rand || !rand->next ||
 	    num_paths < 1 || num_paths > MR_ACK_MAX_PATHS || num_planes < 1 ||
 	    num_planes > num_paths)
 		return -MR_EINVAL;

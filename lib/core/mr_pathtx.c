@@ -28,8 +28,11 @@ static struct mr_pathtx_rec *rec_of(struct mr_pathtx *tx, uint32_t ppsn)
 int mr_pathtx_init(struct mr_pathtx *tx, const struct mr_pathtx_config *cfg,
 		   const struct mr_pathtx_cb *cb)
 {
-	struct mr_pathtx_config c = *cfg;
+	struct mr_pathtx_config c;
 
+	if (!tx || !cfg)
+		return -MR_EINVAL;
+	c = *cfg;
 	if (c.max_inflight > MR_PATHTX_RING)
 		return -MR_EINVAL;
 	if (!c.max_inflight)

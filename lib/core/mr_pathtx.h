@@ -126,8 +126,8 @@ struct mr_pathtx {
 };
 
 /* Initialise with cfg (zero fields take the defaults above) and the
- * callbacks (copied). Returns 0 or -MR_EINVAL (max_inflight > 256, or
- * rto_min > rto_max). */
+ * callbacks (copied; NULL: none). Returns 0 or -MR_EINVAL (NULL cfg,
+ * max_inflight > 256, or rto_min > rto_max). */
 int mr_pathtx_init(struct mr_pathtx *tx, const struct mr_pathtx_config *cfg,
 		   const struct mr_pathtx_cb *cb);
 

@@ -33,6 +33,7 @@ static void test_init(void)
 	struct mr_cc_config c = cfg100;
 
 	MR_CHECK_EQ(mr_cc_init(&cc, NULL, &cfg100, 0), -MR_EINVAL);
+	MR_CHECK_EQ(mr_cc_init(&cc, &mr_cc_ops_metaroce, NULL, 0), -MR_EINVAL);
 	c.mtu = 0;
 	MR_CHECK_EQ(mr_cc_init(&cc, &mr_cc_ops_metaroce, &c, 0), -MR_EINVAL);
 	c = cfg100;

@@ -93,6 +93,7 @@ static void test_init_and_space(void)
 	struct rec r;
 	uint32_t i, ppsn;
 
+	MR_CHECK_EQ(mr_pathtx_init(&tx, NULL, NULL), -MR_EINVAL);
 	MR_CHECK_EQ(mr_pathtx_init(&tx, &bad, NULL), -MR_EINVAL);
 	MR_CHECK_EQ(mr_pathtx_init(&tx, &bad2, NULL), -MR_EINVAL);
 	MR_CHECK_EQ(setup(&tx, &r, 0, 500), 0);
