@@ -272,13 +272,18 @@ static int block_valid(const struct mr_pathtx *tx,
 		       const struct mr_sack_block *blk)
 {
 	int32_t room = mr_seq_diff(tx->nxt, blk->cum_ppsn);
-	uint32_t i;
+	uint32_t first, i;
 
 	if (room < 0)
 		return 0;
-	/* Bits i >= room - 1 name ppsn >= nxt. */
-	for (i = room > 0 ? (uint32_t)room - 1 : 0; i < MR_SACK_BITS; i++)
-		if (blk->bitmap[i / 8] >> (i % 8) & 1)
+	/* Bits i >= room - 1 name ppsn >= nxt: they must all be clear. */
+	first = room > 0 ? (uint32_t)room - 1 : 0;
+	if (first >= MR_SACK_BITS)
+		return 1;
+	if (blk->bitmap[first / 8] >> (first % 8))
+		return 0;
+	for (i = first / 8 + 1; i < MR_SACK_BYTES; i++)
+		if (blk->bitmap[i])
 			return 0;
 	return 1;
 }
