@@ -288,11 +288,20 @@ int mr_qp_post_send(struct mr_qp *qp, const struct mr_send_wr *wr, uint64_t now)
 
 /* ---- completion and errors ---------------------------------------------- */
 
+/* A WQE of ours that has put at least one packet on the wire and has not
+ * completed: the only ones a NAK can be about. */
+static int started(const struct mr_qp *qp, uint32_t msn)
+{
+	if (mr_seq_lt(msn, qp->sq_head) || !mr_seq_lt(msn, qp->sq_tail))
+		return 0;
+	return mr_seq_lt(msn, qp->sq_next) || mr_sq_wqe(qp, msn)->sent_pkts > 0;
+}
+
 static void mark_err(struct mr_qp *qp, uint32_t msn, enum mr_wc_status st)
 {
 	struct mr_swqe *w;
 
-	if (mr_seq_lt(msn, qp->sq_head) || !mr_seq_lt(msn, qp->sq_next))
+	if (!started(qp, msn))
 		return;
 	w = mr_sq_wqe(qp, msn);
 	if (!w->err)
@@ -326,7 +335,7 @@ static int is_rd_atomic(uint8_t op)
 
 void mr_req_complete(struct mr_qp *qp)
 {
-	while (qp->state != MR_QPS_ERR && qp->sq_head != qp->sq_next) {
+	while (qp->state != MR_QPS_ERR && qp->sq_head != qp->sq_tail) {
 		struct mr_swqe *w = mr_sq_wqe(qp, qp->sq_head);
 
 		if (w->err) {
@@ -762,7 +771,7 @@ static void on_nak(struct mr_qp *qp, const struct mr_aeth *a, uint64_t now)
 		return;
 	}
 	case MR_NAK_RNR:
-		if (mr_seq_lt(m, qp->sq_head) || !mr_seq_lt(m, qp->sq_next))
+		if (!started(qp, m))
 			return;
 		if (qp->rnr_wait && !mr_seq_lt(m, qp->rnr_msn))
 			return; /* the wait already covers it */
@@ -968,7 +977,7 @@ void mr_req_expiry(struct mr_qp *qp, uint64_t now)
 	limit = mr_ib_timeout_ns(qp->attr.timeout) *
 		((uint64_t)qp->attr.retry_cnt + 1);
 	if (limit && qp->retries > qp->attr.retry_cnt &&
-	    now - qp->progress_at >= limit && qp->sq_head != qp->sq_next) {
+	    now - qp->progress_at >= limit && started(qp, qp->sq_head)) {
 		mark_err(qp, qp->sq_head, MR_WC_RETRY_EXC_ERR);
 		mr_req_complete(qp);
 		return;
