@@ -191,6 +191,7 @@ struct mr_qp {
 	uint16_t npaths;
 	uint32_t retries;	 /* RTOs since the last progress */
 	uint64_t progress_at;	 /* time of the last forward progress */
+	uint64_t stall_ref;	 /* last cum_ssn advance or stall rewind */
 	uint64_t rnr_until;	 /* RNR wait: no data before this */
 	uint64_t pace_at;	 /* blocked by pacing until (UINT64_MAX) */
 	uint64_t now;		 /* time of the current entry point */

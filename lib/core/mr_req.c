@@ -651,6 +651,8 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 
 		ssn = qp->snd_nxt;
 		t = txp_of(qp, ssn);
+		if (qp->snd_nxt == qp->snd_una)
+			qp->stall_ref = now;
 		if (r) {
 			off = r->sent_pkts * qp->mtu;
 			len = build_resp(qp, r, off, ssn, 0, buf, cap, &plen);
@@ -843,6 +845,7 @@ int mr_req_on_ack(struct mr_qp *qp, const struct mr_pkt *pkt, uint64_t now)
 			progress = 1;
 	}
 	if (mr_seq_lt(qp->snd_una, a->cum_ssn)) {
+		qp->stall_ref = now;
 		while (qp->snd_una != a->cum_ssn) {
 			struct mr_txp *t = txp_of(qp, qp->snd_una);
 
@@ -939,10 +942,32 @@ int mr_req_on_resp(struct mr_qp *qp, const struct mr_pkt *pkt,
 /* ---- timers ---------------------------------------------------------------
  */
 
+/* Everything we sent arrived on its path, yet the peer's cum_ssn does not
+ * move: some of it was refused (RNR with the NAK lost). Returns the time
+ * to send all of it again, or UINT64_MAX (MR-REQ-13). */
+static uint64_t stall_at(const struct mr_qp *qp)
+{
+	uint64_t rto = 0;
+	uint16_t i;
+
+	if (qp->snd_una == qp->snd_nxt || qp->lost_cnt || qp->rnr_wait)
+		return UINT64_MAX;
+	for (i = 0; i < qp->npaths; i++) {
+		if (qp->ptx[i].out_pkts)
+			return UINT64_MAX;
+		if (mr_pathtx_rto(&qp->ptx[i]) > rto)
+			rto = mr_pathtx_rto(&qp->ptx[i]);
+	}
+	return qp->stall_ref + 2 * rto;
+}
+
 uint64_t mr_req_deadline(const struct mr_qp *qp)
 {
-	uint64_t d = qp->pace_at;
+	uint64_t d = qp->pace_at, st = stall_at(qp);
 	uint16_t i;
+
+	if (st < d)
+		d = st;
 
 	if (qp->rnr_wait && qp->rnr_until < d)
 		d = qp->rnr_until;
@@ -985,6 +1010,26 @@ void mr_req_expiry(struct mr_qp *qp, uint64_t now)
 	if (qp->rnr_wait && now >= qp->rnr_until) {
 		qp->rnr_wait = 0;
 		rewind_from(qp, qp->rnr_msn);
+	}
+	if (stall_at(qp) <= now) {
+		MR_CNT(qp, timeouts, 1);
+		qp->retries++;
+		qp->stall_ref = now;
+		rewind_from(qp, qp->sq_head);
+		if (!qp->lost_cnt) {
+			/* only responses are stuck: send those again */
+			uint32_t s;
+
+			for (s = qp->snd_una; mr_seq_lt(s, qp->snd_nxt); s++) {
+				struct mr_txp *t = txp_of(qp, s);
+
+				if (t->state == MR_TXP_ACKED) {
+					t->state = MR_TXP_LOST;
+					qp->lost_cnt++;
+				}
+			}
+			qp->retx_from = qp->snd_una;
+		}
 	}
 	if (qp->pace_at <= now)
 		qp->pace_at = UINT64_MAX;

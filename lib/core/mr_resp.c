@@ -95,6 +95,12 @@ void mr_rx_accept(struct mr_qp *qp, const struct mr_pkt *pkt,
 {
 	uint32_t before = mr_ssnwin_cum(&qp->win);
 
+	/* MR-ACK-POL-2: the RNR NAK is repeated in every ACK until a packet
+	 * of that message is taken (a lost NAK must not strand it). */
+	if (qp->rnr_nak && !mr_seq_lt(pkt->bth.msn, qp->rnr_nak_msn) &&
+	    pkt->bth.opcode != MR_OP_READ_RESP &&
+	    pkt->bth.opcode != MR_OP_ATOMIC_RESP && !qp->wimm_blocked)
+		qp->rnr_nak = 0;
 	mr_ssnwin_record(&qp->win, pkt->bth.ssn);
 	if (mr_ssnwin_cum(&qp->win) != before)
 		qp->seq_nak_sent = 0;
@@ -504,6 +510,7 @@ void mr_resp_advance(struct mr_qp *qp, uint64_t now)
 				return;
 			}
 			set_wimm_blocked(qp, 0);
+			qp->rnr_nak = 0;
 			recv_cqe(qp, e, rw, MR_WC_SUCCESS);
 			mr_rq_consume(qp, qp->rcv_rsn);
 			break;
@@ -576,7 +583,6 @@ size_t mr_resp_ack(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 	qp->ack_now = 0;
 	qp->ack_pkts = 0;
 	qp->ack_due = UINT64_MAX;
-	qp->rnr_nak = 0;
 	qp->seq_nak = 0;
 	meta->dest = qp->attr.dest;
 	meta->path_id = pkt.pth.path_id;
