@@ -643,6 +643,367 @@ static void test_loss_gbn(void)
 	lossy_run(MR_MODE_GBN, 30000, 7);
 }
 
+static void set_rts_attr(struct mr_qp *qp, unsigned mask, uint8_t val)
+{
+	struct mr_qp_attr at;
+
+	memset(&at, 0, sizeof(at));
+	at.state = MR_QPS_RTS;
+	at.rnr_retry = val;
+	at.retry_cnt = val;
+	at.timeout = val;
+	MR_CHECK_EQ(mr_qp_modify(qp, &at, MR_QP_STATE | mask), 0);
+}
+
+static void test_rem_access(void)
+{
+	static struct world w;
+	static uint8_t a[4096], b[4096];
+	struct mr_qp_attr q;
+	struct pair p;
+
+	MR_CHECK_EQ(world_init(&w, &base_cfg), 0);
+	connect_qps(&w, &p, MR_MODE_METAROCE, 16, NULL);
+	reg(&w.n[0], 5, a, sizeof(a), MR_ACCESS_LOCAL_WRITE);
+	reg(&w.n[1], 6, b, sizeof(b), MR_ACCESS_LOCAL_WRITE); /* no remote */
+	/* a good WRITE is impossible here: key 6 lacks REMOTE_WRITE */
+	MR_CHECK_EQ(
+		post_send(p.a, MR_WR_RDMA_WRITE, 1, a, 100, 5, b, 6, 0, w.now),
+		0);
+	MR_CHECK_EQ(
+		post_send(p.a, MR_WR_RDMA_WRITE, 2, a, 100, 5, b, 99, 0, w.now),
+		0);
+	want_a = 2;
+	want_b = 0;
+	MR_CHECK(run_until(&w, cqe_done, w.now + 100000000));
+	MR_CHECK_EQ(w.n[0].cqe[0].wr_id, 1);
+	MR_CHECK_EQ(w.n[0].cqe[0].status, MR_WC_REM_ACCESS_ERR);
+	MR_CHECK_EQ(w.n[0].cqe[1].wr_id, 2);
+	MR_CHECK_EQ(w.n[0].cqe[1].status, MR_WC_WR_FLUSH_ERR);
+	MR_CHECK_EQ(mr_qp_query(p.a, &q), 0);
+	MR_CHECK_EQ(q.state, MR_QPS_ERR);
+	MR_CHECK_EQ(w.n[0].qp_errors, 1);
+	MR_CHECK(mr_qp_counters(p.b)->nak_sent[MR_NAK_REM_ACCESS] >= 1);
+	MR_CHECK(mr_qp_counters(p.a)->nak_rcvd[MR_NAK_REM_ACCESS] >= 1);
+	/* posting in ERR completes at once with a flush error */
+	MR_CHECK_EQ(post_send(p.a, MR_WR_SEND, 3, a, 10, 5, NULL, 0, 0, w.now),
+		    0);
+	MR_CHECK_EQ(w.n[0].ncqe, 3);
+	MR_CHECK_EQ(w.n[0].cqe[2].status, MR_WC_WR_FLUSH_ERR);
+	MR_CHECK_EQ(b[0], 0);
+	destroy_pair(&p);
+	world_fini(&w);
+}
+
+static void test_recv_overflow(void)
+{
+	static struct world w;
+	static uint8_t a[4096], b[4096];
+	struct pair p;
+
+	MR_CHECK_EQ(world_init(&w, &base_cfg), 0);
+	connect_qps(&w, &p, MR_MODE_METAROCE, 16, NULL);
+	reg(&w.n[0], 5, a, sizeof(a), MR_ACCESS_LOCAL_WRITE);
+	reg(&w.n[1], 6, b, sizeof(b), MR_ACCESS_LOCAL_WRITE);
+	MR_CHECK_EQ(post_recv(p.b, 50, b, 50, 6), 0);
+	MR_CHECK_EQ(post_recv(p.b, 51, b, 50, 6), 0);
+	MR_CHECK_EQ(post_send(p.a, MR_WR_SEND, 1, a, 100, 5, NULL, 0, 0, w.now),
+		    0);
+	want_a = 1;
+	want_b = 2;
+	MR_CHECK(run_until(&w, cqe_done, w.now + 100000000));
+	MR_CHECK_EQ(w.n[0].cqe[0].status, MR_WC_REM_INV_REQ_ERR);
+	MR_CHECK_EQ(w.n[1].cqe[0].wr_id, 50);
+	MR_CHECK_EQ(w.n[1].cqe[0].status, MR_WC_LOC_LEN_ERR);
+	MR_CHECK_EQ(w.n[1].cqe[1].wr_id, 51);
+	MR_CHECK_EQ(w.n[1].cqe[1].status, MR_WC_WR_FLUSH_ERR);
+	destroy_pair(&p);
+	world_fini(&w);
+}
+
+static void test_rnr(void)
+{
+	static struct world w;
+	static uint8_t a[4096], b[4096];
+	struct pair p;
+
+	fill(a, sizeof(a), 9);
+	MR_CHECK_EQ(world_init(&w, &base_cfg), 0);
+	connect_qps(&w, &p, MR_MODE_METAROCE, 16, NULL);
+	reg(&w.n[0], 5, a, sizeof(a), MR_ACCESS_LOCAL_WRITE);
+	reg(&w.n[1], 6, b, sizeof(b), MR_ACCESS_LOCAL_WRITE);
+	/* infinite RNR retry: the receive posted 1 ms later is used */
+	MR_CHECK_EQ(
+		post_send(p.a, MR_WR_SEND, 1, a, 3000, 5, NULL, 0, 0, w.now),
+		0);
+	MR_CHECK(run_until(&w, NULL, w.now + 1000000));
+	MR_CHECK_EQ(w.n[0].ncqe, 0);
+	MR_CHECK(mr_qp_counters(p.a)->rnr_waits >= 1);
+	MR_CHECK_EQ(post_recv(p.b, 9, b, sizeof(b), 6), 0);
+	want_a = 1;
+	want_b = 1;
+	MR_CHECK(run_until(&w, cqe_done, w.now + 100000000));
+	MR_CHECK_EQ(w.n[0].cqe[0].status, MR_WC_SUCCESS);
+	MR_CHECK_EQ(w.n[1].cqe[0].status, MR_WC_SUCCESS);
+	MR_CHECK_EQ(w.n[1].cqe[0].byte_len, 3000);
+	MR_CHECK_MEM(b, a, 3000);
+	/* rnr_retry 1: the second RNR NAK fails the WQE */
+	set_rts_attr(p.a, MR_QP_RNR_RETRY, 1);
+	MR_CHECK_EQ(post_send(p.a, MR_WR_SEND, 2, a, 10, 5, NULL, 0, 0, w.now),
+		    0);
+	want_a = 2;
+	MR_CHECK(run_until(&w, cqe_done, w.now + 100000000));
+	MR_CHECK_EQ(w.n[0].cqe[1].wr_id, 2);
+	MR_CHECK_EQ(w.n[0].cqe[1].status, MR_WC_RNR_RETRY_EXC_ERR);
+	destroy_pair(&p);
+	world_fini(&w);
+}
+
+static void test_retry_exceeded(void)
+{
+	static struct world w;
+	static uint8_t a[4096], b[4096];
+	struct pair p;
+
+	MR_CHECK_EQ(world_init(&w, &base_cfg), 0);
+	connect_qps(&w, &p, MR_MODE_METAROCE, 16, NULL);
+	reg(&w.n[0], 5, a, sizeof(a), MR_ACCESS_LOCAL_WRITE);
+	reg(&w.n[1], 6, b, sizeof(b), RW);
+	set_rts_attr(p.a, MR_QP_RETRY_CNT | MR_QP_TIMEOUT, 3);
+	w.l[0].drop_all = 1;
+	MR_CHECK_EQ(
+		post_send(p.a, MR_WR_RDMA_WRITE, 1, a, 2000, 5, b, 6, 0, w.now),
+		0);
+	MR_CHECK_EQ(
+		post_send(p.a, MR_WR_RDMA_WRITE, 2, a, 2000, 5, b, 6, 0, w.now),
+		0);
+	want_a = 2;
+	want_b = 0;
+	MR_CHECK(run_until(&w, cqe_done, w.now + 10000000000ull));
+	MR_CHECK_EQ(w.n[0].cqe[0].status, MR_WC_RETRY_EXC_ERR);
+	MR_CHECK_EQ(w.n[0].cqe[1].status, MR_WC_WR_FLUSH_ERR);
+	MR_CHECK(mr_qp_counters(p.a)->timeouts >= 4);
+	destroy_pair(&p);
+	world_fini(&w);
+}
+
+static void test_last_byte_visible_last(void)
+{
+	static struct world w;
+	static uint8_t a[4096], b[4096];
+	struct pair p;
+
+	fill(a, sizeof(a), 11);
+	MR_CHECK_EQ(world_init(&w, &base_cfg), 0);
+	connect_qps(&w, &p, MR_MODE_METAROCE, 16, NULL);
+	reg(&w.n[0], 5, a, sizeof(a), MR_ACCESS_LOCAL_WRITE);
+	reg(&w.n[1], 6, b, sizeof(b), RW);
+	w.n[1].watch = &b[2999];
+	w.l[0].reverse_next = 3; /* 3 packets arrive last-first */
+	MR_CHECK_EQ(
+		post_send(p.a, MR_WR_RDMA_WRITE, 1, a, 3000, 5, b, 6, 0, w.now),
+		0);
+	want_a = 1;
+	want_b = 0;
+	MR_CHECK(run_until(&w, cqe_done, w.now + 100000000));
+	MR_CHECK_EQ(w.n[0].cqe[0].status, MR_WC_SUCCESS);
+	MR_CHECK_MEM(b, a, 3000);
+	MR_CHECK_EQ(mr_qp_counters(p.b)->held_last, 1);
+	MR_CHECK_EQ(w.n[1].places, 3);
+	MR_CHECK_EQ(w.n[1].watch_at_place, 3);
+	destroy_pair(&p);
+	world_fini(&w);
+}
+
+static void test_write_imm_zero_and_srq(void)
+{
+	static struct world w;
+	static uint8_t a[4096], b[8192];
+	struct mr_srq_config sc = {
+		.pd = 1, .max_wr = 8, .max_sge = 2, .limit = 2
+	};
+	struct mr_srq *srq;
+	struct mr_sge sge;
+	struct mr_recv_wr rw = { 0, &sge, 1 };
+	struct pair p;
+	int i;
+
+	fill(a, sizeof(a), 12);
+	MR_CHECK_EQ(world_init(&w, &base_cfg), 0);
+	MR_CHECK_EQ(mr_srq_create(w.n[1].ep, &sc, &srq), 0);
+	connect_qps(&w, &p, MR_MODE_METAROCE, 16, srq);
+	reg(&w.n[0], 5, a, sizeof(a), MR_ACCESS_LOCAL_WRITE);
+	reg(&w.n[1], 6, b, sizeof(b), RW);
+	MR_CHECK_EQ(post_recv(p.b, 1, b, 10, 6), -MR_EINVAL); /* has SRQ */
+	for (i = 0; i < 3; i++) {
+		sge.addr = (uint64_t)(uintptr_t)(b + 4096 + i * 1024);
+		sge.length = 1024;
+		sge.lkey = 6;
+		rw.wr_id = 100 + i;
+		rw.num_sge = i == 0 ? 0 : 1; /* first: 0-SGE for WRITE_IMM */
+		MR_CHECK_EQ(mr_srq_post_recv(srq, &rw), 0);
+	}
+	MR_CHECK_EQ(post_send(p.a, MR_WR_RDMA_WRITE_WITH_IMM, 1, NULL, 0, 0, b,
+			      6, 0, w.now),
+		    0);
+	MR_CHECK_EQ(
+		post_send(p.a, MR_WR_SEND, 2, a, 1000, 5, NULL, 0, 0, w.now),
+		0);
+	MR_CHECK_EQ(post_send(p.a, MR_WR_SEND_WITH_IMM, 3, a + 1000, 1024, 5,
+			      NULL, 0, 0, w.now),
+		    0);
+	want_a = 3;
+	want_b = 3;
+	MR_CHECK(run_until(&w, cqe_done, w.now + 100000000));
+	MR_CHECK_EQ(w.n[1].cqe[0].wr_id, 100);
+	MR_CHECK_EQ(w.n[1].cqe[0].opcode, MR_WC_RECV_RDMA_WITH_IMM);
+	MR_CHECK_EQ(w.n[1].cqe[0].byte_len, 0);
+	MR_CHECK_EQ(w.n[1].cqe[0].imm, 0x01020304);
+	MR_CHECK_EQ(w.n[1].cqe[1].wr_id, 101);
+	MR_CHECK_EQ(w.n[1].cqe[1].byte_len, 1000);
+	MR_CHECK_EQ(w.n[1].cqe[2].wr_id, 102);
+	MR_CHECK_EQ(w.n[1].cqe[2].byte_len, 1024);
+	MR_CHECK_MEM(b + 5120, a, 1000);
+	MR_CHECK_MEM(b + 6144, a + 1000, 1024);
+	MR_CHECK_EQ(w.n[1].srq_limits, 1);
+	MR_CHECK_EQ(mr_srq_count(srq), 0);
+	MR_CHECK_EQ(mr_srq_destroy(srq), -MR_EBUSY);
+	destroy_pair(&p);
+	MR_CHECK_EQ(mr_srq_destroy(srq), 0);
+	world_fini(&w);
+}
+
+static void test_ud(void)
+{
+	static struct world w;
+	static uint8_t a[1024], b[2048];
+	struct mr_qp_config c = { .type = MR_QPT_UD,
+				  .pd = 1,
+				  .max_send_wr = 4,
+				  .max_recv_wr = 4,
+				  .max_send_sge = 1,
+				  .max_recv_sge = 1 };
+	struct mr_qp_attr at = { .qkey = 0x1234 };
+	struct mr_qp *q[2];
+	struct mr_sge sge = { (uint64_t)(uintptr_t)a, 200, 5 };
+	struct mr_send_wr wr = { .wr_id = 1,
+				 .opcode = MR_WR_SEND_WITH_IMM,
+				 .flags = MR_SEND_SIGNALED,
+				 .sg_list = &sge,
+				 .num_sge = 1,
+				 .imm = 7,
+				 .ud_remote_qpn = 0x66,
+				 .ud_remote_qkey = 0x1234,
+				 .ud_dest = 3 };
+	int i;
+
+	fill(a, sizeof(a), 13);
+	MR_CHECK_EQ(world_init(&w, &base_cfg), 0);
+	for (i = 0; i < 2; i++) {
+		c.qpn = 0x55 + 0x11 * i;
+		MR_CHECK_EQ(mr_qp_create(w.n[i].ep, &c, &q[i]), 0);
+		at.state = MR_QPS_INIT;
+		MR_CHECK_EQ(mr_qp_modify(q[i], &at, MR_QP_STATE | MR_QP_QKEY),
+			    0);
+		at.state = MR_QPS_RTR;
+		MR_CHECK_EQ(mr_qp_modify(q[i], &at, MR_QP_STATE), 0);
+		at.state = MR_QPS_RTS;
+		MR_CHECK_EQ(mr_qp_modify(q[i], &at, MR_QP_STATE | MR_QP_SQ_PSN),
+			    0);
+	}
+	reg(&w.n[0], 5, a, sizeof(a), MR_ACCESS_LOCAL_WRITE);
+	reg(&w.n[1], 6, b, sizeof(b), MR_ACCESS_LOCAL_WRITE);
+	MR_CHECK_EQ(post_recv(q[1], 40, b, 1024, 6), 0);
+	MR_CHECK_EQ(mr_qp_post_send(q[0], &wr, w.now), 0);
+	wr.wr_id = 2;
+	wr.ud_remote_qkey = 0x999; /* wrong qkey: dropped at the receiver */
+	MR_CHECK_EQ(mr_qp_post_send(q[0], &wr, w.now), 0);
+	sge.length = 1025; /* over the mtu */
+	MR_CHECK_EQ(mr_qp_post_send(q[0], &wr, w.now), -MR_EMSGSIZE);
+	MR_CHECK(run_until(&w, NULL, w.now + 1000000));
+	MR_CHECK_EQ(w.n[0].ncqe, 2);
+	MR_CHECK_EQ(w.n[1].ncqe, 1);
+	MR_CHECK_EQ(w.n[1].cqe[0].wr_id, 40);
+	MR_CHECK_EQ(w.n[1].cqe[0].byte_len, 240);
+	MR_CHECK_EQ(w.n[1].cqe[0].src_qp, 0x55);
+	MR_CHECK_EQ(w.n[1].cqe[0].imm, 7);
+	MR_CHECK_EQ(w.n[1].cqe[0].wc_flags, MR_WC_F_GRH | MR_WC_F_WITH_IMM);
+	MR_CHECK_MEM(b + 40, a, 200);
+	MR_CHECK_EQ(mr_qp_counters(q[1])->drop_qkey, 1);
+	mr_qp_destroy(q[0]);
+	mr_qp_destroy(q[1]);
+	world_fini(&w);
+}
+
+static void test_state_machine_and_drops(void)
+{
+	static struct world w;
+	static uint8_t a[4096], b[4096];
+	struct mr_qp_config c = { .type = MR_QPT_RC,
+				  .pd = 1,
+				  .qpn = 9,
+				  .max_send_wr = 4,
+				  .max_recv_wr = 4,
+				  .max_send_sge = 1,
+				  .max_recv_sge = 1 };
+	struct mr_qp_attr at;
+	struct mr_qp *q;
+	struct pair p;
+
+	MR_CHECK_EQ(world_init(&w, &base_cfg), 0);
+	MR_CHECK_EQ(mr_qp_create(w.n[0].ep, &c, &q), 0);
+	MR_CHECK_EQ(mr_qp_create(w.n[0].ep, &c, &q), -MR_EINVAL); /* qpn */
+	memset(&at, 0, sizeof(at));
+	at.state = MR_QPS_RTR;
+	MR_CHECK_EQ(mr_qp_modify(q, &at, MR_QP_STATE), -MR_EINVAL);
+	at.state = MR_QPS_INIT;
+	MR_CHECK_EQ(mr_qp_modify(q, &at, MR_QP_STATE), -MR_EINVAL);
+	MR_CHECK_EQ(mr_qp_modify(q, &at, MR_QP_STATE | MR_QP_ACCESS_FLAGS), 0);
+	MR_CHECK_EQ(post_send(q, MR_WR_SEND, 1, NULL, 0, 0, NULL, 0, 0, 0),
+		    -MR_ESTATE);
+	at.state = MR_QPS_RTR;
+	MR_CHECK_EQ(mr_qp_modify(q, &at, MR_QP_STATE | MR_QP_DEST_QPN),
+		    -MR_EINVAL);
+	MR_CHECK_EQ(mr_ep_destroy(w.n[0].ep), -MR_EBUSY);
+	mr_qp_destroy(q);
+
+	connect_qps(&w, &p, MR_MODE_METAROCE, 16, NULL);
+	reg(&w.n[0], 5, a, sizeof(a), MR_ACCESS_LOCAL_WRITE);
+	reg(&w.n[1], 6, b, sizeof(b), RW);
+	MR_CHECK_EQ(
+		post_send(p.a, MR_WR_RDMA_WRITE, 1, a, 100, 77, b, 6, 0, w.now),
+		-MR_EACCESS); /* bad lkey at post time */
+	/* a corrupted packet is dropped and counted; the retransmission
+	 * delivers */
+	w.l[0].corrupt_next = 1;
+	fill(a, sizeof(a), 14);
+	MR_CHECK_EQ(
+		post_send(p.a, MR_WR_RDMA_WRITE, 2, a, 100, 5, b, 6, 0, w.now),
+		0);
+	want_a = 1;
+	want_b = 0;
+	MR_CHECK(run_until(&w, cqe_done, w.now + 100000000));
+	MR_CHECK_EQ(w.n[0].cqe[0].status, MR_WC_SUCCESS);
+	MR_CHECK_MEM(b, a, 100);
+	MR_CHECK_EQ(mr_ep_counters(w.n[1].ep)->drop_parse[MR_PARSE_ICRC], 1);
+	{
+		uint8_t junk[64];
+
+		memset(junk, 0, sizeof(junk));
+		MR_CHECK_EQ(mr_ep_rx(w.n[1].ep, w.now, junk, 10, NULL),
+			    -MR_EPROTO);
+		MR_CHECK_EQ(
+			mr_ep_counters(w.n[1].ep)->drop_parse[MR_PARSE_SHORT],
+			1);
+	}
+	destroy_pair(&p);
+	world_fini(&w);
+}
+
 MR_TEST_MAIN(MR_TEST(test_send_recv), MR_TEST(test_write_read_atomic),
 	     MR_TEST(test_lossless_metaroce), MR_TEST(test_loss_metaroce),
-	     MR_TEST(test_loss_gbn))
+	     MR_TEST(test_loss_gbn), MR_TEST(test_rem_access),
+	     MR_TEST(test_recv_overflow), MR_TEST(test_rnr),
+	     MR_TEST(test_retry_exceeded), MR_TEST(test_last_byte_visible_last),
+	     MR_TEST(test_write_imm_zero_and_srq), MR_TEST(test_ud),
+	     MR_TEST(test_state_machine_and_drops))
