@@ -1,0 +1,291 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Two hosts = two network namespaces joined by a veth pair, one MetaRoCE
+# device in each (metaroce-ctl), and one unmodified verbs program per host,
+# each its own process started through metaroce-run: the server in host A,
+# the client in host B. Both must exit 0 and print sane results.
+#
+# Usage: two_hosts.sh CTL RUN CASE [MRI_VERBS]
+#   CASE: ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_atomic_bw
+#         rc_pingpong ud_pingpong srq_pingpong
+#         verbs_loopback verbs_hosts verbs_bad_rkey verbs_peer_gone
+#   MRI_VERBS: the project's own verbs program (mri-verbs), for verbs_*.
+#
+# Everything it creates (namespaces, veth, devices, runtime dir, processes)
+# goes on exit, whatever the exit path. Every program runs under timeout.
+set -u
+CTL=${1:?usage: two_hosts.sh CTL RUN CASE [MRI_VERBS]}
+RUN=${2:?usage}
+CASE=${3:?usage}
+VERBS=${4:-}
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "SKIP: needs root (network namespaces, veth, /dev nodes)"
+	exit 77
+fi
+
+TAG=$$
+NSA=mriA$TAG
+NSB=mriB$TAG
+VA=mriva$TAG
+VB=mrivb$TAG
+# Kernel addresses carry the out-of-band TCP exchange (as perftest does
+# on real hosts); the MetaRoCE devices have their own subnet.
+TCP_A=10.82.0.1
+DEV_A=mria
+DEV_B=mrib
+W=$(mktemp -d /tmp/mri-int.XXXXXX)
+chmod 755 "$W"
+export METAROCE_RUNDIR=$W/run
+unset SYSFS_PATH RDMAV_DRIVERS METAROCE_HOST_SYSFS
+PIDS=()
+NS_MADE=
+
+cleanup() {
+	local p
+	# Each pid is a timeout(1) process: its child first, then itself.
+	for p in "${PIDS[@]}"; do
+		pkill -9 -P "$p" 2>/dev/null
+		kill -9 "$p" 2>/dev/null
+	done
+	for p in "${PIDS[@]}"; do
+		wait "$p" 2>/dev/null
+	done
+	if [ -n "$NS_MADE" ]; then
+		# Devices first: their /dev nodes outlive a namespace.
+		ip netns exec "$NSA" "$CTL" link del "$DEV_A" >/dev/null 2>&1
+		ip netns exec "$NSB" "$CTL" link del "$DEV_B" >/dev/null 2>&1
+		ip netns del "$NSA" 2>/dev/null
+		ip netns del "$NSB" 2>/dev/null
+	fi
+	rm -rf "$W"
+}
+trap cleanup EXIT
+trap 'exit 143' TERM INT
+
+die() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+inA() { ip netns exec "$NSA" "$@"; }
+inB() { ip netns exec "$NSB" "$@"; }
+
+NS_MADE=1
+ip netns add "$NSA" || die "ip netns add $NSA"
+ip netns add "$NSB" || die "ip netns add $NSB"
+ip link add "$VA" netns "$NSA" type veth peer name "$VB" netns "$NSB" ||
+	die "veth"
+for n in A B; do
+	ns=NS$n
+	v=V$n
+	ip -n "${!ns}" link set lo up &&
+		ip -n "${!ns}" link set "${!v}" mtu 9000 up || die "link up"
+done
+ip -n "$NSA" addr add $TCP_A/24 dev "$VA" || die "addr"
+ip -n "$NSB" addr add 10.82.0.2/24 dev "$VB" || die "addr"
+inA "$CTL" link add $DEV_A --port "net_af_packet0,iface=$VA" \
+	--ip 10.83.0.1/24 >"$W/ctl.log" 2>&1 || die "link add A: $(cat "$W/ctl.log")"
+inB "$CTL" link add $DEV_B --port "net_af_packet0,iface=$VB" \
+	--ip 10.83.0.2/24 >"$W/ctl.log" 2>&1 || die "link add B: $(cat "$W/ctl.log")"
+
+# Limits: generous for a loaded 2-core machine, each well inside the
+# meson timeout so that a hang is reported here, with the logs.
+T=${MRI_TIMEOUT:-150}
+
+# serve LOG TCPPORT CMD...: start the server in host A, wait until it
+# listens (or died).
+SPID=
+serve() {
+	local log=$1 port=$2 i
+	shift 2
+	inA timeout -k 5 "$T" stdbuf -oL -eL "$RUN" "$@" >"$log" 2>&1 &
+	SPID=$!
+	PIDS+=("$SPID")
+	for i in $(seq 200); do
+		inA ss -Hltn "sport = :$port" 2>/dev/null | grep -q . && return 0
+		kill -0 "$SPID" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "--- server log"
+	cat "$log"
+	die "server did not listen on port $port"
+}
+
+show() {
+	echo "--- $1 ($2)"
+	sed 's/^/  /' "$2"
+}
+
+# client_server LOG_PREFIX TCPPORT SERVER_CMD... -- CLIENT_CMD...: run both,
+# record their exit statuses in SRC / CRC.
+SRC=
+CRC=
+client_server() {
+	local pre=$1 port=$2 scmd=() ccmd=()
+	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		scmd+=("$1")
+		shift
+	done
+	shift
+	ccmd=("$@")
+	echo "server (host A): ${scmd[*]}"
+	echo "client (host B): ${ccmd[*]}"
+	serve "$W/$pre.srv" "$port" "${scmd[@]}"
+	local t0=$(date +%s.%N)
+	inB timeout -k 5 "$T" stdbuf -oL -eL "$RUN" "${ccmd[@]}" >"$W/$pre.cli" 2>&1
+	CRC=$?
+	wait "$SPID"
+	SRC=$?
+	local t1=$(date +%s.%N)
+	show "server log" "$W/$pre.srv"
+	show "client log" "$W/$pre.cli"
+	echo "client exit $CRC, server exit $SRC," \
+		"$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b - a}') s"
+	[ "$CRC" = 124 ] || [ "$SRC" = 124 ] && echo "(124: killed by timeout $T s)"
+	[ "$CRC" = 0 ] || die "client exit status $CRC"
+	[ "$SRC" = 0 ] || die "server exit status $SRC"
+}
+
+# perftest result rows: "#bytes #iterations ..." lines.
+rows() { awk '/^ *[0-9]+ +[0-9]+ +[0-9.]+/' "$1"; }
+
+# check_bw FILE ITERS SIZES...: one row per size, with the iterations and
+# a positive average bandwidth at the largest sizes.
+check_bw() {
+	local f=$1 it=$2 s got
+	shift 2
+	got=$(rows "$f" | awk '{print $1}' | tr '\n' ' ')
+	[ "$got" = "$* " ] || die "$f: sizes '$got', expected '$* '"
+	rows "$f" | awk -v it="$it" '$2 != it {exit 1}' ||
+		die "$f: a row without $it iterations"
+	# Bandwidth of a handful of tiny messages can print as 0.00; the
+	# sum of all rows and the largest size must not.
+	rows "$f" | awk '{s += $4} END {exit !(s > 0)}' ||
+		die "$f: zero bandwidth"
+	rows "$f" | tail -1 | awk '{exit !($4 > 0)}' ||
+		die "$f: zero bandwidth at the largest size"
+	echo "ok: $(basename "$f"): $# sizes, $it iterations each, BW > 0"
+}
+
+ALL_SIZES=$(awk 'BEGIN {for (s = 2; s <= 8388608; s *= 2) printf "%d ", s}')
+PERF=(-x 1 -F)
+
+perftest_bw() {
+	local tool=$1 n=$2
+	shift 2
+	client_server perf 18515 "$tool" -d $DEV_A "${PERF[@]}" -n "$n" "$@" \
+		-- "$tool" -d $DEV_B "${PERF[@]}" -n "$n" "$@" $TCP_A
+}
+
+pingpong() {
+	local tool=$1 n=$2 f
+	shift 2
+	client_server pp 18515 "$tool" -d $DEV_A -g 1 -n "$n" "$@" \
+		-- "$tool" -d $DEV_B -g 1 -n "$n" "$@" $TCP_A
+	for f in "$W/pp.srv" "$W/pp.cli"; do
+		grep -Eq "^$n iters in [0-9.]+ seconds" "$f" ||
+			die "$f: no '$n iters' line"
+		grep -E 'bytes in [0-9.]+ seconds = [0-9.]+ Mbit/sec' "$f" |
+			awk '{exit !($(NF - 1) > 0)}' || die "$f: no positive rate"
+	done
+	echo "ok: both sides did $n iterations at a positive rate"
+}
+
+need_verbs() {
+	[ -n "$VERBS" ] && [ -x "$VERBS" ] || die "no mri-verbs program given"
+}
+
+case $CASE in
+ib_write_bw | ib_read_bw | ib_send_bw)
+	# All sizes 2 B .. 8 MiB; few iterations (the stack is slow today).
+	perftest_bw "$CASE" 5 -a
+	check_bw "$W/perf.cli" 5 $ALL_SIZES
+	if [ "$CASE" = ib_send_bw ]; then
+		check_bw "$W/perf.srv" 5 $ALL_SIZES
+	else
+		# The passive side prints the last size only.
+		check_bw "$W/perf.srv" 5 8388608
+	fi
+	;;
+ib_atomic_bw)
+	perftest_bw ib_atomic_bw 200
+	check_bw "$W/perf.cli" 200 8
+	check_bw "$W/perf.srv" 200 8
+	perftest_bw ib_atomic_bw 200 -A CMP_AND_SWAP
+	check_bw "$W/perf.cli" 200 8
+	check_bw "$W/perf.srv" 200 8
+	;;
+ib_write_lat)
+	for s in 2 4096 65536; do
+		perftest_bw ib_write_lat 100 -s $s
+		for f in "$W/perf.cli" "$W/perf.srv"; do
+			# #bytes #iterations t_min t_max t_typical ...
+			[ "$(rows "$f" | awk '{print $1, $2}')" = "$s 100" ] ||
+				die "$f: no row '$s 100'"
+			rows "$f" | awk '{exit !($3 > 0 && $5 > 0)}' ||
+				die "$f: latency not positive"
+		done
+		echo "ok: ib_write_lat -s $s: $(rows "$W/perf.cli")"
+	done
+	;;
+rc_pingpong)
+	pingpong ibv_rc_pingpong 100 -c
+	;;
+ud_pingpong)
+	pingpong ibv_ud_pingpong 100 -s 1024
+	;;
+srq_pingpong)
+	pingpong ibv_srq_pingpong 100
+	;;
+verbs_loopback)
+	need_verbs
+	echo "loopback (host A): mri-verbs loopback -d $DEV_A"
+	inA timeout -k 5 "$T" "$RUN" "$VERBS" loopback -d $DEV_A \
+		>"$W/lo.log" 2>&1
+	rc=$?
+	show "mri-verbs loopback" "$W/lo.log"
+	[ $rc = 0 ] || die "mri-verbs loopback exit status $rc"
+	;;
+verbs_hosts | verbs_bad_rkey)
+	need_verbs
+	c=data
+	[ "$CASE" = verbs_bad_rkey ] && c=bad_rkey
+	client_server verbs 18600 "$VERBS" server -d $DEV_A -c $c \
+		-- "$VERBS" client -d $DEV_B -c $c $TCP_A
+	;;
+verbs_peer_gone)
+	need_verbs
+	echo "server (host A): mri-verbs server -c peer_gone (killed -9 later)"
+	serve "$W/gone.srv" 18600 "$VERBS" server -d $DEV_A -c peer_gone
+	inB timeout -k 5 "$T" "$RUN" "$VERBS" client -d $DEV_B -c peer_gone \
+		$TCP_A >"$W/gone.cli" 2>&1 &
+	CPID=$!
+	PIDS+=("$CPID")
+	# The server announces its pid once a transfer has worked; then it
+	# vanishes as a crashed host would.
+	for i in $(seq 600); do
+		grep -q '^server: pid [0-9]* ready to die' "$W/gone.srv" && break
+		kill -0 "$SPID" 2>/dev/null || break
+		sleep 0.1
+	done
+	vp=$(sed -n 's/^server: pid \([0-9]*\) ready to die.*/\1/p' "$W/gone.srv")
+	[ -n "$vp" ] || { show "server log" "$W/gone.srv"; die "server not ready"; }
+	kill -9 "$vp"
+	echo "killed the server process (pid $vp) with SIGKILL"
+	wait "$SPID"
+	SRC=$?
+	wait "$CPID"
+	CRC=$?
+	show "server log" "$W/gone.srv"
+	show "client log" "$W/gone.cli"
+	echo "client exit $CRC, server exit $SRC"
+	[ "$CRC" = 0 ] || die "client exit status $CRC"
+	[ "$SRC" = 137 ] || die "server exit status $SRC (expected 137: SIGKILL)"
+	;;
+*)
+	die "unknown case '$CASE'"
+	;;
+esac
+echo "PASS: $CASE"
