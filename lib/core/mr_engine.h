@@ -108,8 +108,9 @@ enum mr_txp_kind {
 struct mr_txp {
 	uint8_t state;
 	uint8_t kind;
-	uint8_t retx; /* transmissions before the latest */
-	uint8_t last; /* last packet of its message */
+	uint8_t retx;  /* transmissions before the latest */
+	uint8_t last;  /* last packet of its message */
+	uint8_t probe; /* stall probe: send even if its WQE completed */
 	uint32_t owner;
 	uint32_t offset;
 	uint32_t bytes; /* payload bytes */

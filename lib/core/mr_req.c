@@ -481,6 +481,21 @@ static size_t build_req(struct mr_qp *qp, const struct mr_swqe *w,
 	return h + plen;
 }
 
+/* A stall probe for a message that already completed (its WQE slot may
+ * hold a newer WQE): an empty SEND header with the old msn and ssn, which
+ * the peer can only take as a duplicate and answer with an ACK. */
+static size_t build_probe(struct mr_qp *qp, uint32_t msn, uint32_t ssn,
+			  uint8_t *buf, size_t cap, uint32_t *plen_out)
+{
+	struct mr_pkt pkt;
+
+	base_hdr(qp, &pkt, MR_OP_SEND, ssn);
+	pkt.bth.msn = msn;
+	pkt.bth.flags |= MR_BTH_F_RETX | MR_BTH_F_ACK_REQ;
+	*plen_out = 0;
+	return mr_wire_encode_hdr(&pkt, buf, cap);
+}
+
 /* Build a response packet (READ_RESP / ATOMIC_RESP) from record r. READ
  * data is read from memory again on every (re)transmission (MR-RSP-6). */
 static size_t build_resp(struct mr_qp *qp, const struct mr_resp_rec *r,
@@ -548,7 +563,7 @@ static int next_lost(struct mr_qp *qp, uint32_t *out)
 			}
 			continue;
 		}
-		if (t->kind == MR_TXP_REQ &&
+		if (t->kind == MR_TXP_REQ && !t->probe &&
 		    (mr_seq_lt(t->owner, qp->sq_head) ||
 		     (qp->have_err && !mr_seq_lt(t->owner, qp->err_msn)) ||
 		     mr_sq_wqe(qp, t->owner)->err)) {
@@ -556,7 +571,7 @@ static int next_lost(struct mr_qp *qp, uint32_t *out)
 			qp->lost_cnt--;
 			continue;
 		}
-		if (t->kind == MR_TXP_RESP &&
+		if (t->kind == MR_TXP_RESP && !t->probe &&
 		    mr_seq_lt(t->owner, qp->resp_head)) {
 			t->state = MR_TXP_ACKED;
 			qp->lost_cnt--;
@@ -640,7 +655,9 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 	if (have_lost) {
 		t = txp_of(qp, ssn);
 		retx = t->retx + 1;
-		if (t->kind == MR_TXP_REQ)
+		if (t->kind == MR_TXP_REQ && mr_seq_lt(t->owner, qp->sq_head))
+			len = build_probe(qp, t->owner, ssn, buf, cap, &plen);
+		else if (t->kind == MR_TXP_REQ)
 			len = build_req(qp, mr_sq_wqe(qp, t->owner), t->offset,
 					ssn, 1, buf, cap, &plen);
 		else
@@ -665,6 +682,7 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 			t->owner = r ? qp->resp_send : w->msn;
 			t->offset = off;
 			t->retx = 0;
+			t->probe = 0;
 			t->bytes = plen;
 		}
 	}
@@ -686,6 +704,7 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 		if (t->state == MR_TXP_LOST)
 			qp->lost_cnt--;
 		t->state = MR_TXP_OUT;
+		t->probe = 0;
 		t->retx = (uint8_t)(retx > 255 ? 255 : retx);
 		MR_CNT(qp, retx_pkts, 1);
 	} else {
@@ -955,9 +974,11 @@ static uint64_t stall_at(const struct mr_qp *qp)
 	for (i = 0; i < qp->npaths; i++) {
 		if (qp->ptx[i].out_pkts)
 			return UINT64_MAX;
-		if (mr_pathtx_rto(&qp->ptx[i]) > rto)
-			rto = mr_pathtx_rto(&qp->ptx[i]);
+		if (qp->ptx[i].rto > rto)
+			rto = qp->ptx[i].rto; /* without backoff: be quick */
 	}
+	if (rto < qp->ep->cfg.min_rto_ns)
+		rto = qp->ep->cfg.min_rto_ns;
 	return qp->stall_ref + 2 * rto;
 }
 
@@ -982,6 +1003,7 @@ uint64_t mr_req_deadline(const struct mr_qp *qp)
 
 void mr_req_expiry(struct mr_qp *qp, uint64_t now)
 {
+	struct mr_txp *t;
 	uint64_t limit;
 	uint16_t i;
 
@@ -1015,19 +1037,13 @@ void mr_req_expiry(struct mr_qp *qp, uint64_t now)
 		MR_CNT(qp, timeouts, 1);
 		qp->retries++;
 		qp->stall_ref = now;
-		rewind_from(qp, qp->sq_head);
-		if (!qp->lost_cnt) {
-			/* only responses are stuck: send those again */
-			uint32_t s;
-
-			for (s = qp->snd_una; mr_seq_lt(s, qp->snd_nxt); s++) {
-				struct mr_txp *t = txp_of(qp, s);
-
-				if (t->state == MR_TXP_ACKED) {
-					t->state = MR_TXP_LOST;
-					qp->lost_cnt++;
-				}
-			}
+		/* Probe with the oldest packet: the peer answers a duplicate
+		 * with an ACK (and a refused one with its NAK). */
+		t = txp_of(qp, qp->snd_una);
+		if (t->state == MR_TXP_ACKED) {
+			t->state = MR_TXP_LOST;
+			t->probe = 1;
+			qp->lost_cnt++;
 			qp->retx_from = qp->snd_una;
 		}
 	}
