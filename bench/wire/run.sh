@@ -56,24 +56,21 @@ TPO="--mbuf-size=8320 --total-num-mbufs=8192"
 # forwarding lcores share that core; the main one only prints stats).
 testpmd_rate() { # frame bytes -> "pps" (median of the per-second Rx-pps)
 	local len=$1
-	inB dpdk-testpmd --lcores=0@1,1@1 --no-huge -m 512 --no-pci \
-		--no-telemetry --file-prefix=mrwB$T \
-		--vdev=net_af_packet0,iface=$VB,$AFP -- $TPO \
-		--forward-mode=rxonly --auto-start --stats-period=1 \
+	# timeout sends SIGINT to testpmd itself, which then prints its
+	# totals and exits (a background job would ignore SIGINT).
+	ip netns exec "$NSB" timeout -s INT $((SECS + 4)) dpdk-testpmd \
+		--lcores=0@1,1@1 --no-huge -m 512 --no-pci --no-telemetry \
+		--file-prefix=mrwB$T --vdev=net_af_packet0,iface=$VB,$AFP -- \
+		$TPO --forward-mode=rxonly --auto-start --stats-period=1 \
 		>"$W/rx.log" 2>&1 &
 	local rp=$!
 	sleep 2
-	inA dpdk-testpmd --lcores=0@0,1@0 --no-huge -m 512 --no-pci \
-		--no-telemetry --file-prefix=mrwA$T \
-		--vdev=net_af_packet0,iface=$VA,$AFP -- $TPO \
-		--forward-mode=txonly --txpkts="$len" --auto-start \
-		--stats-period=1 >"$W/tx.log" 2>&1 &
-	local tp=$!
-	sleep "$SECS"
-	kill -INT "$tp"
-	sleep 1
-	kill -INT "$rp"
-	wait "$tp" "$rp" 2>/dev/null
+	ip netns exec "$NSA" timeout -s INT "$SECS" dpdk-testpmd \
+		--lcores=0@0,1@0 --no-huge -m 512 --no-pci --no-telemetry \
+		--file-prefix=mrwA$T --vdev=net_af_packet0,iface=$VA,$AFP -- \
+		$TPO --forward-mode=txonly --txpkts="$len" --auto-start \
+		--stats-period=1 >"$W/tx.log" 2>&1
+	wait "$rp" 2>/dev/null
 	grep -o 'Rx-pps: *[0-9]*' "$W/rx.log" | awk '{print $2}' |
 		awk '$1 > 100' | sort -n |
 		awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]; else print 0}'

@@ -32,6 +32,28 @@
  * calls and the one TX queue of each plane. The progress thread and
  * mrdp_progress() take it themselves.
  *
+ * Ports: net_af_packet (iface=; framesz/blocksz/framecnt are added for
+ * the record's mtu when absent: 16 MiB rings per direction, MAP_LOCKED,
+ * so RLIMIT_MEMLOCK must allow 32 MiB per port; the interface MTU must be
+ * at least mtu + 104, else open fails saying so), net_memif (bsize and
+ * rsize added: one buffer per frame), net_af_xdp (frames up to 2 KiB:
+ * record mtu 1024 at most). PCI NICs are refused: this build links no PCI
+ * driver. The record's MAC is the source of every frame and the only
+ * unicast destination accepted; af_packet sees every frame of the
+ * interface, so it need not equal the interface's MAC (for a real NIC it
+ * should).
+ *
+ * One open of a device per process (-EBUSY otherwise: two af_packet
+ * sockets of one process on one interface share a fanout group and would
+ * each see half the traffic). Several processes may open the same device
+ * in one network namespace: each receives every frame and its engine
+ * drops packets for QPNs it does not own, so QPNs must be unique across
+ * those processes.
+ *
+ * Memory: EAL gets -m 512 MB of ordinary memory (no hugepages),
+ * METAROCE_DP_MEM_MB changes it; each device makes a pool of about
+ * 2,900 buffers of one frame each.
+ *
  * Errors: negative errno. Logging: METAROCE_DP_DEBUG=1 prints the
  * datapath's decisions to stderr; EAL logs to stderr at level notice
  * (METAROCE_DP_EAL_LOG=<1..8> changes it).
@@ -199,8 +221,15 @@ struct mrdp_counters {
 /* A snapshot of the counters. Takes the lock. */
 void mrdp_get_counters(struct mrdp_dev *dev, struct mrdp_counters *out);
 
-/* Write counters as one JSON object to buf (NUL-terminated). Returns the
- * length, or -ENOSPC if it did not fit. */
+/* Write counters as one JSON object and a newline to buf (NUL-terminated):
+ *   {"device":"mr0","loopback_pkts":0,"neigh_entries":1,
+ *    "neigh_resolved":1,"progress_rounds":..,"inline_rounds":..,
+ *    "sleeps":..,"planes":[{"plane":0,"rx_pkts":..,"rx_bytes":..,
+ *    "tx_pkts":..,"tx_bytes":..,"rx_ecn_ce":..,"rx_frames":..,
+ *    "arp_req_rx":..,"arp_req_tx":..,"arp_reply_rx":..,"arp_reply_tx":..,
+ *    "rx_drop":{"short":..,...},"tx_drop":{"no_buffer":..,...}}]}
+ * (drop names: mrdp_rx_drop_name / mrdp_tx_drop_name). This is the
+ * content of the stats file. Returns the length, or -ENOSPC. */
 int mrdp_counters_json(const struct mrdp_counters *c, const char *name,
 		       char *buf, size_t cap);
 
