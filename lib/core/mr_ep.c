@@ -2,7 +2,7 @@
 /*
  * The endpoint: configuration, receive demultiplexing, the transmit
  * scheduler (round-robin over QPs) and timers (docs/spec/transport.md
- * MR-EP-*).
+ * MR-QP-*).
  */
 #include <string.h>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * The responder and the receive side of every RC QP
- * (docs/spec/transport.md MR-RSP-*, MR-ORD-*, MR-ACK-POL-*): sequence
+ * (docs/spec/transport.md MR-RSP-*, MR-ORD-*, MR-RSP-8, MR-RSP-9): sequence
  * checks (ssn dedup, per-path records), placement on arrival in any order,
  * the hold slot that keeps a WRITE's last byte visible last, completion
  * in message order, READ/atomic execution in order into response records,
@@ -95,7 +95,7 @@ void mr_rx_accept(struct mr_qp *qp, const struct mr_pkt *pkt,
 {
 	uint32_t before = mr_ssnwin_cum(&qp->win);
 
-	/* MR-ACK-POL-2: the RNR NAK is repeated in every ACK until a packet
+	/* MR-RSP-9: the RNR NAK is repeated in every ACK until a packet
 	 * of that message is taken (a lost NAK must not strand it). */
 	if (qp->rnr_nak && !mr_seq_lt(pkt->bth.msn, qp->rnr_nak_msn) &&
 	    pkt->bth.opcode != MR_OP_READ_RESP &&
@@ -106,7 +106,7 @@ void mr_rx_accept(struct mr_qp *qp, const struct mr_pkt *pkt,
 		qp->seq_nak_sent = 0;
 	path_record(qp, pkt, meta, now);
 	mr_ratehint_on_rx(&qp->ep->rh, &qp->rh, now);
-	/* MR-ACK-POL-1: ACK every ack_every packets, on ACK_REQ, or
+	/* MR-RSP-8: ACK every ack_every packets, on ACK_REQ, or
 	 * ack_delay_ns after the first unacknowledged packet. */
 	qp->ack_pkts++;
 	if ((pkt->bth.flags & MR_BTH_F_ACK_REQ) ||
@@ -553,7 +553,7 @@ size_t mr_resp_ack(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 	pkt.bth.sqpn = qp->cfg.qpn;
 	pkt.bth.ssn = qp->snd_nxt;
 	pkt.pth.path_id = qp->last_rx_path;
-	/* MR-ACK-POL-2: a failed request is NAKed in every ACK until the
+	/* MR-RSP-9: a failed request is NAKed in every ACK until the
 	 * requester gives up; RNR and SEQ_ERR once per occurrence. */
 	if (qp->rx_err) {
 		a->syndrome = qp->rx_err_code;
