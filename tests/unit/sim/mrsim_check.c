@@ -173,3 +173,100 @@ const struct mr_cqe *mrsim_scen_first_error(const struct mrsim_world *w)
 				return &w->node[x].cqes[i].c;
 	return NULL;
 }
+
+/* Bytes [off, off + len) of side s's region k are as the model says. */
+static int final(struct side *s, int k, uint64_t off, uint64_t len)
+{
+	return !len || !memcmp(s->reg[k]->buf + off, s->exp[k] + off, len);
+}
+
+void mrsim_scen_on_cqe(void *user, int node, const struct mr_cqe *c)
+{
+	struct scen *sc = user;
+	unsigned x;
+
+	if (sc->failed || c->status != MR_WC_SUCCESS)
+		return; /* status mismatches are reported at the end */
+	for (x = (unsigned)node; x < 2 * sc->nq; x += 2) {
+		struct side *s = &sc->s[x], *p = &sc->s[x ^ 1];
+		uint64_t i = (c->wr_id >> 8) & 0xffffffffffull;
+
+		if (s->qpn != c->qp_num)
+			continue;
+		if (!c->is_recv && i < s->nwr) {
+			const struct pwr *w = &s->wrs[i];
+
+			/* A send completion: this WR and every earlier one
+			 * are done, their data in place on both sides. */
+			if (!final(s, R_LDST, 0, w->ldst_mark))
+				mrsim_scen_fail(
+					sc,
+					"side %u: completion of WR %llu "
+					"before its READ/atomic data "
+					"(or an earlier one's) landed",
+					x, (unsigned long long)i);
+			else if (!final(p, R_TGT, RO_ZONE, w->tgt_mark))
+				mrsim_scen_fail(
+					sc,
+					"side %u: completion of WR %llu "
+					"before the peer has every "
+					"earlier WRITE's bytes",
+					x, (unsigned long long)i);
+		} else if (c->is_recv && i < s->nrcv) {
+			const struct prcv *r = &s->rcvs[i];
+
+			/* A receive completion: this message and every
+			 * earlier one are complete in our memory. */
+			if (!final(s, R_RCV, 0, r->rcv_mark))
+				mrsim_scen_fail(sc,
+						"side %u: receive completion "
+						"#%llu before its bytes (or an "
+						"earlier receive's) landed",
+						x, (unsigned long long)i);
+			else if (!final(s, R_TGT, RO_ZONE, r->tgt_mark))
+				mrsim_scen_fail(sc,
+						"side %u: receive completion "
+						"#%llu before every earlier "
+						"WRITE's bytes landed",
+						x, (unsigned long long)i);
+		}
+		return;
+	}
+}
+
+void mrsim_scen_on_place(void *user, int node, const uint8_t *dst, uint32_t len)
+{
+	struct scen *sc = user;
+	unsigned x, i;
+
+	if (sc->failed || !len)
+		return;
+	for (x = (unsigned)node; x < 2 * sc->nq; x += 2) {
+		struct side *s = &sc->s[x], *p = &sc->s[x ^ 1];
+		const uint8_t *base = s->reg[R_TGT]->buf;
+
+		if (dst < base || dst >= base + s->reg[R_TGT]->len)
+			continue;
+		for (i = 0; i < p->nwr; i++) {
+			const struct pwr *w = &p->wrs[i];
+			const uint8_t *start = base + w->tgt_off;
+			const uint8_t *last = start + w->len - 1;
+
+			if ((w->wr.opcode != MR_WR_RDMA_WRITE &&
+			     w->wr.opcode != MR_WR_RDMA_WRITE_WITH_IMM) ||
+			    !w->len || last < dst || last >= dst + len ||
+			    dst <= start)
+				continue;
+			/* This placement carries the WRITE's final byte:
+			 * every byte before it must be visible already. */
+			if (!final(s, R_TGT, w->tgt_off,
+				   (uint64_t)(dst - start)))
+				mrsim_scen_fail(sc,
+						"side %u: final byte of WRITE "
+						"%u (%u bytes) placed before "
+						"the bytes ahead of it",
+						x, i, w->len);
+			return;
+		}
+	}
+}

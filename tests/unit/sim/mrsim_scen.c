@@ -410,7 +410,10 @@ static int plan_wrs(struct scen *sc, int x, uint64_t *msgbuf)
 			wr->remote_addr = p->reg[R_TGT]->iova + off;
 			wr->rkey = p->reg[R_TGT]->rkey;
 			memcpy(p->exp[R_TGT] + off, msg, len);
+			pw->tgt_off = off;
 		}
+		pw->tgt_mark = p->cur_tgt;
+		pw->ldst_mark = s->cur_ldst;
 		if (is_consumer(op)) {
 			struct prcv *rv = &p->rcvs[p->nrcv++];
 			int sendop = op != MR_WR_RDMA_WRITE_WITH_IMM;
@@ -424,6 +427,8 @@ static int plan_wrs(struct scen *sc, int x, uint64_t *msgbuf)
 			rv->wr.num_sge =
 				make_sges(sc, p, R_RCV, &p->cur_rcv, cap,
 					  rv->sge, sendop ? msg : NULL, len);
+			rv->rcv_mark = p->cur_rcv;
+			rv->tgt_mark = p->cur_tgt;
 			memset(e, 0, sizeof(*e));
 			e->wr_id = rv->wr.wr_id;
 			e->qp_user = p->nd;
@@ -795,6 +800,9 @@ static void scen_execute(struct scen *sc)
 
 	w->on_instant = on_instant;
 	w->on_instant_user = sc;
+	w->on_cqe = mrsim_scen_on_cqe;
+	w->on_place = mrsim_scen_on_place;
+	w->hook_user = sc;
 	rc = mrsim_world_run(w, all_done, sc, sc->cfg->bound_ns);
 	if (sc->failed)
 		return;

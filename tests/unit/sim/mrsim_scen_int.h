@@ -17,12 +17,21 @@ struct pwr {
 	uint32_t len;
 	int inl;
 	uint64_t t_post;
+	/* Model marks for checks at completion time: the peer's target
+	 * bytes [RO_ZONE, RO_ZONE + tgt_mark) and our own READ/atomic
+	 * destination bytes [0, ldst_mark) are final once this WR
+	 * completes; a WRITE's bytes start at tgt_off of the peer's target
+	 * region. */
+	uint64_t tgt_mark, ldst_mark, tgt_off;
 };
 
 struct prcv {
 	struct mr_recv_wr wr;
 	struct mr_sge sge[MAX_SGE];
 	uint64_t t_post;
+	/* Final once this WQE completes: our receive bytes [0, rcv_mark)
+	 * and target bytes [RO_ZONE, RO_ZONE + tgt_mark). */
+	uint64_t rcv_mark, tgt_mark;
 };
 
 enum { R_SRC, R_RCV, R_TGT, R_LDST, R_INL, R_N };
@@ -72,5 +81,10 @@ void mrsim_scen_check_memory(struct scen *sc, int i);
 /* MRSIM_VERBOSE: the plan, completions and counters on stderr. */
 void mrsim_scen_dump(struct scen *sc);
 const struct mr_cqe *mrsim_scen_first_error(const struct mrsim_world *w);
+/* World hooks: data visible when its completion is delivered, and the
+ * last byte of a WRITE placed last. */
+void mrsim_scen_on_cqe(void *user, int node, const struct mr_cqe *cqe);
+void mrsim_scen_on_place(void *user, int node, const uint8_t *dst,
+			 uint32_t len);
 
 #endif /* MRSIM_SCEN_INT_H */

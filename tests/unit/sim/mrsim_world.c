@@ -107,6 +107,8 @@ static void cb_place(void *user, uint8_t *dst, const uint8_t *src, uint32_t len)
 	struct mrsim_node *nd = user;
 	uint64_t bad = nd->mem.bad_place;
 
+	if (nd->w->on_place)
+		nd->w->on_place(nd->w->hook_user, nd->idx, dst, len);
 	mrsim_mem_place(&nd->mem, dst, src, len);
 	if (nd->mem.bad_place != bad)
 		mrsim_world_fail(nd->w,
@@ -133,6 +135,8 @@ static void cb_complete(void *user, const struct mr_cqe *cqe)
 	nd->cqes[nd->ncqe].c = *cqe;
 	nd->cqes[nd->ncqe].t = nd->w->now;
 	nd->ncqe++;
+	if (nd->w->on_cqe)
+		nd->w->on_cqe(nd->w->hook_user, nd->idx, cqe);
 }
 
 static void cb_qp_error(void *user, void *qp_user)

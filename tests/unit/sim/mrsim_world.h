@@ -62,6 +62,13 @@ struct mrsim_world {
 	 * something else happens). */
 	uint64_t (*on_instant)(void *user, struct mrsim_world *w);
 	void *on_instant_user;
+	/* Optional checks at the moment things happen (user = hook_user):
+	 * a placement on node, before its bytes are copied; a completion,
+	 * right after it was recorded. */
+	void (*on_place)(void *user, int node, const uint8_t *dst,
+			 uint32_t len);
+	void (*on_cqe)(void *user, int node, const struct mr_cqe *cqe);
+	void *hook_user;
 };
 
 /*
