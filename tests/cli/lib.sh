@@ -149,3 +149,85 @@ cli_done() {
 	echo "all checks passed"
 	exit 0
 }
+
+# --- Two emulated hosts (root): namespaces $NSA/$NSB joined by a veth
+# pair, kernel addresses 10.84.0.1/.2 for the programs' TCP exchange,
+# MetaRoCE devices $DEV_A (10.85.0.1) and $DEV_B (10.85.0.2). Everything
+# goes on exit: processes, devices (before their namespaces: /dev nodes
+# outlive a namespace), namespaces.
+NSA=
+NSB=
+DEV_A=mra
+DEV_B=mrb
+TCP_A=10.84.0.1
+PIDS=()
+inA() { ip netns exec "$NSA" "$@"; }
+inB() { ip netns exec "$NSB" "$@"; }
+
+cli_kill_pids() {
+	local p
+	# Each pid is a timeout(1) process: its child first, then itself.
+	for p in "${PIDS[@]}"; do
+		pkill -9 -P "$p" 2>/dev/null
+		kill -9 "$p" 2>/dev/null
+	done
+	for p in "${PIDS[@]}"; do
+		wait "$p" 2>/dev/null
+	done
+	PIDS=()
+}
+
+cli_two_hosts() {
+	local tag=$$ extra=("$@")
+	NSA=mrcA$tag
+	NSB=mrcB$tag
+	cli_on_exit "ip netns del $NSA; ip netns del $NSB"
+	cli_on_exit "inA $CTL link del $DEV_A; inB $CTL link del $DEV_B"
+	cli_on_exit "cli_kill_pids"
+	if ! ip netns add "$NSA" || ! ip netns add "$NSB"; then
+		echo "SKIP: cannot create network namespaces here"
+		exit 77
+	fi
+	ip link add mrcva$tag netns "$NSA" type veth peer name mrcvb$tag \
+		netns "$NSB" || { echo "FAIL: veth"; exit 1; }
+	ip -n "$NSA" link set lo up && ip -n "$NSB" link set lo up &&
+		ip -n "$NSA" link set mrcva$tag mtu 9000 up &&
+		ip -n "$NSB" link set mrcvb$tag mtu 9000 up &&
+		ip -n "$NSA" addr add $TCP_A/24 dev mrcva$tag &&
+		ip -n "$NSB" addr add 10.84.0.2/24 dev mrcvb$tag ||
+		{ echo "FAIL: veth setup"; exit 1; }
+	inA "$CTL" link add $DEV_A --port net_af_packet0,iface=mrcva$tag \
+		--ip 10.85.0.1/24 "${extra[@]}" &&
+		inB "$CTL" link add $DEV_B --port net_af_packet0,iface=mrcvb$tag \
+			--ip 10.85.0.2/24 "${extra[@]}" ||
+		{ echo "FAIL: link add"; exit 1; }
+}
+
+# cli_pair LOG PORT SERVER_CMD... -- CLIENT_CMD...: the server in host A
+# (waits until it listens on TCP PORT), then the client in host B, both
+# through metaroce-run under timeout. Exit statuses in SRC and CRC; logs
+# in $TMP/LOG.srv and $TMP/LOG.cli.
+SRC=
+CRC=
+CLI_T=${CLI_TIMEOUT:-120}
+cli_pair() {
+	local log=$TMP/$1 port=$2 scmd=() spid i
+	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		scmd+=("$1")
+		shift
+	done
+	shift
+	inA timeout -k 5 "$CLI_T" "$RUN" "${scmd[@]}" >"$log.srv" 2>&1 &
+	spid=$!
+	PIDS+=("$spid")
+	for i in $(seq 200); do
+		inA ss -Hltn "sport = :$port" 2>/dev/null | grep -q . && break
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.1
+	done
+	inB timeout -k 5 "$CLI_T" "$RUN" "$@" >"$log.cli" 2>&1
+	CRC=$?
+	wait "$spid"
+	SRC=$?
+}

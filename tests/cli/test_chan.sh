@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Completion channels (the preload shim's mr_chan_shim.c): unmodified
+# programs that sleep on CQ events - ibv_rc_pingpong -e and perftest's
+# ib_send_bw -e - run between two emulated hosts through metaroce-run.
+. "$(dirname "$0")/lib.sh"
+cli_init "$@"
+need_root
+for t in ibv_rc_pingpong ib_send_bw ss; do
+	command -v $t >/dev/null || { echo "SKIP: $t not installed"; exit 77; }
+done
+prov=$(dirname "$RUN")/../providers/metaroce/libmetaroce-rdmav34.so
+[ -f "$prov" ] || { echo "FAIL: provider not built: $prov"; exit 1; }
+cli_two_hosts
+
+# pair_ok DESC LOG: both sides exited 0; else show their logs.
+pair_ok() {
+	if [ "$SRC" = 0 ] && [ "$CRC" = 0 ]; then
+		pass "$1"
+		return 0
+	fi
+	fail "$1: server exit $SRC, client exit $CRC (124: timeout)"
+	sed 's/^/  server: /' "$TMP/$2.srv"
+	sed 's/^/  client: /' "$TMP/$2.cli"
+	return 1
+}
+
+N=200
+cli_pair pp 18515 ibv_rc_pingpong -d $DEV_A -g 1 -e -n $N -- \
+	ibv_rc_pingpong -d $DEV_B -g 1 -e -n $N $TCP_A
+if pair_ok "ibv_rc_pingpong -g 1 -e" pp; then
+	check "pingpong server: $N iterations" "^$N iters in [0-9.]+ seconds" \
+		"$(cat "$TMP/pp.srv")"
+	check "pingpong client: $N iterations" "^$N iters in [0-9.]+ seconds" \
+		"$(cat "$TMP/pp.cli")"
+	check_not "no channel error" "[Cc]ouldn't|[Ff]ailed" \
+		"$(cat "$TMP/pp.srv" "$TMP/pp.cli")"
+fi
+
+cli_pair bw 18516 ib_send_bw -d $DEV_A -x 1 -F -e -n 100 -s 4096 -p 18516 \
+	-- ib_send_bw -d $DEV_B -x 1 -F -e -n 100 -s 4096 -p 18516 $TCP_A
+if pair_ok "ib_send_bw -e" bw; then
+	row=$(awk '/^ *4096 +100 +/' "$TMP/bw.cli")
+	check "ib_send_bw -e: a 4096-byte row of 100 iterations" "^ *4096 +100 " \
+		"$row"
+fi
+cli_done
