@@ -182,8 +182,11 @@ int mr_qp_destroy(struct mr_qp *qp)
 	}
 	if (ep->rr >= ep->nqp)
 		ep->rr = 0;
-	if (qp->cfg.srq)
+	if (qp->cfg.srq) {
 		qp->cfg.srq->users--;
+		if (qp->wimm_blocked)
+			qp->cfg.srq->blocked--;
+	}
 	qp_free(qp);
 	return 0;
 }

@@ -72,7 +72,6 @@ void mr_req_reset(struct mr_qp *qp, uint64_t now)
 	qp->progress_at = now;
 	qp->rnr_wait = 0;
 	qp->pace_at = UINT64_MAX;
-	qp->resp_head = qp->resp_send = qp->resp_tail = 0;
 	qp->cc_acked_bytes = 0;
 	qp->cc_acked_pkts = 0;
 	for (i = 0; i < qp->npaths; i++) {

@@ -34,6 +34,8 @@ void mr_resp_reset(struct mr_qp *qp)
 	memset(qp->rmsg, 0, qp->ep->cfg.msg_window * sizeof(*qp->rmsg));
 	for (i = 0; i < qp->ep->cfg.hold_slots; i++)
 		qp->hold[i].used = 0;
+	/* Responses are executed from RTR on and survive the move to RTS. */
+	qp->resp_head = qp->resp_send = qp->resp_tail = 0;
 	qp->rcv_msn = 0;
 	qp->rcv_rsn = 0;
 	qp->claim_next = 0;
