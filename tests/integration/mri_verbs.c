@@ -8,7 +8,8 @@
  *   mri-verbs server -d DEV [-c CASE] [-p PORT] [-s SEED]
  *   mri-verbs client -d DEV [-c CASE] [-p PORT] [-s SEED] HOST
  *
- * CASE: data (default), bad_rkey, peer_gone (client/server only).
+ * CASE: data (default), bad_rkey, peer_gone, rtr (client/server only;
+ * rtr = data with the server's QP left in RTR).
  *
  * Two "sides": the requester (loopback QP A, or the client) posts every
  * work request; the responder (loopback QP B, or the server) posts the
@@ -118,19 +119,29 @@ static uint64_t seed = 0x6d72692d76657262ull;
 static uint8_t *img[2]; /* model: [0] requester, [1] responder */
 static int sock = -1;
 static uint8_t qp_timeout = 14, qp_retry = 7;
+/* A responder that never sends requests may stay in RTR (perftest's
+ * passive side does): it must still answer READs and atomics. */
+static int stay_rtr;
+static int is_server;
+static void tcp_send(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
 
 static void fail(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
 static void fail(const char *fmt, ...)
 {
+	static int failing;
+	char msg[400];
 	va_list ap;
 
 	va_start(ap, fmt);
-	fputs("FAIL: ", stdout);
-	vprintf(fmt, ap);
-	fputc('\n', stdout);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	printf("FAIL: %s\n", msg);
 	fflush(stdout);
+	/* The client reports the server's reason too. */
+	if (is_server && sock >= 0 && !failing++)
+		tcp_send("FAIL (server) %s", msg);
 	exit(1);
 }
 
@@ -227,13 +238,14 @@ static void tcp_open(const char *host, const char *port)
 	struct addrinfo *ai;
 	int one = 1, s, i;
 
+	if (!host)
+		hints.ai_flags = AI_PASSIVE;
 	if (getaddrinfo(host, port, &hints, &ai))
 		fail("cannot resolve %s", host ? host : "(any)");
 	s = socket(ai->ai_family, ai->ai_socktype, 0);
 	if (s < 0)
 		fail("socket: %s", strerror(errno));
 	if (!host) {
-		hints.ai_flags = AI_PASSIVE;
 		setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 		if (bind(s, ai->ai_addr, ai->ai_addrlen) || listen(s, 1))
 			fail("bind/listen port %s: %s", port, strerror(errno));
@@ -379,6 +391,8 @@ static void qp_connect(struct side *s, const struct remote *r)
 				  IBV_QP_MAX_DEST_RD_ATOMIC |
 				  IBV_QP_MIN_RNR_TIMER))
 		fail("modify_qp RTR: %s", strerror(errno));
+	if (stay_rtr)
+		return;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.timeout = qp_timeout;
@@ -981,9 +995,11 @@ static uint64_t step_bytes(const struct step *st)
 
 static void step_report(const struct step *st, int nsc, int nrc)
 {
-	printf("step %2d %-26s %2d WRs %8" PRIu64 " bytes, %2d send + %2d "
-	       "recv completions ok, memory ok\n",
-	       st->k, st->what, st->nops, step_bytes(st), nsc, nrc);
+	printf("step %2d %-26s %2d WRs %8" PRIu64 " bytes, %2d send ", st->k,
+	       st->what, st->nops, step_bytes(st), nsc);
+	if (nrc >= 0)
+		printf("+ %2d recv ", nrc);
+	printf("completions ok, memory ok\n");
 	fflush(stdout);
 }
 
@@ -1175,8 +1191,6 @@ static int run_loopback(void)
 
 /* ---- between hosts: client = requester, server = responder ---- */
 
-static int is_server;
-
 static int run_server(const char *cs, const char *port)
 {
 	struct side sd = { 0 };
@@ -1361,7 +1375,8 @@ static void usage(void)
 		"       mri-verbs server -d DEV [-c CASE] [-p PORT] [-s SEED]\n"
 		"       mri-verbs client -d DEV [-c CASE] [-p PORT] [-s SEED] "
 		"HOST\n"
-		"CASE: data (default), bad_rkey, peer_gone\n");
+		"CASE: data (default); client/server only: bad_rkey, "
+		"peer_gone, rtr\n");
 	exit(2);
 }
 
@@ -1393,14 +1408,19 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!dev || (strcmp(cs, "data") && strcmp(cs, "bad_rkey") &&
-		     strcmp(cs, "peer_gone")))
+		     strcmp(cs, "peer_gone") && strcmp(cs, "rtr")))
 		usage();
+	if (!strcmp(cs, "rtr")) {
+		cs = "data";
+		stay_rtr = !strcmp(mode, "server");
+	}
 	if (!strcmp(cs, "peer_gone")) {
 		qp_timeout = GONE_TIMEOUT;
 		qp_retry = GONE_RETRY;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("mri-verbs %s, case %s, seed %#" PRIx64 "\n", mode, cs, seed);
+	printf("mri-verbs %s, case %s%s, seed %#" PRIx64 "\n", mode, cs,
+	       stay_rtr ? " (QP stays in RTR)" : "", seed);
 	open_dev(dev);
 	if (!strcmp(mode, "loopback") && optind == argc &&
 	    !strcmp(cs, "data")) {
