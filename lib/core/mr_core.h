@@ -209,8 +209,8 @@ enum mr_qp_state {
  * are protocol windows, not local tuning: MR-REQ-4). */
 struct mr_ep_config {
 	uint32_t mtu;	    /* payload bytes per packet (256..4096) */
-	uint16_t num_paths; /* paths per connection (1..MR_ACK_MAX_PATHS) */
-	uint32_t max_qp;
+	uint16_t num_paths; /* paths per connection (1..MR_ACK_MAX_PATHS), 1 */
+	uint32_t max_qp;    /* QPs on the endpoint (1024) */
 	uint8_t num_planes; /* planes; path p uses plane p % num_planes (1) */
 	uint16_t ack_every; /* ACK at least every n data packets (4) */
 	uint32_t ack_delay_ns; /* ACK at most this long after data (2000) */
@@ -380,8 +380,10 @@ int mr_qp_post_send(struct mr_qp *qp, const struct mr_send_wr *wr,
 
 /*
  * Post one receive WR (any state but RESET; a QP with an SRQ refuses:
- * -MR_EINVAL). Copied. -MR_EAGAIN queue full, -MR_EINVAL too many SGEs.
- * In ERR completed at once with MR_WC_WR_FLUSH_ERR.
+ * -MR_EINVAL). Copied. -MR_EAGAIN queue full, -MR_EINVAL too many SGEs,
+ * -MR_EACCESS an SGE's lkey does not give LOCAL_WRITE over it. In ERR
+ * completed at once with MR_WC_WR_FLUSH_ERR. Posting may complete a
+ * WRITE_WITH_IMM that was waiting for a WQE (callbacks run inside).
  */
 int mr_qp_post_recv(struct mr_qp *qp, const struct mr_recv_wr *wr);
 
