@@ -175,13 +175,17 @@ static enum mr_qp_state qp_state(struct mr_qp *qp)
 	return a.state;
 }
 
-/* kind 0: unknown rkey, 1: past the end, 2: WRITE to a read-only region */
+/* The bad WR: kind 0 WRITE with an unknown rkey, 1 WRITE past the end,
+ * 2 WRITE to a read-only region, 3 READ of a region without remote rights,
+ * 4 FETCH_ADD on a region without atomic rights, 5 WRITE with the lkey as
+ * rkey. */
 static void rem_access(enum mr_mode mode, int kind, uint32_t loss_ppm)
 {
 	struct mrsim_link_cfg l = { .delay_ns = 3000, .loss_ppm = loss_ppm };
 	AUTO_PAIR p = { 0 };
+	enum mr_wr_opcode op = MR_WR_RDMA_WRITE;
+	uint32_t rkey, len = 200;
 	uint64_t raddr;
-	uint32_t rkey;
 	size_t k;
 
 	MR_CHECK_EQ(pair_init(&p, mode, &l, 14, 7, 7, 42 + (uint64_t)kind), 0);
@@ -192,16 +196,26 @@ static void rem_access(enum mr_mode mode, int kind, uint32_t loss_ppm)
 		rkey ^= 0x5a5a;
 	else if (kind == 1)
 		raddr = p.tgt[1]->iova + p.tgt[1]->len - 100;
-	else {
+	else if (kind == 2 || kind == 4) {
 		raddr = p.ro[1]->iova;
 		rkey = p.ro[1]->rkey;
+	} else if (kind == 3) {
+		raddr = p.src[1]->iova;
+		rkey = p.src[1]->rkey;
+	} else {
+		rkey = p.tgt[1]->lkey;
+	}
+	if (kind == 3)
+		op = MR_WR_RDMA_READ;
+	if (kind == 4) {
+		op = MR_WR_ATOMIC_FETCH_AND_ADD;
+		len = 8;
 	}
 	MR_CHECK_EQ(post(&p, 0, 1, MR_WR_RDMA_WRITE, 0, 3000, p.tgt[1]->iova,
 			 p.tgt[1]->rkey, MR_SEND_SIGNALED),
 		    0);
 	/* The bad one is unsignaled: errors complete anyway. */
-	MR_CHECK_EQ(post(&p, 0, 2, MR_WR_RDMA_WRITE, 100, 200, raddr, rkey, 0),
-		    0);
+	MR_CHECK_EQ(post(&p, 0, 2, op, 100, len, raddr, rkey, 0), 0);
 	MR_CHECK_EQ(post(&p, 0, 3, MR_WR_SEND, 0, 100, 0, 0, MR_SEND_SIGNALED),
 		    0);
 	MR_CHECK_EQ(post(&p, 0, 4, MR_WR_RDMA_READ, 0, 100, p.tgt[1]->iova,
@@ -224,6 +238,9 @@ static void rem_access(enum mr_mode mode, int kind, uint32_t loss_ppm)
 		MR_CHECK_EQ(p.ro[1]->buf[k], 0);
 	for (k = 3000; k < p.tgt[1]->len; k++)
 		MR_CHECK_EQ(p.tgt[1]->buf[k], 0);
+	/* Nothing came back into the requester's memory either. */
+	for (k = 0; k < p.dst[0]->len; k++)
+		MR_CHECK_EQ(p.dst[0]->buf[k], 0);
 	MR_CHECK(mr_ep_counters(p.w.node[1].ep)->nak_sent[MR_NAK_REM_ACCESS] >=
 		 1);
 	MR_CHECK(mr_ep_counters(p.w.node[0].ep)->nak_rcvd[MR_NAK_REM_ACCESS] >=
@@ -240,7 +257,7 @@ static void test_rem_access_metaroce(void)
 {
 	int kind;
 
-	for (kind = 0; kind < 3; kind++)
+	for (kind = 0; kind < 6; kind++)
 		rem_access(MR_MODE_METAROCE, kind, 0);
 	rem_access(MR_MODE_METAROCE, 0, 100000);
 }
@@ -249,7 +266,7 @@ static void test_rem_access_gbn(void)
 {
 	int kind;
 
-	for (kind = 0; kind < 3; kind++)
+	for (kind = 0; kind < 6; kind++)
 		rem_access(MR_MODE_GBN, kind, 0);
 	rem_access(MR_MODE_GBN, 1, 100000);
 }

@@ -26,6 +26,7 @@ struct dgram {
 	struct mr_sge sge[UD_MAX_SGE];
 	uint32_t len;
 	int bad_qkey;
+	int bad_qpn; /* sent to a QPN the peer does not have */
 	int matched;
 	uint64_t t_post;
 };
@@ -162,8 +163,12 @@ static int plan(struct uscen *u, int x, unsigned n)
 		/* A wrong qkey only on datagrams whose random content makes
 		 * them unmistakable for a good one. */
 		d->bad_qkey = d->len >= 8 && mrsim_rand_below(&u->r, 10) == 0;
+		/* Drawn only where it cannot shift the other draws' meaning:
+		 * after the qkey decision, for unmistakable datagrams. */
+		d->bad_qpn = d->len >= 8 && !d->bad_qkey &&
+			     mrsim_rand_below(&u->r, 20) == 0;
 		d->wr.imm = (uint32_t)mrsim_rand_next(&u->r);
-		d->wr.ud_remote_qpn = p->qpn;
+		d->wr.ud_remote_qpn = d->bad_qpn ? p->qpn ^ 0x400000 : p->qpn;
 		d->wr.ud_remote_qkey = d->bad_qkey ? UD_QKEY ^ 0x40 : UD_QKEY;
 		d->wr.ud_dest = (uint32_t)(1 - x);
 		if (mrsim_rand_below(&u->r, 2) || i + 1 == n) {
@@ -352,7 +357,8 @@ static void verify(struct uscen *u, int y, uint8_t *tmp, uint8_t *tmp2,
 			struct dgram *d = &p->dg[j];
 			int imm = d->wr.opcode == MR_WR_SEND_WITH_IMM;
 
-			if (d->matched || d->bad_qkey || d->len != len ||
+			if (d->matched || d->bad_qkey || d->bad_qpn ||
+			    d->len != len ||
 			    !!(c->wc_flags & MR_WC_F_WITH_IMM) != imm ||
 			    (imm && c->imm != d->wr.imm))
 				continue;
@@ -395,6 +401,7 @@ int mrsim_ud_run(const struct mrsim_scen_cfg *cfg, uint64_t seed,
 	struct mr_ep_config ec = { 0 };
 	uint8_t *tmp = NULL, *tmp2 = NULL;
 	uint64_t delivered = 0, dropped_qkey = 0, bad = 0, sent = 0, lost;
+	uint64_t dropped_qpn = 0, bad_qpn = 0, parse_drops;
 	int x, rc;
 
 	memset(res, 0, sizeof(*res));
@@ -509,28 +516,41 @@ int mrsim_ud_run(const struct mrsim_scen_cfg *cfg, uint64_t seed,
 
 		verify(u, x, tmp, tmp2, &delivered);
 		dropped_qkey += c->drop_qkey;
-		for (i = 0; i < u->s[1 - x].ndg; i++)
+		dropped_qpn += c->drop_unknown_qp;
+		for (i = 0; i < u->s[1 - x].ndg; i++) {
 			bad += u->s[1 - x].dg[i].bad_qkey;
+			bad_qpn += u->s[1 - x].dg[i].bad_qpn;
+		}
 		sent += u->s[x].ndg;
-		if (!u->failed && c->drop_parse[MR_PARSE_ICRC] !=
-					  u->w.dir[1 - x].st.corrupted)
+		/* A flipped bit fails the ICRC, or an earlier check of the
+		 * parser (version, opcode, lengths): a parse drop either way.
+		 */
+		for (i = 0, parse_drops = 0; i < MR_PARSE_ERRS; i++)
+			parse_drops += c->drop_parse[i];
+		if (!u->failed && parse_drops != u->w.dir[1 - x].st.corrupted)
 			ufail(u,
-			      "node %d: %llu ICRC drops, link corrupted "
-			      "%llu",
-			      x,
-			      (unsigned long long)c->drop_parse[MR_PARSE_ICRC],
+			      "node %d: %llu parse drops, link corrupted %llu",
+			      x, (unsigned long long)parse_drops,
 			      (unsigned long long)u->w.dir[1 - x].st.corrupted);
 	}
 	lost = u->w.dir[0].st.lost_rand + u->w.dir[1].st.lost_rand +
 	       u->w.dir[0].st.corrupted + u->w.dir[1].st.corrupted;
 	/* Every datagram accounted for exactly once. */
-	if (!u->failed && delivered + dropped_qkey + lost != sent)
+	if (!u->failed && delivered + dropped_qkey + dropped_qpn + lost != sent)
 		ufail(u,
 		      "UD accounting: %llu delivered + %llu qkey drops + %llu "
-		      "lost != %llu sent",
+		      "unknown-QP drops + %llu lost != %llu sent",
 		      (unsigned long long)delivered,
 		      (unsigned long long)dropped_qkey,
-		      (unsigned long long)lost, (unsigned long long)sent);
+		      (unsigned long long)dropped_qpn, (unsigned long long)lost,
+		      (unsigned long long)sent);
+	if (!u->failed && !cfg->loss_ppm && !cfg->corrupt_ppm &&
+	    dropped_qpn != bad_qpn)
+		ufail(u,
+		      "UD: %llu unknown-QP drops, %llu datagrams had a bad "
+		      "QPN",
+		      (unsigned long long)dropped_qpn,
+		      (unsigned long long)bad_qpn);
 	if (!u->failed && !cfg->loss_ppm && !cfg->corrupt_ppm &&
 	    dropped_qkey != bad)
 		ufail(u, "UD: %llu qkey drops, %llu datagrams had a bad qkey",
@@ -552,7 +572,7 @@ out:
 		for (i = 0; i < u->s[x].ndg; i++)
 			res->bytes += u->s[x].dg[i].len;
 	}
-	res->ud_lost = sent - delivered - dropped_qkey;
+	res->ud_lost = sent - delivered - dropped_qkey - dropped_qpn;
 	res->ok = !u->failed;
 	if (u->failed)
 		snprintf(res->why, sizeof(res->why),
