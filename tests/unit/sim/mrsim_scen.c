@@ -839,9 +839,11 @@ static void scen_execute(struct scen *sc)
 		return;
 	}
 	/* Let the last ACKs settle: then nothing may be left to do, and no
-	 * completion may come late. */
+	 * completion may come late. The bound leaves room for a response or
+	 * probe whose ACKs keep getting lost while its RTO backs off to the
+	 * 1 s ceiling (30% loss both ways). */
 	w->on_instant = NULL;
-	rc = mrsim_world_run(w, NULL, NULL, w->now + 100000000ull);
+	rc = mrsim_world_run(w, NULL, NULL, w->now + MRSIM_SETTLE_NS);
 	if (rc == -2) {
 		mrsim_scen_fail(sc, "%s", w->why);
 		return;
@@ -849,8 +851,9 @@ static void scen_execute(struct scen *sc)
 	if (rc != 1) {
 		mrsim_scen_fail(
 			sc,
-			"not quiescent 100 ms after the last completion "
+			"not quiescent %llu ms after the last completion "
 			"(deadlines %llu / %llu)",
+			(unsigned long long)(MRSIM_SETTLE_NS / 1000000),
 			(unsigned long long)mr_ep_next_deadline(w->node[0].ep),
 			(unsigned long long)mr_ep_next_deadline(w->node[1].ep));
 		return;

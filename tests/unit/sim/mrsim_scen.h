@@ -39,6 +39,10 @@ struct mrsim_scen_cfg {
 	int srq;	   /* receivers use an SRQ in half the scenarios */
 };
 
+/* After the last completion the endpoints must fall idle within this much
+ * simulated time (retransmissions back off to a 1 s ceiling). */
+#define MRSIM_SETTLE_NS (20ull * 1000000000ull)
+
 /* QP pairs a scenario may run at once (5 regions per QP, 16 per node). */
 #define MRSIM_MAX_QPS 3
 
