@@ -248,7 +248,9 @@ struct mr_ep {
 	struct mr_counters cnt;
 	struct mr_qp **qps; /* [max_qp] */
 	uint32_t nqp;
-	uint32_t rr; /* tx round-robin cursor */
+	struct mr_qp **qpn_tab; /* open addressing by qpn, linear probing */
+	uint32_t qpn_mask;	/* table size - 1 (>= 2 x max_qp) */
+	uint32_t rr;		/* tx round-robin cursor */
 	uint32_t nsrq;
 	struct mr_ratehint rh;
 };
@@ -279,6 +281,11 @@ static inline uint64_t mr_ib_timeout_ns(uint8_t t)
 {
 	return t ? 4096ull << (t > 31 ? 31 : t) : 0;
 }
+
+/* mr_ep.c: the qpn table (demultiplexing) */
+void mr_ep_qpn_insert(struct mr_ep *ep, struct mr_qp *qp);
+void mr_ep_qpn_remove(struct mr_ep *ep, struct mr_qp *qp);
+struct mr_qp *mr_ep_qpn_find(const struct mr_ep *ep, uint32_t qpn);
 
 /* mr_qp.c */
 void mr_qp_enter_err(struct mr_qp *qp, int notify);

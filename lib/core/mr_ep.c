@@ -86,14 +86,21 @@ int mr_ep_create(const struct mr_ep_config *cfg, const struct mr_mem *mem,
 	ep->rnd = *rnd;
 	ep->memreg = *memreg;
 	ep->cb = *cb;
+	ep->qpn_mask = 1;
+	while (ep->qpn_mask + 1 < 2 * c.max_qp)
+		ep->qpn_mask = ep->qpn_mask * 2 + 1;
 	ep->qps = mem->calloc(mem->user, c.max_qp, sizeof(*ep->qps));
-	if (!ep->qps) {
-		mem->free(mem->user, ep);
-		return -MR_ENOMEM;
-	}
-	rc = mr_ratehint_init(&ep->rh, c.link_rate_mbps, 4 * c.base_rtt_ns);
+	ep->qpn_tab = mem->calloc(mem->user, (size_t)ep->qpn_mask + 1,
+				  sizeof(*ep->qpn_tab));
+	rc = ep->qps && ep->qpn_tab ? 0 : -MR_ENOMEM;
+	if (!rc)
+		rc = mr_ratehint_init(&ep->rh, c.link_rate_mbps,
+				      4 * c.base_rtt_ns);
 	if (rc) {
-		mem->free(mem->user, ep->qps);
+		if (ep->qps)
+			mem->free(mem->user, ep->qps);
+		if (ep->qpn_tab)
+			mem->free(mem->user, ep->qpn_tab);
 		mem->free(mem->user, ep);
 		return rc;
 	}
@@ -108,6 +115,7 @@ int mr_ep_destroy(struct mr_ep *ep)
 	if (ep->nqp || ep->nsrq)
 		return -MR_EBUSY;
 	ep->mem.free(ep->mem.user, ep->qps);
+	ep->mem.free(ep->mem.user, ep->qpn_tab);
 	ep->mem.free(ep->mem.user, ep);
 	return 0;
 }
@@ -122,14 +130,57 @@ const struct mr_counters *mr_ep_counters(const struct mr_ep *ep)
 	return &ep->cnt;
 }
 
+static uint32_t qpn_hash(const struct mr_ep *ep, uint32_t qpn)
+{
+	return (qpn * 2654435761u) & ep->qpn_mask;
+}
+
+void mr_ep_qpn_insert(struct mr_ep *ep, struct mr_qp *qp)
+{
+	uint32_t i = qpn_hash(ep, qp->cfg.qpn);
+
+	while (ep->qpn_tab[i])
+		i = (i + 1) & ep->qpn_mask;
+	ep->qpn_tab[i] = qp;
+}
+
+struct mr_qp *mr_ep_qpn_find(const struct mr_ep *ep, uint32_t qpn)
+{
+	uint32_t i = qpn_hash(ep, qpn);
+
+	while (ep->qpn_tab[i]) {
+		if (ep->qpn_tab[i]->cfg.qpn == qpn)
+			return ep->qpn_tab[i];
+		i = (i + 1) & ep->qpn_mask;
+	}
+	return NULL;
+}
+
+void mr_ep_qpn_remove(struct mr_ep *ep, struct mr_qp *qp)
+{
+	uint32_t i = qpn_hash(ep, qp->cfg.qpn), j, h;
+
+	while (ep->qpn_tab[i] != qp) {
+		if (!ep->qpn_tab[i])
+			return;
+		i = (i + 1) & ep->qpn_mask;
+	}
+	ep->qpn_tab[i] = NULL;
+	/* Backward-shift deletion keeps every probe chain unbroken. */
+	for (j = (i + 1) & ep->qpn_mask; ep->qpn_tab[j];
+	     j = (j + 1) & ep->qpn_mask) {
+		h = qpn_hash(ep, ep->qpn_tab[j]->cfg.qpn);
+		if (((j - h) & ep->qpn_mask) >= ((j - i) & ep->qpn_mask)) {
+			ep->qpn_tab[i] = ep->qpn_tab[j];
+			ep->qpn_tab[j] = NULL;
+			i = j;
+		}
+	}
+}
+
 static struct mr_qp *find_qp(struct mr_ep *ep, uint32_t qpn)
 {
-	uint32_t i;
-
-	for (i = 0; i < ep->nqp; i++)
-		if (ep->qps[i]->cfg.qpn == qpn)
-			return ep->qps[i];
-	return NULL;
+	return mr_ep_qpn_find(ep, qpn);
 }
 
 static int rc_rx(struct mr_qp *qp, const struct mr_pkt *pkt,

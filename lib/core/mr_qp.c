@@ -93,11 +93,8 @@ static int qp_alloc(struct mr_qp *qp)
 
 static int ep_check_qpn(const struct mr_ep *ep, uint32_t qpn)
 {
-	uint32_t i;
-
-	for (i = 0; i < ep->nqp; i++)
-		if (ep->qps[i]->cfg.qpn == qpn)
-			return -MR_EINVAL;
+	if (mr_ep_qpn_find(ep, qpn))
+		return -MR_EINVAL;
 	return ep->nqp < ep->cfg.max_qp ? 0 : -MR_ENOMEM;
 }
 
@@ -162,6 +159,7 @@ int mr_qp_create(struct mr_ep *ep, const struct mr_qp_config *cfg,
 	qp->attr.path_mtu_bytes = ep->cfg.mtu;
 	qp_reset(qp);
 	ep->qps[ep->nqp++] = qp;
+	mr_ep_qpn_insert(ep, qp);
 	*out = qp;
 	return 0;
 }
@@ -174,6 +172,7 @@ int mr_qp_destroy(struct mr_qp *qp)
 	if (!qp)
 		return -MR_EINVAL;
 	ep = qp->ep;
+	mr_ep_qpn_remove(ep, qp);
 	for (i = 0; i < ep->nqp; i++) {
 		if (ep->qps[i] == qp) {
 			ep->qps[i] = ep->qps[--ep->nqp];

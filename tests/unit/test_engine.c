@@ -1000,10 +1000,48 @@ static void test_state_machine_and_drops(void)
 	world_fini(&w);
 }
 
+/* The qpn table: insert, find, backward-shift removal, the max_qp cap. */
+static void test_qpn_table(void)
+{
+	static struct world w;
+	struct mr_ep_config cfg = base_cfg;
+	struct mr_qp_config c = {
+		.type = MR_QPT_RC, .pd = 1, .max_send_wr = 1, .max_recv_wr = 1
+	};
+	struct mr_qp *q[64], *x;
+	uint32_t i;
+
+	cfg.max_qp = 40;
+	MR_CHECK_EQ(world_init(&w, &cfg), 0);
+	for (i = 0; i < 40; i++) {
+		/* qpns that collide in a small table */
+		c.qpn = 1 + i * 64;
+		MR_CHECK_EQ(mr_qp_create(w.n[0].ep, &c, &q[i]), 0);
+	}
+	c.qpn = 5000;
+	MR_CHECK_EQ(mr_qp_create(w.n[0].ep, &c, &x), -MR_ENOMEM);
+	for (i = 0; i < 40; i += 2)
+		MR_CHECK_EQ(mr_qp_destroy(q[i]), 0);
+	for (i = 0; i < 40; i++) {
+		c.qpn = 1 + i * 64;
+		if (i % 2) {
+			/* still there: a second one is refused */
+			MR_CHECK_EQ(mr_qp_create(w.n[0].ep, &c, &x),
+				    -MR_EINVAL);
+			MR_CHECK_EQ(mr_qp_num(q[i]), c.qpn);
+		} else {
+			MR_CHECK_EQ(mr_qp_create(w.n[0].ep, &c, &q[i]), 0);
+		}
+	}
+	for (i = 0; i < 40; i++)
+		MR_CHECK_EQ(mr_qp_destroy(q[i]), 0);
+	world_fini(&w);
+}
+
 MR_TEST_MAIN(MR_TEST(test_send_recv), MR_TEST(test_write_read_atomic),
 	     MR_TEST(test_lossless_metaroce), MR_TEST(test_loss_metaroce),
 	     MR_TEST(test_loss_gbn), MR_TEST(test_rem_access),
 	     MR_TEST(test_recv_overflow), MR_TEST(test_rnr),
 	     MR_TEST(test_retry_exceeded), MR_TEST(test_last_byte_visible_last),
 	     MR_TEST(test_write_imm_zero_and_srq), MR_TEST(test_ud),
-	     MR_TEST(test_state_machine_and_drops))
+	     MR_TEST(test_state_machine_and_drops), MR_TEST(test_qpn_table))
