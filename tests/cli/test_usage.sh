@@ -14,7 +14,7 @@ P=--port=0000:3b:00.0
 add() { "$CTL" link add "$@"; }
 
 expect_err "no command" "missing command" "$CTL"
-expect_err "unknown command" "unknown command 'stats'" "$CTL" stats mr0
+expect_err "unknown command" "unknown command 'frob'" "$CTL" frob mr0
 expect_err "unknown global option" "unknown option '--frob'" "$CTL" --frob
 expect_err "unknown link command" "unknown link command 'set'" \
 	"$CTL" link set mr0

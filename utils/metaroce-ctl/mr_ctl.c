@@ -6,6 +6,7 @@
  * 1: anything else), and leaves nothing half-created.
  */
 #include "mr_ctl_port.h"
+#include "mr_ctl_stats.h"
 #include "mr_ctl_view.h"
 #include "mr_devconf.h"
 
@@ -27,6 +28,7 @@ static const char usage_main[] =
 	"[--udp-port P]\n"
 	"       metaroce-ctl link show [NAME] [--json]\n"
 	"       metaroce-ctl link del NAME\n"
+	"       metaroce-ctl stats NAME [--json] [--last]\n"
 	"       metaroce-ctl link help | --help | --version\n";
 
 static const char usage_link[] =
@@ -52,6 +54,13 @@ static const char usage_link[] =
 	"  --udp-port P    UDP destination port, default 4797 (not 4791)\n"
 	"link show [NAME] [--json]   devices, ports, address, MAC, MTU, GIDs\n"
 	"link del NAME   remove the device and everything made for it\n"
+	"stats NAME [--json] [--last]\n"
+	"                live counters of a device in use (per plane: "
+	"packets,\n"
+	"                bytes, ECN marks, drops by reason; ARP; progress "
+	"rounds);\n"
+	"                --last: the last ones written by a program that "
+	"has ended\n"
 	"\n"
 	"Environment: METAROCE_RUNDIR (default /run/metaroce) holds the "
 	"views.\n";
@@ -387,6 +396,8 @@ int main(int argc, char **argv)
 		printf("metaroce-ctl %s\n", MR_VERSION);
 		return 0;
 	}
+	if (!strcmp(argv[1], "stats"))
+		return mrctl_cmd_stats(argc - 2, argv + 2);
 	if (strcmp(argv[1], "link")) {
 		if (argv[1][0] == '-')
 			die_usage("unknown option '%s'", argv[1]);
