@@ -24,6 +24,12 @@
 #define MRDP_SLEEP_MAX_NS 1000000ull
 #define MRDP_SLEEP_IDLE_NS 4000000ull
 #define MRDP_IDLE_AFTER_NS 1000000000ull
+/* An application that called mrdp_progress() this recently is polling
+ * continuously (a poll_cq loop calls it every microsecond or so; one
+ * post_send per round trip does not count); the thread then naps this
+ * long between its own rounds. */
+#define MRDP_INLINE_RECENT_NS 10000ull
+#define MRDP_INLINE_NAP_NS 50000ull
 
 static pthread_mutex_t open_mu = PTHREAD_MUTEX_INITIALIZER;
 static unsigned open_seq;
@@ -62,11 +68,13 @@ unsigned mrdp_num_planes(const struct mrdp_dev *d)
 
 int mrdp_progress(struct mrdp_dev *d)
 {
+	uint64_t now = mrdp_now();
 	int n;
 
+	atomic_store_explicit(&d->last_inline_ns, now, memory_order_relaxed);
 	if (pthread_mutex_trylock(&d->lock) != 0)
 		return 0;
-	n = mrdp_io_round(d, mrdp_now());
+	n = mrdp_io_round(d, now);
 	if (n)
 		d->inline_rounds++;
 	pthread_mutex_unlock(&d->lock);
@@ -152,8 +160,32 @@ static void *progress_main(void *arg)
 			backoff = MRDP_SLEEP_MIN_NS;
 			continue;
 		}
+		{
+			uint64_t lw = atomic_load_explicit(
+				&d->last_work_ns, memory_order_relaxed);
+
+			if (lw > last_work) {
+				last_work = lw;
+				backoff = MRDP_SLEEP_MIN_NS;
+			}
+		}
 		if (atomic_exchange(&d->kicked, 0))
 			continue;
+		/* An application thread is polling (poll_cq): it does the
+		 * receive and timer work inline, so spinning here too would
+		 * only take the CPU from it (two cores, several processes).
+		 * Nap instead, short enough to take over when it stops. */
+		if ((int64_t)(now -
+			      atomic_load_explicit(&d->last_inline_ns,
+						   memory_order_relaxed)) <
+		    (int64_t)MRDP_INLINE_RECENT_NS) {
+			if (deadline > now)
+				idle_sleep(d,
+					   deadline - now < MRDP_INLINE_NAP_NS
+						   ? deadline - now
+						   : MRDP_INLINE_NAP_NS);
+			continue;
+		}
 		if (now - last_work < MRDP_SPIN_NS) {
 			/* Let a thread that shares our core run. */
 			sched_yield();

@@ -76,6 +76,11 @@ struct mrdp_dev {
 	pthread_mutex_t sleep_mu;
 	pthread_cond_t sleep_cv;
 	uint64_t next_stats_ns;
+	/* When an application thread last called mrdp_progress(). */
+	_Atomic uint64_t last_inline_ns;
+	/* When a round (any thread) last had work: inline progress keeps the
+	 * progress thread out of its long idle sleeps too. */
+	_Atomic uint64_t last_work_ns;
 };
 
 /* mrdp_eal.c: start EAL once per process (0 or -errno, reason in err). */

@@ -351,8 +351,11 @@ int mrdp_io_round(struct mrdp_dev *d, uint64_t now)
 	mrdp_neigh_tick(d->neigh, now, neigh_request, neigh_drop, d);
 	for (i = 0; i < d->nplanes; i++)
 		flush_plane(d, &d->plane[i]);
-	if (work)
+	if (work) {
 		d->progress_rounds++;
+		atomic_store_explicit(&d->last_work_ns, now,
+				      memory_order_relaxed);
+	}
 	return work;
 }
 
