@@ -553,7 +553,7 @@ size_t mr_resp_ack(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 	pkt.bth.flags = mr_qp_is_gbn(qp) ? MR_BTH_F_GBN : 0;
 	pkt.bth.dqpn = qp->attr.dest_qpn;
 	pkt.bth.sqpn = qp->cfg.qpn;
-	pkt.bth.ssn = qp->snd_nxt;
+	/* MR-ACK-2: ssn and msn of an ACK are 0. */
 	pkt.pth.path_id = qp->last_rx_path;
 	/* MR-RSP-9: a failed request is NAKed in every ACK until the
 	 * requester gives up; RNR and SEQ_ERR once per occurrence. */
