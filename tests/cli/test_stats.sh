@@ -13,6 +13,15 @@ cli_own_netns
 ip link add v0 type veth peer name v1
 expect_ok "add mr0" "$CTL" link add mr0 --port net_af_packet0,iface=v0 \
 	--ip 192.0.2.1/24
+# Names that only contain another provider's prefix are ours.
+expect_ok "add mr-rxe (not claimed by rxe)" "$CTL" link add mr-rxe \
+	--port net_af_packet1,iface=v1 --ip 192.0.2.2/24
+expect_ok "add Rxe1 (matching is case-sensitive)" "$CTL" link add Rxe1 \
+	--port net_af_packet2,iface=lo --ip 192.0.2.3/24 --mac 02:00:00:00:00:03
+out=$("$RUN" ibv_devices 2>&1)
+check "ibv_devices lists mr-rxe" "^ +mr-rxe[[:space:]]+[0-9a-f]{16}$" "$out"
+expect_ok "del mr-rxe" "$CTL" link del mr-rxe
+expect_ok "del Rxe1" "$CTL" link del Rxe1
 node=$("$CTL" link show mr0 --json | sed -n 's/.*"node": "\([^"]*\)".*/\1/p')
 dir=$(echo "$METAROCE_RUNDIR"/net-*/sysfs/class/infiniband/mr0)
 [ -c "/dev/infiniband/$node" ] && [ -d "$dir" ] && pass "node $node" ||

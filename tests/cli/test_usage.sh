@@ -31,6 +31,13 @@ expect_err "bad name (..)" "invalid device name '..'" \
 	add .. $P --ip 192.0.2.1/24
 expect_err "bad name (hidden)" "invalid device name '.mr0'" \
 	add .mr0 $P --ip 192.0.2.1/24
+# Names another installed provider would claim (rdma-core 44: rxe's
+# "rdma_device:*Nrxe*"; siw's "siw*" in older releases).
+for n in rxe0 rxe siw0 siw_a myNrxe1 xNsiw; do
+	expect_err "name claimed by another provider ($n)" \
+		"device name '$n' would be taken by rdma-core's (rxe \\(Soft-RoCE\\)|siw \\(Soft-iWARP\\)) provider, which claims the names" \
+		add $n $P --ip 192.0.2.1/24
+done
 expect_err "--ip twice" "--ip given twice" \
 	add mr0 $P --ip 192.0.2.1/24 --ip 192.0.2.2/24
 expect_err "--mac twice" "--mac given twice" \

@@ -11,6 +11,7 @@
 #include "mr_devconf.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +38,9 @@ static const char usage_link[] =
 	"metaroce-run so that libibverbs sees them.\n"
 	"\n"
 	"link add NAME   create device NAME (1..63 of A-Z a-z 0-9 _ . -, not\n"
-	"                starting with .)\n"
+	"                starting with ., not rxe* or siw*: names other "
+	"providers\n"
+	"                claim)\n"
 	"  --port DEVARGS  one DPDK port = one network plane, 1 to 8 of them:\n"
 	"                  a vdev (net_af_packet0,iface=veth0  "
 	"net_af_xdp0,iface=..\n"
@@ -127,6 +130,36 @@ static void check_ip(const char *s, uint32_t *ip, uint8_t *prefix)
 			  s);
 }
 
+/*
+ * Providers that claim devices by name. libibverbs asks every provider in
+ * load order, and matches "rdma_device:N<name>" against each one's
+ * table before our match_device is reached when that provider loads
+ * first (installed providers load in the order of /etc/libibverbs.d).
+ * rdma-core 44's rxe table has "rdma_device:*Nrxe*", its only name
+ * match among the Debian 12 provider libraries (checked with strings);
+ * siw matched "siw*" by name before rdma-core moved it to its kernel
+ * driver id, and older installations still do.
+ */
+static const struct {
+	const char *glob, *provider, *names;
+} claimed_names[] = {
+	{ "rdma_device:*Nrxe*", "rxe (Soft-RoCE)", "rxe*, *Nrxe*" },
+	{ "rdma_device:*Nsiw*", "siw (Soft-iWARP)", "siw*, *Nsiw*" },
+};
+
+/* The claimed_names entry that would take name, or -1. */
+static int claimed_by(const char *name)
+{
+	char alias[16 + MR_DEVCONF_NAME_MAX];
+
+	snprintf(alias, sizeof(alias), "rdma_device:N%s", name);
+	for (size_t i = 0; i < sizeof(claimed_names) / sizeof(claimed_names[0]);
+	     i++)
+		if (!fnmatch(claimed_names[i].glob, alias, 0))
+			return (int)i;
+	return -1;
+}
+
 static int cmd_add(int argc, char **argv)
 {
 	struct mrctl_port ports[MR_DEVCONF_MAX_PORTS];
@@ -134,7 +167,7 @@ static int cmd_add(int argc, char **argv)
 	unsigned long mtu = 0, udp = MRCTL_DEFAULT_UDP;
 	unsigned carried = 4096;
 	const char *narrow = NULL;
-	int have_mac = 0;
+	int have_mac = 0, claimed;
 	struct mrctl_view view;
 	struct mr_devconf c;
 	char err[512];
@@ -191,6 +224,12 @@ static int cmd_add(int argc, char **argv)
 		die_usage("invalid device name '%s' (1..63 of A-Z a-z 0-9 "
 			  "_ . -, not starting with .)",
 			  name);
+	if ((claimed = claimed_by(name)) >= 0)
+		die_usage("device name '%s' would be taken by rdma-core's %s "
+			  "provider, which claims the names %s; choose "
+			  "another, such as mr0",
+			  name, claimed_names[claimed].provider,
+			  claimed_names[claimed].names);
 	if (!c.nports)
 		die_usage("link add %s: at least one --port DEVARGS is needed",
 			  name);
