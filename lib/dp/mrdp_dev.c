@@ -72,8 +72,13 @@ int mrdp_progress(struct mrdp_dev *d)
 	int n;
 
 	atomic_store_explicit(&d->last_inline_ns, now, memory_order_relaxed);
-	if (pthread_mutex_trylock(&d->lock) != 0)
+	if (pthread_mutex_trylock(&d->lock) != 0) {
+		/* The progress thread holds the lock, maybe past its transmit
+		 * step: make it run another round before it sleeps, so work
+		 * just posted goes out now. */
+		atomic_store(&d->kicked, 1);
 		return 0;
+	}
 	n = mrdp_io_round(d, now);
 	if (n)
 		d->inline_rounds++;
