@@ -293,7 +293,19 @@ void mr_qp_cqe(struct mr_qp *qp, const struct mr_cqe *cqe);
 int mr_qp_lookup(struct mr_qp *qp, uint32_t key, int remote, uint64_t addr,
 		 uint64_t len, unsigned need, uint8_t **host);
 
+static inline struct mr_txp *mr_txp_of(struct mr_qp *qp, uint32_t ssn)
+{
+	return &qp->txp[mr_ssn_slot(qp, ssn)];
+}
+
+static inline int mr_in_flight_window(const struct mr_qp *qp, uint32_t ssn)
+{
+	return !mr_seq_lt(ssn, qp->snd_una) && mr_seq_lt(ssn, qp->snd_nxt);
+}
+
 /* mr_req.c */
+int mr_req_started(const struct mr_qp *qp, uint32_t msn);
+void mr_req_mark_err(struct mr_qp *qp, uint32_t msn, enum mr_wc_status st);
 void mr_req_reset(struct mr_qp *qp, uint64_t now);
 size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 		 struct mr_tx_meta *meta);
@@ -305,7 +317,6 @@ void mr_req_complete(struct mr_qp *qp);
 void mr_req_flush(struct mr_qp *qp);
 uint64_t mr_req_deadline(const struct mr_qp *qp);
 void mr_req_expiry(struct mr_qp *qp, uint64_t now);
-void mr_req_resp_enqueued(struct mr_qp *qp);
 
 /* mr_resp.c */
 void mr_resp_reset(struct mr_qp *qp);

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The requester's input side (docs/spec/transport.md MR-REQ-*, MR-ERR-*):
+ * ACKs and NAKs (settling packets, completing WRs, RNR waits, gbn
+ * go-back), READ/atomic responses, and the timers (path RTOs, RNR wait,
+ * stall probe, retry exhaustion). Transmit and posting: mr_req.c.
+ */
+#include <string.h>
+
+#include "mr_engine.h"
+
+/* ---- ACKs and NAKs in -----------------------------------------------------
+ */
+
+static void rewind_from(struct mr_qp *qp, uint32_t msn)
+{
+	uint32_t s;
+
+	/* MR-REQ-12: after an RNR wait, everything of message msn and later
+	 * that the peer may have refused is sent again; what it had taken
+	 * is dropped there as a duplicate. */
+	for (s = qp->snd_una; mr_seq_lt(s, qp->snd_nxt); s++) {
+		struct mr_txp *t = mr_txp_of(qp, s);
+
+		if (t->kind != MR_TXP_REQ || mr_seq_lt(t->owner, msn) ||
+		    t->state != MR_TXP_ACKED)
+			continue;
+		t->state = MR_TXP_LOST;
+		qp->lost_cnt++;
+		if (mr_seq_lt(s, qp->retx_from))
+			qp->retx_from = s;
+	}
+}
+
+static uint64_t rnr_timer_ns(uint8_t code)
+{
+	/* IB's RNR timer encoding (table 45), in microseconds x 100; 0 means
+	 * 655.36 ms. */
+	static const uint32_t us100[32] = {
+		65536, 1,    2,	   3,	  4,	 6,	8,     12,
+		16,    24,   32,   48,	  64,	 96,	128,   192,
+		256,   384,  512,  768,	  1024,	 1536,	2048,  3072,
+		4096,  6144, 8192, 12288, 16384, 24576, 32768, 49152,
+	};
+	return (uint64_t)us100[code & 31] * 10000;
+}
+
+static void on_nak(struct mr_qp *qp, const struct mr_aeth *a, uint64_t now)
+{
+	uint32_t m = a->nak_msn;
+	struct mr_swqe *w;
+	uint16_t i;
+
+	MR_CNT(qp, nak_rcvd[a->syndrome], 1);
+	switch (a->syndrome) {
+	case MR_NAK_SEQ_ERR: {
+		struct mr_txp *t;
+
+		if (!mr_qp_is_gbn(qp) || !mr_in_flight_window(qp, a->cum_ssn))
+			return;
+		/* MR-GBN-3: a NAK for an ssn already sent again is stale. */
+		t = mr_txp_of(qp, a->cum_ssn);
+		if (t->state == MR_TXP_OUT && t->retx)
+			return;
+		for (i = 0; i < qp->npaths; i++)
+			mr_pathtx_lose_all(&qp->ptx[i], now);
+		qp->retx_from = qp->snd_una;
+		MR_CNT(qp, gbn_rewinds, 1);
+		return;
+	}
+	case MR_NAK_RNR:
+		if (!mr_req_started(qp, m))
+			return;
+		if (qp->rnr_wait && !mr_seq_lt(m, qp->rnr_msn))
+			return; /* the wait already covers it */
+		w = mr_sq_wqe(qp, m);
+		w->rnr_count++;
+		if (qp->attr.rnr_retry != 7 &&
+		    w->rnr_count > qp->attr.rnr_retry) {
+			mr_req_mark_err(qp, m, MR_WC_RNR_RETRY_EXC_ERR);
+			return;
+		}
+		qp->rnr_wait = 1;
+		qp->rnr_msn = m;
+		qp->rnr_until = now + rnr_timer_ns(a->rnr_timer);
+		MR_CNT(qp, rnr_waits, 1);
+		return;
+	case MR_NAK_REM_ACCESS:
+		mr_req_mark_err(qp, m, MR_WC_REM_ACCESS_ERR);
+		return;
+	case MR_NAK_INV_REQ:
+		mr_req_mark_err(qp, m, MR_WC_REM_INV_REQ_ERR);
+		return;
+	case MR_NAK_REM_OP:
+		mr_req_mark_err(qp, m, MR_WC_REM_OP_ERR);
+		return;
+	default:
+		return;
+	}
+}
+
+static void free_resp_records(struct mr_qp *qp)
+{
+	while (qp->resp_head != qp->resp_send) {
+		struct mr_resp_rec *r = &qp->resp[qp->resp_head % qp->resp_max];
+
+		if (!mr_seq_lt(r->last_ssn, qp->snd_una))
+			break;
+		qp->resp_head++;
+	}
+}
+
+int mr_req_on_ack(struct mr_qp *qp, const struct mr_pkt *pkt, uint64_t now)
+{
+	const struct mr_aeth *a = &pkt->aeth;
+	struct mr_cc_ack ca;
+	int progress = 0;
+	uint8_t i;
+
+	if (qp->state == MR_QPS_ERR) {
+		MR_CNT(qp, drop_bad_state, 1);
+		return -MR_ESTATE;
+	}
+	/* MR-REQ-10: an ACK for what we never sent is not trusted. */
+	if (mr_seq_lt(qp->snd_nxt, a->cum_ssn) ||
+	    mr_seq_lt(qp->sq_next, a->cum_msn)) {
+		MR_CNT(qp, drop_invalid, 1);
+		return -MR_EPROTO;
+	}
+	for (i = 0; i < a->nblocks; i++)
+		if (a->blocks[i].path_id >= qp->npaths) {
+			MR_CNT(qp, drop_invalid, 1);
+			return -MR_EPROTO;
+		}
+	qp->cc_acked_bytes = 0;
+	qp->cc_acked_pkts = 0;
+	for (i = 0; i < a->nblocks; i++) {
+		const struct mr_sack_block *b = &a->blocks[i];
+
+		if (mr_pathtx_on_sack(&qp->ptx[b->path_id], b, now) > 0)
+			progress = 1;
+	}
+	if (mr_seq_lt(qp->snd_una, a->cum_ssn)) {
+		qp->stall_ref = now;
+		while (qp->snd_una != a->cum_ssn) {
+			struct mr_txp *t = mr_txp_of(qp, qp->snd_una);
+
+			if (t->state == MR_TXP_LOST)
+				qp->lost_cnt--;
+			t->state = MR_TXP_ACKED;
+			qp->snd_una++;
+		}
+		progress = 1;
+		free_resp_records(qp);
+	}
+	if (mr_seq_lt(qp->peer_cum_msn, a->cum_msn)) {
+		qp->peer_cum_msn = a->cum_msn;
+		progress = 1;
+	}
+	if (progress) {
+		qp->retries = 0;
+		qp->progress_at = now;
+	}
+	memset(&ca, 0, sizeof(ca));
+	ca.acked_bytes = qp->cc_acked_bytes;
+	ca.acked_pkts = qp->cc_acked_pkts;
+	ca.ce_pkts = a->ecn_ce;
+	ca.rate_hint_mbps = a->rate_hint;
+	ca.srtt_ns = qp->ptx[0].srtt;
+	for (i = 1; i < qp->npaths; i++)
+		if (qp->ptx[i].srtt &&
+		    (!ca.srtt_ns || qp->ptx[i].srtt < ca.srtt_ns))
+			ca.srtt_ns = qp->ptx[i].srtt;
+	mr_cc_on_ack(&qp->cc, &ca, now);
+	MR_CNT(qp, ecn_ce_echoed, a->ecn_ce);
+	if (a->syndrome != MR_NAK_NONE)
+		on_nak(qp, a, now);
+	mr_req_complete(qp);
+	if (qp->state != MR_QPS_ERR)
+		mr_resp_advance(qp, now); /* records may have been freed */
+	return 0;
+}
+
+/* A READ_RESP or ATOMIC_RESP for one of our WQEs (MR-REQ-7). */
+int mr_req_on_resp(struct mr_qp *qp, const struct mr_pkt *pkt,
+		   const struct mr_rx_meta *meta, uint64_t now)
+{
+	const struct mr_bth *b = &pkt->bth;
+	struct mr_swqe *w = NULL;
+	int rc, known;
+
+	if (qp->state == MR_QPS_ERR) {
+		MR_CNT(qp, drop_bad_state, 1);
+		return -MR_ESTATE;
+	}
+	known = !mr_seq_lt(b->msn, qp->sq_head) &&
+		mr_seq_lt(b->msn, qp->sq_next);
+	if (known) {
+		w = mr_sq_wqe(qp, b->msn);
+		if (b->opcode == MR_OP_READ_RESP
+			    ? w->opcode != MR_WR_RDMA_READ ||
+				      b->msg_len != w->len
+			    : w->opcode != MR_WR_ATOMIC_CMP_AND_SWP &&
+				      w->opcode != MR_WR_ATOMIC_FETCH_AND_ADD) {
+			MR_CNT(qp, drop_invalid, 1);
+			return -MR_EPROTO;
+		}
+	} else if (!mr_seq_lt(b->msn, qp->sq_head)) {
+		MR_CNT(qp, drop_invalid, 1);
+		return -MR_EPROTO;
+	}
+	rc = mr_rx_check(qp, pkt, meta, now);
+	if (rc)
+		return rc < 0 ? rc : 0;
+	mr_rx_accept(qp, pkt, meta, now);
+	if (!known || w->resp_done || w->err)
+		return 0; /* completed or failed already: nothing to place */
+	MR_CNT(qp, rx_payload_bytes, pkt->payload_len);
+	if (b->opcode == MR_OP_ATOMIC_RESP) {
+		uint64_t v = pkt->atomic_orig;
+
+		if (mr_sge_place(qp, w->sge, w->num_sge, 0, (uint8_t *)&v, 8))
+			mr_req_mark_err(qp, w->msn, MR_WC_LOC_PROT_ERR);
+		w->resp_done = 1;
+	} else {
+		if (pkt->payload_len &&
+		    mr_sge_place(qp, w->sge, w->num_sge, b->offset,
+				 pkt->payload, pkt->payload_len))
+			mr_req_mark_err(qp, w->msn, MR_WC_LOC_PROT_ERR);
+		w->resp_bytes += pkt->payload_len;
+		if (w->resp_bytes >= w->len)
+			w->resp_done = 1;
+	}
+	mr_req_complete(qp);
+	return 0;
+}
+
+/* ---- timers ---------------------------------------------------------------
+ */
+
+/* Everything we sent arrived on its path, yet the peer's cum_ssn does not
+ * move: some of it was refused (RNR with the NAK lost). Returns the time
+ * to send all of it again, or UINT64_MAX (MR-REQ-13). */
+static uint64_t stall_at(const struct mr_qp *qp)
+{
+	uint64_t rto = 0;
+	uint16_t i;
+
+	if (qp->snd_una == qp->snd_nxt || qp->lost_cnt || qp->rnr_wait)
+		return UINT64_MAX;
+	for (i = 0; i < qp->npaths; i++) {
+		if (qp->ptx[i].out_pkts)
+			return UINT64_MAX;
+		if (qp->ptx[i].rto > rto)
+			rto = qp->ptx[i].rto; /* without backoff: be quick */
+	}
+	if (rto < qp->ep->cfg.min_rto_ns)
+		rto = qp->ep->cfg.min_rto_ns;
+	return qp->stall_ref + 2 * rto;
+}
+
+uint64_t mr_req_deadline(const struct mr_qp *qp)
+{
+	uint64_t d = qp->pace_at, st = stall_at(qp);
+	uint16_t i;
+
+	if (st < d)
+		d = st;
+
+	if (qp->rnr_wait && qp->rnr_until < d)
+		d = qp->rnr_until;
+	for (i = 0; i < qp->npaths; i++) {
+		uint64_t t = mr_pathtx_next_deadline(&qp->ptx[i]);
+
+		if (t < d)
+			d = t;
+	}
+	return d;
+}
+
+void mr_req_expiry(struct mr_qp *qp, uint64_t now)
+{
+	struct mr_txp *t;
+	uint64_t limit;
+	uint16_t i;
+
+	for (i = 0; i < qp->npaths; i++) {
+		unsigned ev = mr_pathtx_on_timeout(&qp->ptx[i], now);
+
+		if (!(ev & MR_PATHTX_EV_RTO))
+			continue;
+		MR_CNT(qp, timeouts, 1);
+		qp->retries++;
+		mr_pathsel_on_rto(&qp->ps, i, now);
+		if (mr_qp_is_gbn(qp))
+			qp->retx_from = qp->snd_una;
+	}
+	/* MR-ERR-2: retry_cnt retries without progress, and at least the
+	 * local ACK timeout per try: the oldest WQE fails. timeout 0 is
+	 * infinite (verbs). */
+	limit = mr_ib_timeout_ns(qp->attr.timeout) *
+		((uint64_t)qp->attr.retry_cnt + 1);
+	if (limit && qp->retries > qp->attr.retry_cnt &&
+	    now - qp->progress_at >= limit && mr_req_started(qp, qp->sq_head)) {
+		mr_req_mark_err(qp, qp->sq_head, MR_WC_RETRY_EXC_ERR);
+		mr_req_complete(qp);
+		return;
+	}
+	if (qp->rnr_wait && now >= qp->rnr_until) {
+		qp->rnr_wait = 0;
+		rewind_from(qp, qp->rnr_msn);
+	}
+	if (stall_at(qp) <= now) {
+		MR_CNT(qp, timeouts, 1);
+		qp->retries++;
+		qp->stall_ref = now;
+		/* Probe with the oldest packet: the peer answers a duplicate
+		 * with an ACK (and a refused one with its NAK). */
+		t = mr_txp_of(qp, qp->snd_una);
+		if (t->state == MR_TXP_ACKED) {
+			t->state = MR_TXP_LOST;
+			t->probe = 1;
+			qp->lost_cnt++;
+			qp->retx_from = qp->snd_una;
+		}
+	}
+	if (qp->pace_at <= now)
+		qp->pace_at = UINT64_MAX;
+}
