@@ -235,6 +235,8 @@ struct mr_qp {
 	uint8_t rx_err_code; /* enum mr_nak_code */
 	uint32_t rx_err_msn;
 
+	uint8_t in_work; /* queued in ep->work */
+
 	/* UD send: packets waiting (sq_next..sq_tail) */
 	uint32_t ud_ssn;
 };
@@ -250,7 +252,11 @@ struct mr_ep {
 	uint32_t nqp;
 	struct mr_qp **qpn_tab; /* open addressing by qpn, linear probing */
 	uint32_t qpn_mask;	/* table size - 1 (>= 2 x max_qp) */
-	uint32_t rr;		/* tx round-robin cursor */
+	/* QPs that may have something to send, FIFO (round robin): a QP is
+	 * queued by every event that can give it work (post, received
+	 * packet, timer, modify) and leaves when it has nothing to send. */
+	struct mr_qp **work;
+	uint32_t work_head, work_n;
 	uint32_t nsrq;
 	struct mr_ratehint rh;
 };
@@ -281,6 +287,10 @@ static inline uint64_t mr_ib_timeout_ns(uint8_t t)
 {
 	return t ? 4096ull << (t > 31 ? 31 : t) : 0;
 }
+
+/* mr_ep.c: queue qp for the transmit scheduler (idempotent); forget it. */
+void mr_ep_kick(struct mr_qp *qp);
+void mr_ep_unkick(struct mr_qp *qp);
 
 /* mr_ep.c: the qpn table (demultiplexing) */
 void mr_ep_qpn_insert(struct mr_ep *ep, struct mr_qp *qp);

@@ -90,9 +90,10 @@ int mr_ep_create(const struct mr_ep_config *cfg, const struct mr_mem *mem,
 	while (ep->qpn_mask + 1 < 2 * c.max_qp)
 		ep->qpn_mask = ep->qpn_mask * 2 + 1;
 	ep->qps = mem->calloc(mem->user, c.max_qp, sizeof(*ep->qps));
+	ep->work = mem->calloc(mem->user, c.max_qp, sizeof(*ep->work));
 	ep->qpn_tab = mem->calloc(mem->user, (size_t)ep->qpn_mask + 1,
 				  sizeof(*ep->qpn_tab));
-	rc = ep->qps && ep->qpn_tab ? 0 : -MR_ENOMEM;
+	rc = ep->qps && ep->qpn_tab && ep->work ? 0 : -MR_ENOMEM;
 	if (!rc)
 		rc = mr_ratehint_init(&ep->rh, c.link_rate_mbps,
 				      4 * c.base_rtt_ns);
@@ -101,6 +102,8 @@ int mr_ep_create(const struct mr_ep_config *cfg, const struct mr_mem *mem,
 			mem->free(mem->user, ep->qps);
 		if (ep->qpn_tab)
 			mem->free(mem->user, ep->qpn_tab);
+		if (ep->work)
+			mem->free(mem->user, ep->work);
 		mem->free(mem->user, ep);
 		return rc;
 	}
@@ -116,6 +119,7 @@ int mr_ep_destroy(struct mr_ep *ep)
 		return -MR_EBUSY;
 	ep->mem.free(ep->mem.user, ep->qps);
 	ep->mem.free(ep->mem.user, ep->qpn_tab);
+	ep->mem.free(ep->mem.user, ep->work);
 	ep->mem.free(ep->mem.user, ep);
 	return 0;
 }
@@ -176,6 +180,34 @@ void mr_ep_qpn_remove(struct mr_ep *ep, struct mr_qp *qp)
 			i = j;
 		}
 	}
+}
+
+void mr_ep_kick(struct mr_qp *qp)
+{
+	struct mr_ep *ep = qp->ep;
+
+	if (qp->in_work)
+		return;
+	qp->in_work = 1;
+	ep->work[(ep->work_head + ep->work_n++) % ep->cfg.max_qp] = qp;
+}
+
+void mr_ep_unkick(struct mr_qp *qp)
+{
+	struct mr_ep *ep = qp->ep;
+	uint32_t i, k = 0, n = ep->work_n;
+
+	if (!qp->in_work)
+		return;
+	for (i = 0; i < n; i++) {
+		struct mr_qp *q =
+			ep->work[(ep->work_head + i) % ep->cfg.max_qp];
+
+		if (q != qp)
+			ep->work[(ep->work_head + k++) % ep->cfg.max_qp] = q;
+	}
+	ep->work_n = k;
+	qp->in_work = 0;
 }
 
 static struct mr_qp *find_qp(struct mr_ep *ep, uint32_t qpn)
@@ -243,6 +275,7 @@ int mr_ep_rx(struct mr_ep *ep, uint64_t now, const uint8_t *buf, size_t len,
 		return -MR_ENOENT;
 	}
 	qp->now = now;
+	mr_ep_kick(qp);
 	qp->cnt.rx_pkts++;
 	qp->cnt.rx_bytes += len;
 	if (meta->ecn_ce)
@@ -282,18 +315,21 @@ size_t mr_ep_tx(struct mr_ep *ep, uint64_t now, uint8_t *buf, size_t cap,
 
 	if (!ep || !buf || !meta || cap < MR_TX_BUF_MIN(ep->cfg.mtu))
 		return 0;
-	n = ep->nqp;
+	/* MR-REQ-5: one packet per QP per turn, over the QPs with work. */
+	n = ep->work_n;
 	for (i = 0; i < n; i++) {
-		uint32_t k = (ep->rr + i) % n;
-		struct mr_qp *qp = ep->qps[k];
+		struct mr_qp *qp = ep->work[ep->work_head];
 		size_t len;
 
+		ep->work_head = (ep->work_head + 1) % ep->cfg.max_qp;
+		ep->work_n--;
+		qp->in_work = 0;
 		memset(meta, 0, sizeof(*meta));
 		qp->now = now;
 		len = qp_tx(qp, now, buf, cap, meta);
 		if (!len)
 			continue;
-		ep->rr = (k + 1) % n;
+		mr_ep_kick(qp); /* back of the queue: it may have more */
 		qp->cnt.tx_pkts++;
 		qp->cnt.tx_bytes += len;
 		ep->cnt.tx_pkts++;
@@ -332,11 +368,15 @@ void mr_ep_handle_expiry(struct mr_ep *ep, uint64_t now)
 	for (i = 0; i < ep->nqp; i++) {
 		struct mr_qp *qp = ep->qps[i];
 
-		if (qp->cfg.type != MR_QPT_RC || qp->state < MR_QPS_RTS ||
-		    qp->state == MR_QPS_ERR)
+		if (qp->cfg.type != MR_QPT_RC || qp->state < MR_QPS_RTR)
 			continue;
 		qp->now = now;
+		if (qp->ack_due <= now)
+			mr_ep_kick(qp); /* delayed ACK due */
+		if (qp->state < MR_QPS_RTS || qp->state == MR_QPS_ERR)
+			continue;
 		mr_req_expiry(qp, now);
+		mr_ep_kick(qp);
 	}
 }
 

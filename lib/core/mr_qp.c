@@ -173,14 +173,13 @@ int mr_qp_destroy(struct mr_qp *qp)
 		return -MR_EINVAL;
 	ep = qp->ep;
 	mr_ep_qpn_remove(ep, qp);
+	mr_ep_unkick(qp);
 	for (i = 0; i < ep->nqp; i++) {
 		if (ep->qps[i] == qp) {
 			ep->qps[i] = ep->qps[--ep->nqp];
 			break;
 		}
 	}
-	if (ep->rr >= ep->nqp)
-		ep->rr = 0;
 	if (qp->cfg.srq) {
 		qp->cfg.srq->users--;
 		if (qp->wimm_blocked)
@@ -404,6 +403,7 @@ int mr_qp_modify(struct mr_qp *qp, const struct mr_qp_attr *attr,
 	if (from == MR_QPS_RTR && to == MR_QPS_RTS && qp->cfg.type == MR_QPT_RC)
 		mr_req_reset(qp, 0);
 	qp->state = to;
+	mr_ep_kick(qp);
 	return 0;
 }
 
@@ -435,8 +435,10 @@ int mr_qp_post_recv(struct mr_qp *qp, const struct mr_recv_wr *wr)
 		return rc;
 	if (qp->state != MR_QPS_ERR) {
 		/* A WRITE_IMM complete but waiting for a WQE finishes now. */
-		if (qp->cfg.type == MR_QPT_RC && qp->state >= MR_QPS_RTR)
+		if (qp->cfg.type == MR_QPT_RC && qp->state >= MR_QPS_RTR) {
 			mr_resp_advance(qp, qp->now);
+			mr_ep_kick(qp);
+		}
 		return 0;
 	}
 	/* MR-ERR-4: posted in ERR, flushed at once. */

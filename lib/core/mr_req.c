@@ -267,6 +267,7 @@ int mr_qp_post_send(struct mr_qp *qp, const struct mr_send_wr *wr, uint64_t now)
 	if (qp->cfg.type == MR_QPT_RC && consumes_rwqe(w->opcode))
 		w->rsn = qp->snd_rsn++;
 	qp->sq_tail++;
+	mr_ep_kick(qp);
 	if (qp->state == MR_QPS_ERR) {
 		/* MR-ERR-4 */
 		qp->sq_head = qp->sq_next = qp->sq_tail;

@@ -306,8 +306,10 @@ int mr_srq_post_recv(struct mr_srq *srq, const struct mr_recv_wr *wr)
 		struct mr_qp *qp = ep->qps[i];
 
 		if (qp->cfg.srq == srq && qp->wimm_blocked &&
-		    qp->state >= MR_QPS_RTR && qp->state != MR_QPS_ERR)
+		    qp->state >= MR_QPS_RTR && qp->state != MR_QPS_ERR) {
 			mr_resp_advance(qp, qp->now);
+			mr_ep_kick(qp);
+		}
 	}
 	return 0;
 }
