@@ -628,7 +628,7 @@ int main(int argc, char **argv)
 		qp_retry = GONE_RETRY;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("mri-verbs %s, case %s%s, mri_seed %#" PRIx64 "\n", mode, cs,
+	printf("mri-verbs %s, case %s%s, seed %#" PRIx64 "\n", mode, cs,
 	       stay_rtr ? " (QP stays in RTR)" : "", mri_seed);
 	open_dev(dev);
 	if (!strcmp(mode, "loopback") && optind == argc &&

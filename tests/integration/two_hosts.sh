@@ -234,7 +234,9 @@ ib_write_lat)
 	done
 	;;
 rc_pingpong)
+	# Polling, then sleeping on CQ events (req_notify, completion channel).
 	pingpong ibv_rc_pingpong 100 -c
+	pingpong ibv_rc_pingpong 100 -c -e
 	;;
 ud_pingpong)
 	pingpong ibv_ud_pingpong 100 -s 1024
@@ -244,12 +246,15 @@ srq_pingpong)
 	;;
 verbs_loopback)
 	need_verbs
-	echo "loopback (host A): mri-verbs loopback -d $DEV_A"
-	inA timeout -k 5 "$T" "$RUN" "$VERBS" loopback -d $DEV_A \
-		>"$W/lo.log" 2>&1
-	rc=$?
-	show "mri-verbs loopback" "$W/lo.log"
-	[ $rc = 0 ] || die "mri-verbs loopback exit status $rc"
+	# Two seeds: two different sequences of sizes, SGEs and opcodes.
+	for seed in 0x6d72692d76657262 12345; do
+		echo "loopback (host A): mri-verbs loopback -d $DEV_A -s $seed"
+		inA timeout -k 5 $((T / 2)) "$RUN" "$VERBS" loopback \
+			-d $DEV_A -s $seed >"$W/lo.log" 2>&1
+		rc=$?
+		show "mri-verbs loopback" "$W/lo.log"
+		[ $rc = 0 ] || die "mri-verbs loopback exit status $rc"
+	done
 	;;
 verbs_hosts | verbs_bad_rkey | verbs_rtr)
 	need_verbs
