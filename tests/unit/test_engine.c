@@ -1000,6 +1000,58 @@ static void test_state_machine_and_drops(void)
 	world_fini(&w);
 }
 
+/* Messages of thousands of packets (beyond every per-path window and the
+ * ssn window) over a lossy link: every byte compared. */
+static void test_large_messages(void)
+{
+	static struct world w;
+	struct mr_ep_config cfg = base_cfg;
+	const uint32_t len = 6u << 20;
+	uint8_t *a = malloc(len), *b = malloc(len), *back = malloc(len);
+	struct pair p;
+
+	MR_CHECK(a && b && back);
+	cfg.mtu = 4096;
+	MR_CHECK_EQ(world_init(&w, &cfg), 0);
+	connect_qps(&w, &p, MR_MODE_METAROCE, 16, NULL);
+	{
+		struct mr_qp_attr at;
+
+		memset(&at, 0, sizeof(at));
+		MR_CHECK_EQ(mr_qp_query(p.a, &at), 0);
+		MR_CHECK_EQ(at.path_mtu_bytes, 1024);
+	}
+	fill(a, len, 21);
+	memset(b, 0, len);
+	memset(back, 0, len);
+	reg(&w.n[0], 5, a, len, MR_ACCESS_LOCAL_WRITE);
+	reg(&w.n[0], 7, back, len, MR_ACCESS_LOCAL_WRITE);
+	reg(&w.n[1], 6, b, len, RW);
+	w.l[0].loss_ppm = 10000;
+	w.l[1].loss_ppm = 10000;
+	MR_CHECK_EQ(
+		post_send(p.a, MR_WR_RDMA_WRITE, 1, a, len, 5, b, 6, 0, w.now),
+		0);
+	MR_CHECK_EQ(post_send(p.a, MR_WR_RDMA_READ, 2, back, len, 7, b, 6, 0,
+			      w.now),
+		    0);
+	want_a = 2;
+	want_b = 0;
+	MR_CHECK(run_until(&w, cqe_done, w.now + 10000000000ull));
+	MR_CHECK_EQ(w.n[0].cqe[0].status, MR_WC_SUCCESS);
+	MR_CHECK_EQ(w.n[0].cqe[1].status, MR_WC_SUCCESS);
+	MR_CHECK_EQ(w.n[0].cqe[1].byte_len, len);
+	MR_CHECK_MEM(b, a, len);
+	MR_CHECK_MEM(back, a, len);
+	MR_CHECK(mr_qp_counters(p.a)->retx_pkts > 0);
+	MR_CHECK(mr_qp_counters(p.b)->retx_pkts > 0);
+	destroy_pair(&p);
+	world_fini(&w);
+	free(a);
+	free(b);
+	free(back);
+}
+
 /* The qpn table: insert, find, backward-shift removal, the max_qp cap. */
 static void test_qpn_table(void)
 {
@@ -1044,4 +1096,5 @@ MR_TEST_MAIN(MR_TEST(test_send_recv), MR_TEST(test_write_read_atomic),
 	     MR_TEST(test_recv_overflow), MR_TEST(test_rnr),
 	     MR_TEST(test_retry_exceeded), MR_TEST(test_last_byte_visible_last),
 	     MR_TEST(test_write_imm_zero_and_srq), MR_TEST(test_ud),
-	     MR_TEST(test_state_machine_and_drops), MR_TEST(test_qpn_table))
+	     MR_TEST(test_state_machine_and_drops), MR_TEST(test_qpn_table),
+	     MR_TEST(test_large_messages))
