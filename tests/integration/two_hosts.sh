@@ -98,12 +98,12 @@ T=${MRI_TIMEOUT:-150}
 # listens (or died).
 SPID=
 serve() {
-	local log=$1 port=$2 i
+	local log=$1 port=$2
 	shift 2
 	inA timeout -k 5 "$T" stdbuf -oL -eL "$RUN" "$@" >"$log" 2>&1 &
 	SPID=$!
 	PIDS+=("$SPID")
-	for i in $(seq 200); do
+	for _ in $(seq 200); do
 		inA ss -Hltn "sport = :$port" 2>/dev/null | grep -q . && return 0
 		kill -0 "$SPID" 2>/dev/null || break
 		sleep 0.1
@@ -123,7 +123,7 @@ show() {
 SRC=
 CRC=
 client_server() {
-	local pre=$1 port=$2 scmd=() ccmd=()
+	local pre=$1 port=$2 scmd=() ccmd=() t0 t1
 	shift 2
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do
 		scmd+=("$1")
@@ -134,17 +134,19 @@ client_server() {
 	echo "server (host A): ${scmd[*]}"
 	echo "client (host B): ${ccmd[*]}"
 	serve "$W/$pre.srv" "$port" "${scmd[@]}"
-	local t0=$(date +%s.%N)
+	t0=$(date +%s.%N)
 	inB timeout -k 5 "$T" stdbuf -oL -eL "$RUN" "${ccmd[@]}" >"$W/$pre.cli" 2>&1
 	CRC=$?
 	wait "$SPID"
 	SRC=$?
-	local t1=$(date +%s.%N)
+	t1=$(date +%s.%N)
 	show "server log" "$W/$pre.srv"
 	show "client log" "$W/$pre.cli"
 	echo "client exit $CRC, server exit $SRC," \
 		"$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b - a}') s"
-	[ "$CRC" = 124 ] || [ "$SRC" = 124 ] && echo "(124: killed by timeout $T s)"
+	if [ "$CRC" = 124 ] || [ "$SRC" = 124 ]; then
+		echo "(124: killed by timeout $T s)"
+	fi
 	[ "$CRC" = 0 ] || die "client exit status $CRC"
 	[ "$SRC" = 0 ] || die "server exit status $SRC"
 }
@@ -239,7 +241,7 @@ rc_pingpong)
 	pingpong ibv_rc_pingpong 100 -c -e
 	;;
 ud_pingpong)
-	pingpong ibv_ud_pingpong 100 -s 1024
+	pingpong ibv_ud_pingpong 100
 	;;
 srq_pingpong)
 	pingpong ibv_srq_pingpong 100
@@ -274,7 +276,7 @@ verbs_peer_gone)
 	PIDS+=("$CPID")
 	# The server announces its pid once a transfer has worked; then it
 	# vanishes as a crashed host would.
-	for i in $(seq 600); do
+	for _ in $(seq 600); do
 		grep -q '^server: pid [0-9]* ready to die' "$W/gone.srv" && break
 		kill -0 "$SPID" 2>/dev/null || break
 		sleep 0.1
