@@ -405,7 +405,8 @@ uint32_t mr_srq_count(const struct mr_srq *srq);
  * -MR_EPROTO (parse error, inconsistent fields, unexpected opcode),
  * -MR_ENOENT (no such QP), -MR_ESTATE (QP state does not take it),
  * -MR_EACCESS (qkey mismatch or access violation, NAKed for RC),
- * -MR_EAGAIN (out of window or no hold slot). Every drop is counted.
+ * -MR_EAGAIN (out of window, no hold slot, or a SEND refused for want of
+ * a receive WQE: RNR NAKed). Every drop is counted.
  */
 int mr_ep_rx(struct mr_ep *ep, uint64_t now, const uint8_t *pkt, size_t len,
 	     const struct mr_rx_meta *meta);
