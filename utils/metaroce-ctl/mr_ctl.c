@@ -5,6 +5,7 @@
  * Every error is one line on stderr and a non-zero exit status (2: usage,
  * 1: anything else), and leaves nothing half-created.
  */
+#include "mr_ctl_gc.h"
 #include "mr_ctl_port.h"
 #include "mr_ctl_stats.h"
 #include "mr_ctl_view.h"
@@ -29,6 +30,7 @@ static const char usage_main[] =
 	"[--udp-port P]\n"
 	"       metaroce-ctl link show [NAME] [--json]\n"
 	"       metaroce-ctl link del NAME\n"
+	"       metaroce-ctl link gc [--dry-run]\n"
 	"       metaroce-ctl stats NAME [--json] [--last]\n"
 	"       metaroce-ctl link help | --help | --version\n";
 
@@ -57,6 +59,10 @@ static const char usage_link[] =
 	"  --udp-port P    UDP destination port, default 4797 (not 4791)\n"
 	"link show [NAME] [--json]   devices, ports, address, MAC, MTU, GIDs\n"
 	"link del NAME   remove the device and everything made for it\n"
+	"link gc [--dry-run]  remove the /dev/infiniband nodes and views "
+	"that\n"
+	"                network namespaces gone without link del left "
+	"behind\n"
 	"stats NAME [--json] [--last]\n"
 	"                live counters of a device in use (per plane: "
 	"packets,\n"
@@ -451,6 +457,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[2], "add"))
 		return cmd_add(argc - 3, argv + 3);
+	if (!strcmp(argv[2], "gc"))
+		return mrctl_cmd_gc(argc - 3, argv + 3);
 	if (!strcmp(argv[2], "del") || !strcmp(argv[2], "delete"))
 		return cmd_del(argc - 3, argv + 3);
 	die_usage("unknown link command '%s'", argv[2]);

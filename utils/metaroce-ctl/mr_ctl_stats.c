@@ -284,18 +284,20 @@ struct holders {
 	int incomplete; /* some process could not be inspected */
 };
 
-static void find_holders(const char *node, struct holders *h)
+unsigned mrctl_node_holders(const char *node, int *pids, unsigned max,
+			    int *incomplete)
 {
 	char want[PATH_MAX];
 	struct dirent *d;
+	unsigned n = 0;
 	DIR *proc;
 
-	memset(h, 0, sizeof(*h));
+	*incomplete = 0;
 	snprintf(want, sizeof(want), MRCTL_DEVDIR "/%s", node);
 	proc = opendir("/proc");
 	if (!proc) {
-		h->incomplete = 1;
-		return;
+		*incomplete = 1;
+		return 0;
 	}
 	while ((d = readdir(proc))) {
 		char path[64];
@@ -312,7 +314,7 @@ static void find_holders(const char *node, struct holders *h)
 		fds = opendir(path);
 		if (!fds) {
 			if (errno != ENOENT) /* not gone: not ours to see */
-				h->incomplete = 1;
+				*incomplete = 1;
 			continue;
 		}
 		while (!held && (f = readdir(fds))) {
@@ -331,12 +333,19 @@ static void find_holders(const char *node, struct holders *h)
 		}
 		closedir(fds);
 		if (held) {
-			if (h->n < MAX_PIDS)
-				h->pid[h->n] = pid;
-			h->n++;
+			if (n < max)
+				pids[n] = pid;
+			n++;
 		}
 	}
 	closedir(proc);
+	return n;
+}
+
+static void find_holders(const char *node, struct holders *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->n = mrctl_node_holders(node, h->pid, MAX_PIDS, &h->incomplete);
 }
 
 static void comm_of(int pid, char *buf, size_t len)

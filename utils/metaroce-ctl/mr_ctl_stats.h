@@ -20,6 +20,12 @@
 #define MRCTL_STATS_FRESH_S 5
 #define MRCTL_STATS_MAX (64 * 1024)
 
+/* Processes (other than this one) holding /dev/infiniband/<node> open:
+ * returns how many, the first max pids into pids; *incomplete = 1 when
+ * some process's descriptors could not be inspected (not root). */
+unsigned mrctl_node_holders(const char *node, int *pids, unsigned max,
+			    int *incomplete);
+
 /* The stats command; argv after "stats". Returns the exit status. */
 int mrctl_cmd_stats(int argc, char **argv);
 
