@@ -175,7 +175,10 @@ struct mr_callbacks {
 		      uint32_t len);
 	/* Deliver a completion (send queue, receive queue or SRQ). */
 	void (*complete)(void *user, const struct mr_cqe *cqe);
-	/* A QP entered the error state on its own (async QP fatal event). */
+	/* A QP entered the error state on its own without an error
+	 * completion saying why (async QP fatal event, MR-ERR-6). Errors
+	 * reported by an error CQE (NAKs, retry exhaustion, receive length)
+	 * do not call it, as with verbs hardware. */
 	void (*qp_error)(void *user, void *qp_user);
 	/* An SRQ fell below its limit (async SRQ limit event). */
 	void (*srq_limit)(void *user, void *srq_user);

@@ -331,14 +331,15 @@ void mr_req_complete(struct mr_qp *qp)
 
 		if (w->err) {
 			/* MR-ERR-1: the failed WQE completes with its status
-			 * in order, the QP goes to ERR, the rest flush. */
+			 * in order, the QP goes to ERR, the rest flush. The
+			 * error CQE is the report: no async fatal event. */
 			enum mr_wc_status st = (enum mr_wc_status)w->err;
 
 			if (is_rd_atomic(w->opcode))
 				qp->rd_out--;
 			qp->sq_head++;
 			sq_cqe(qp, w, st);
-			mr_qp_enter_err(qp, 1);
+			mr_qp_enter_err(qp, 0);
 			return;
 		}
 		if (!wqe_done(qp, w))

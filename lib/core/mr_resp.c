@@ -488,7 +488,7 @@ void mr_resp_advance(struct mr_qp *qp, uint64_t now)
 						 : MR_WC_LOC_PROT_ERR);
 				mr_rq_consume(qp, e->rsn);
 				e->rwqe = NULL;
-				mr_qp_enter_err(qp, 1);
+				mr_qp_enter_err(qp, 0);
 			}
 			return;
 		}
