@@ -14,6 +14,19 @@ prov=$(dirname "$RUN")/../providers/metaroce/libmetaroce-rdmav34.so
 [ -f "$prov" ] || { echo "FAIL: provider not built: $prov"; exit 1; }
 cli_two_hosts
 
+# The channel seen by a program of our own: pipe, close-on-exec, EAGAIN
+# when empty, EBUSY with a CQ, an event for a loopback WRITE.
+CHAN_VERBS=${3:-}
+if [ -x "$CHAN_VERBS" ]; then
+	out=$(inA timeout -k 5 "$CLI_T" "$RUN" "$CHAN_VERBS" $DEV_A 2>&1)
+	rc=$?
+	echo "$out" | sed 's/^/  chan_verbs: /'
+	[ $rc = 0 ] && pass "chan_verbs: channel lifecycle and a CQ event" ||
+		fail "chan_verbs exit $rc"
+else
+	fail "no chan_verbs program given"
+fi
+
 # pair_ok DESC LOG: both sides exited 0; else show their logs.
 pair_ok() {
 	if [ "$SRC" = 0 ] && [ "$CRC" = 0 ]; then
