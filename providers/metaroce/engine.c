@@ -11,7 +11,11 @@
 #include <time.h>
 
 #include "engine.h"
+#include "mr_counters.h"
 #include "xlate.h"
+
+/* See engine_open(). */
+#define METAROCE_MIN_RTO_US_DEFAULT 20000ull
 
 /* --- what the core needs injected --------------------------------------- */
 
@@ -95,11 +99,54 @@ static void eng_srq_limit(void *user, void *srq_user)
 
 /* --- open / close ------------------------------------------------------- */
 
+/* METAROCE_ENGINE_STATS=1: the endpoint's nonzero counters on stderr when
+ * the engine closes (retransmissions, timeouts, duplicates: what the
+ * datapath's stats file cannot see). */
+static void engine_print_counters(struct metaroce_engine *eng)
+{
+	const char *e = getenv("METAROCE_ENGINE_STATS");
+	const uint64_t *v = (const uint64_t *)mr_ep_counters(eng->ep);
+	const char *const *names = mr_counters_names();
+	size_t i;
+
+	if (!e || strcmp(e, "1") != 0)
+		return;
+	fprintf(stderr, "metaroce: %s: engine counters:", eng->dev->conf.name);
+	for (i = 0; i < MR_COUNTERS_N; i++)
+		if (v[i])
+			fprintf(stderr, " %s=%llu", names[i],
+				(unsigned long long)v[i]);
+	fprintf(stderr, "\n");
+}
+
+/* A positive integer from the environment, or def when unset; a value
+ * that is not one is reported and ignored. */
+static uint64_t env_u64(const char *name, uint64_t def)
+{
+	const char *s = getenv(name);
+	unsigned long long v;
+	char *end;
+
+	if (!s || !*s)
+		return def;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v == 0) {
+		fprintf(stderr,
+			"metaroce: ignoring %s=%s: not a positive "
+			"integer\n",
+			name, s);
+		return def;
+	}
+	return v;
+}
+
 static void engine_close(struct metaroce_engine *eng)
 {
 	/* The datapath first: after mrdp_close() nothing calls the
 	 * endpoint from another thread. */
 	mrdp_close(eng->dp);
+	engine_print_counters(eng);
 	if (mr_ep_destroy(eng->ep))
 		fprintf(stderr,
 			"metaroce: %s: endpoint still had QPs at "
@@ -142,6 +189,14 @@ static int engine_open(struct metaroce_device *dev,
 	ecfg.mtu = dev->conf.mtu;
 	ecfg.num_planes = (uint8_t)dev->conf.nports;
 	ecfg.max_qp = METAROCE_MAX_QP;
+	/* The core's 100 us RTO floor suits a NIC; a software datapath's
+	 * threads lose the CPU for whole scheduler slices (4-12 ms on a
+	 * loaded machine), and every spurious RTO cuts the window to one
+	 * packet. Holes in the SACK vector still find real losses at once;
+	 * the RTO only covers a lost tail. */
+	ecfg.min_rto_ns =
+		env_u64("METAROCE_MIN_RTO_US", METAROCE_MIN_RTO_US_DEFAULT) *
+		1000ull;
 	ret = mr_ep_create(&ecfg, &mem, &rnd, &memreg, &cb, &eng->ep);
 	if (ret) {
 		fprintf(stderr,
