@@ -125,8 +125,13 @@ PY
 # Held, but not written for an hour: the datapath is gone.
 touch -d "-1 hour" "$S"
 expect_err "held but stale" \
-	"^metaroce-ctl: device mr0 is not in use \(counters last written .*, 3[0-9]{3} s ago" \
+	"^metaroce-ctl: device mr0 is not in use: open by pid $HOLD, but its datapath is not running \(counters last written .*, 3[0-9]{3} s ago; --last shows them\)$" \
 	"$CTL" stats mr0
+mv "$S" "$S.keep"
+expect_err "held, no counters yet" \
+	"^metaroce-ctl: device mr0 is open by pid $HOLD but has no counters yet: its datapath has not started, or the program cannot write .*/mr0/metaroce.stats \(programs of users other than root cannot\)$" \
+	"$CTL" stats mr0
+mv "$S.keep" "$S"
 kill $HOLD
 wait $HOLD 2>/dev/null
 

@@ -342,10 +342,12 @@ unsigned mrctl_node_holders(const char *node, int *pids, unsigned max,
 	return n;
 }
 
-static void find_holders(const char *node, struct holders *h)
+/* Returns how many processes hold node open. */
+static unsigned find_holders(const char *node, struct holders *h)
 {
 	memset(h, 0, sizeof(*h));
 	h->n = mrctl_node_holders(node, h->pid, MAX_PIDS, &h->incomplete);
+	return h->n;
 }
 
 static void comm_of(int pid, char *buf, size_t len)
@@ -506,14 +508,23 @@ int mrctl_cmd_stats(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/class/infiniband/%s/%s", view.sysfs,
 		 name, MRCTL_STATS_FILE);
 	if (stat(path, &st)) {
-		if (errno == ENOENT)
+		int e = errno;
+
+		if (e == ENOENT && !find_holders(all[0].uverbs, &h))
 			ret = stats_fail("device %s is not in use (no counters "
 					 "written yet: no program has run "
 					 "its datapath)",
 					 name);
+		else if (e == ENOENT)
+			ret = stats_fail("device %s is open by pid %d but has "
+					 "no counters yet: its datapath has "
+					 "not started, or the program cannot "
+					 "write %s (programs of users other "
+					 "than root cannot)",
+					 name, h.pid[0], path);
 		else
 			ret = stats_fail("cannot read %s: %s", path,
-					 strerror(errno));
+					 strerror(e));
 		goto out;
 	}
 	clock_gettime(CLOCK_REALTIME, &now);
@@ -527,9 +538,17 @@ int mrctl_cmd_stats(int argc, char **argv)
 		char when[32];
 
 		fmt_time(st.st_mtim.tv_sec, when, sizeof(when), 0);
-		ret = stats_fail("device %s is not in use (counters last "
-				 "written %s, %.0f s ago; --last shows them)",
-				 name, when, age);
+		if (h.n)
+			ret = stats_fail("device %s is not in use: open by "
+					 "pid %d, but its datapath is not "
+					 "running (counters last written %s, "
+					 "%.0f s ago; --last shows them)",
+					 name, h.pid[0], when, age);
+		else
+			ret = stats_fail("device %s is not in use (counters "
+					 "last written %s, %.0f s ago; --last "
+					 "shows them)",
+					 name, when, age);
 		goto out;
 	}
 	if (read_all(path, &raw, &len)) {
