@@ -509,6 +509,9 @@ static void peer_gone(struct side *s, const struct remote *rm)
 	wr[1].wr_id = 0x90e1;
 	wr[1].opcode = IBV_WR_SEND;
 	wr[1].next = NULL;
+	/* The QP sat idle for a while before these requests, as QPs do: the
+	 * timeout counts from the requests, not from the last ACK. */
+	usleep(500000);
 	t0 = mri_now_s();
 	if (ibv_post_send(s->qp, wr, &bad))
 		mri_fail("ibv_post_send to the vanished peer");
