@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The engine tests' world (engine_world.h): two endpoints joined by a tiny
+ * scripted link (an array of packets in flight, loss by mask or seeded
+ * PRNG, fixed delay plus seeded jitter), literal timestamps.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_world.h"
+
+uint64_t xs(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	*s = x;
+	return x;
+}
+
+static void *t_calloc(void *u, size_t n, size_t s)
+{
+	return calloc(n, s);
+}
+
+static void t_free(void *u, void *p)
+{
+	free(p);
+}
+
+static uint64_t t_rand(void *u)
+{
+	return xs((uint64_t *)u);
+}
+
+static int t_lookup(void *user, uint32_t pd, uint32_t key, int remote,
+		    uint64_t addr, uint64_t len, unsigned need, uint8_t **host)
+{
+	struct node *n = user;
+	int i;
+
+	*host = NULL;
+	if (!len)
+		return 0;
+	for (i = 0; i < n->nregs; i++) {
+		struct reg *r = &n->regs[i];
+		uint64_t b = (uint64_t)(uintptr_t)r->base;
+
+		if (r->key != key)
+			continue;
+		if (r->pd != pd || addr < b || addr + len > b + r->len ||
+		    (need & r->access) != need)
+			return -MR_EACCESS;
+		*host = (uint8_t *)(uintptr_t)addr;
+		return 0;
+	}
+	return -MR_EACCESS;
+}
+
+static void t_place(void *user, uint8_t *dst, const uint8_t *src, uint32_t len)
+{
+	struct node *n = user;
+
+	n->places++;
+	if (n->watch && dst <= n->watch && n->watch < dst + len &&
+	    !n->watch_at_place)
+		n->watch_at_place = n->places;
+	memcpy(dst, src, len);
+}
+
+static void t_complete(void *user, const struct mr_cqe *c)
+{
+	struct node *n = user;
+
+	if (n->ncqe < MAXCQE)
+		n->cqe[n->ncqe++] = *c;
+}
+
+static void t_qp_error(void *user, void *qpu)
+{
+	((struct node *)user)->qp_errors++;
+}
+
+static void t_srq_limit(void *user, void *srqu)
+{
+	((struct node *)user)->srq_limits++;
+}
+
+static uint64_t rng_state[2];
+
+int world_init(struct world *w, const struct mr_ep_config *cfg)
+{
+	int i, rc;
+
+	memset(w, 0, sizeof(*w));
+	for (i = 0; i < 2; i++) {
+		struct mr_mem mem = { t_calloc, t_free, NULL };
+		struct mr_rand rnd = { t_rand, &rng_state[i] };
+		struct mr_memreg mr = { t_lookup, &w->n[i] };
+		struct mr_callbacks cb = { t_place, t_complete, t_qp_error,
+					   t_srq_limit, &w->n[i] };
+
+		rng_state[i] = 0x9e3779b97f4a7c15ull * (i + 1);
+		rc = mr_ep_create(cfg, &mem, &rnd, &mr, &cb, &w->n[i].ep);
+		if (rc)
+			return rc;
+		w->l[i].delay = 5000;
+		w->l[i].rng = 12345 + i;
+	}
+	w->now = 1000000;
+	return 0;
+}
+
+void world_fini(struct world *w)
+{
+	mr_ep_destroy(w->n[0].ep);
+	mr_ep_destroy(w->n[1].ep);
+}
+
+void reg(struct node *n, uint32_t key, uint8_t *base, uint64_t len,
+	 unsigned access)
+{
+	struct reg *r = &n->regs[n->nregs++];
+
+	r->key = key;
+	r->pd = 1;
+	r->base = base;
+	r->len = len;
+	r->access = access;
+}
+
+void link_send(struct link *l, const uint8_t *buf, size_t len, uint64_t now)
+{
+	uint64_t idx = l->sent++;
+	struct inflight *p;
+	int i;
+
+	if (l->drop_all)
+		return;
+	for (i = 0; i < l->ndrop; i++)
+		if (l->drop_idx[i] == idx)
+			return;
+	if (l->loss_ppm && xs(&l->rng) % 1000000 < l->loss_ppm)
+		return;
+	if (l->n >= MAXQ)
+		return;
+	p = &l->q[l->n++];
+	memcpy(p->buf, buf, len);
+	p->len = len;
+	p->at = now + l->delay + (l->jitter ? xs(&l->rng) % l->jitter : 0);
+	memset(&p->meta, 0, sizeof(p->meta));
+	if (l->ce_ppm && xs(&l->rng) % 1000000 < l->ce_ppm)
+		p->meta.ecn_ce = 1;
+	if (l->corrupt_next) {
+		l->corrupt_next--;
+		p->buf[len / 2] ^= 0x40;
+	}
+	if (l->reverse_next > 1) {
+		/* the next reverse_next packets leave in reverse order */
+		p->at += (uint64_t)l->reverse_next * 100;
+		l->reverse_next--;
+	}
+}
+
+/* One step: expiry, drain tx, deliver what is due; then jump. Returns 0
+ * when nothing is left to happen. */
+int world_step(struct world *w)
+{
+	static uint8_t buf[8192];
+	uint64_t next = UINT64_MAX;
+	int i, j, did = 0;
+
+	for (i = 0; i < 2; i++) {
+		struct mr_tx_meta meta;
+		size_t len;
+
+		if (mr_ep_next_deadline(w->n[i].ep) <= w->now)
+			mr_ep_handle_expiry(w->n[i].ep, w->now);
+		while ((len = mr_ep_tx(w->n[i].ep, w->now, buf, sizeof(buf),
+				       &meta)) > 0) {
+			link_send(&w->l[i], buf, len, w->now);
+			did = 1;
+		}
+	}
+	for (i = 0; i < 2; i++) {
+		struct link *l = &w->l[i];
+
+		for (j = 0; j < l->n;) {
+			if (l->q[j].at <= w->now) {
+				struct inflight p = l->q[j];
+
+				l->q[j] = l->q[--l->n];
+				mr_ep_rx(w->n[1 - i].ep, w->now, p.buf, p.len,
+					 &p.meta);
+				did = 1;
+				continue;
+			}
+			if (l->q[j].at < next)
+				next = l->q[j].at;
+			j++;
+		}
+	}
+	if (did)
+		return 1;
+	for (i = 0; i < 2; i++) {
+		uint64_t d = mr_ep_next_deadline(w->n[i].ep);
+
+		if (d < next)
+			next = d;
+	}
+	if (next == UINT64_MAX)
+		return 0;
+	w->now = next > w->now ? next : w->now + 1;
+	return 1;
+}
+
+int run_until(struct world *w, int (*done)(struct world *), uint64_t t)
+{
+	uint64_t steps = 0;
+	int ok;
+
+	while (w->now < t && steps++ < 50000000) {
+		if (done && done(w))
+			return 1;
+		if (!world_step(w))
+			break;
+	}
+	ok = done ? done(w) : 1;
+	if (!ok)
+		dump(w);
+	return ok;
+}
+
+void connect_qps(struct world *w, struct pair *p, enum mr_mode mode,
+		 uint32_t max_wr, struct mr_srq *srq_b)
+{
+	struct mr_qp_config c = {
+		.type = MR_QPT_RC,
+		.mode = mode,
+		.pd = 1,
+		.max_send_wr = max_wr,
+		.max_recv_wr = max_wr,
+		.max_send_sge = 4,
+		.max_recv_sge = 4,
+		.max_inline = 64,
+	};
+	struct mr_qp_attr at;
+	unsigned rtr = MR_QP_STATE | MR_QP_DEST | MR_QP_PATH_MTU |
+		       MR_QP_DEST_QPN | MR_QP_RQ_PSN |
+		       MR_QP_MAX_DEST_RD_ATOMIC | MR_QP_MIN_RNR_TIMER;
+	unsigned rts = MR_QP_STATE | MR_QP_SQ_PSN | MR_QP_TIMEOUT |
+		       MR_QP_RETRY_CNT | MR_QP_RNR_RETRY |
+		       MR_QP_MAX_QP_RD_ATOMIC;
+	struct mr_qp *q[2];
+	int i;
+
+	c.qpn = 0x11;
+	mr_qp_create(w->n[0].ep, &c, &q[0]);
+	c.qpn = 0x22;
+	c.srq = srq_b;
+	mr_qp_create(w->n[1].ep, &c, &q[1]);
+	for (i = 0; i < 2; i++) {
+		memset(&at, 0, sizeof(at));
+		at.state = MR_QPS_INIT;
+		at.access = MR_ACCESS_LOCAL_WRITE | MR_ACCESS_REMOTE_WRITE |
+			    MR_ACCESS_REMOTE_READ | MR_ACCESS_REMOTE_ATOMIC;
+		mr_qp_modify(q[i], &at, MR_QP_STATE | MR_QP_ACCESS_FLAGS);
+		at.state = MR_QPS_RTR;
+		at.dest_qpn = i ? 0x11 : 0x22;
+		at.rq_psn = i ? 0xfffffff0u : 0x7000;
+		at.path_mtu_bytes = 1024;
+		at.max_dest_rd_atomic = 4;
+		at.min_rnr_timer = 1;
+		mr_qp_modify(q[i], &at, rtr);
+		at.state = MR_QPS_RTS;
+		at.sq_psn = i ? 0x7000 : 0xfffffff0u; /* wraps soon */
+		at.timeout = 10;
+		at.retry_cnt = 7;
+		at.rnr_retry = 7;
+		at.max_rd_atomic = 4;
+		mr_qp_modify(q[i], &at, rts);
+	}
+	p->a = q[0];
+	p->b = q[1];
+}
+
+void fill(uint8_t *p, size_t n, uint32_t seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (uint8_t)((i * 131 + seed * 7 + (i >> 8)) ^ seed);
+}
+
+int post_send(struct mr_qp *qp, enum mr_wr_opcode op, uint64_t wr_id,
+	      void *laddr, uint32_t len, uint32_t lkey, void *raddr,
+	      uint32_t rkey, unsigned flags, uint64_t now)
+{
+	struct mr_sge sge = { (uint64_t)(uintptr_t)laddr, len, lkey };
+	struct mr_send_wr wr = {
+		.wr_id = wr_id,
+		.opcode = op,
+		.flags = flags | MR_SEND_SIGNALED,
+		.sg_list = &sge,
+		.num_sge = laddr ? 1 : 0,
+		.imm = 0x01020304,
+		.remote_addr = (uint64_t)(uintptr_t)raddr,
+		.rkey = rkey,
+	};
+	return mr_qp_post_send(qp, &wr, now);
+}
+
+int post_recv(struct mr_qp *qp, uint64_t wr_id, void *addr, uint32_t len,
+	      uint32_t lkey)
+{
+	struct mr_sge sge = { (uint64_t)(uintptr_t)addr, len, lkey };
+	struct mr_recv_wr wr = { wr_id, &sge, addr ? 1 : 0 };
+
+	return mr_qp_post_recv(qp, &wr);
+}
+
+int want_a, want_b;
+
+/* On failure: what each side completed and its nonzero counters. */
+void dump(struct world *w)
+{
+	const char *const *names = mr_counters_names();
+	int i, k;
+
+	for (i = 0; i < 2; i++) {
+		const uint64_t *c =
+			(const uint64_t *)(const void *)mr_ep_counters(
+				w->n[i].ep);
+
+		fprintf(stderr, "node %d: t=%llu ncqe=%d qp_errors=%d\n", i,
+			(unsigned long long)w->now, w->n[i].ncqe,
+			w->n[i].qp_errors);
+		for (k = 0; k < w->n[i].ncqe && k < 8; k++)
+			fprintf(stderr, "  cqe wr_id=%llu status=%d op=%d\n",
+				(unsigned long long)w->n[i].cqe[k].wr_id,
+				w->n[i].cqe[k].status, w->n[i].cqe[k].opcode);
+		for (k = 0; k < (int)MR_COUNTERS_N; k++)
+			if (c[k])
+				fprintf(stderr, "  %s=%llu\n", names[k],
+					(unsigned long long)c[k]);
+	}
+}
+
+int cqe_done(struct world *w)
+{
+	return w->n[0].ncqe >= want_a && w->n[1].ncqe >= want_b;
+}
+
+const struct mr_ep_config base_cfg = {
+	.mtu = 1024,
+	.num_paths = 4,
+	.max_qp = 8,
+};
+
+void destroy_pair(struct pair *p)
+{
+	mr_qp_destroy(p->a);
+	mr_qp_destroy(p->b);
+}
+
+void set_rts_attr(struct mr_qp *qp, unsigned mask, uint8_t val)
+{
+	struct mr_qp_attr at;
+
+	memset(&at, 0, sizeof(at));
+	at.state = MR_QPS_RTS;
+	at.rnr_retry = val;
+	at.retry_cnt = val;
+	at.timeout = val;
+	MR_CHECK_EQ(mr_qp_modify(qp, &at, MR_QP_STATE | mask), 0);
+}

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Harness of the engine unit tests (test_engine.c, test_engine_timing.c):
+ * two endpoints joined by a scripted link (an array of packets in
+ * flight, loss by mask or seeded PRNG, fixed delay plus seeded jitter),
+ * literal timestamps. Not thread safe; one world at a time.
+ */
+#ifndef ENGINE_WORLD_H
+#define ENGINE_WORLD_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mr_core.h"
+#include "mr_counters.h"
+#include "mr_test.h"
+
+#define MAXQ 8192
+#define MAXREG 16
+#define MAXCQE 4096
+
+struct reg {
+	uint32_t key, pd;
+	uint8_t *base;
+	uint64_t len;
+	unsigned access;
+};
+
+struct inflight {
+	uint8_t buf[4400];
+	size_t len;
+	uint64_t at;
+	struct mr_rx_meta meta;
+};
+
+struct node {
+	struct mr_ep *ep;
+	struct reg regs[MAXREG];
+	int nregs;
+	struct mr_cqe cqe[MAXCQE];
+	int ncqe;
+	int qp_errors;
+	int srq_limits;
+	/* placement log for the visibility test */
+	uint8_t *watch; /* a byte whose first write is recorded */
+	uint64_t places, watch_at_place;
+};
+
+struct link {
+	struct inflight q[MAXQ];
+	int n;
+	uint64_t delay, jitter;
+	uint32_t loss_ppm; /* random loss */
+	uint64_t rng;
+	uint64_t sent;
+	/* drop the packets whose send index (0-based) is set here */
+	const uint64_t *drop_idx;
+	int ndrop;
+	int drop_all;
+	int corrupt_next;
+	int reverse_next; /* deliver the next n packets in reverse order */
+	uint32_t ce_ppm;
+};
+
+struct world {
+	struct node n[2];
+	struct link l[2]; /* l[i]: from node i */
+	uint64_t now;
+};
+
+struct pair {
+	struct mr_qp *a, *b;
+};
+
+#define RW                                                \
+	(MR_ACCESS_LOCAL_WRITE | MR_ACCESS_REMOTE_WRITE | \
+	 MR_ACCESS_REMOTE_READ | MR_ACCESS_REMOTE_ATOMIC)
+
+/* xorshift64: the seeded generator of the link and the tests */
+uint64_t xs(uint64_t *s);
+extern int want_a, want_b;
+extern const struct mr_ep_config base_cfg;
+
+int world_init(struct world *w, const struct mr_ep_config *cfg);
+void world_fini(struct world *w);
+void reg(struct node *n, uint32_t key, uint8_t *base, uint64_t len,
+	 unsigned access);
+void link_send(struct link *l, const uint8_t *buf, size_t len, uint64_t now);
+/* One step: expiry, drain tx, deliver what is due; then jump to the next
+ * event. Returns 0 when nothing is left to happen. */
+int world_step(struct world *w);
+/* Step until done(w) (NULL: until t); dumps the state on failure. */
+int run_until(struct world *w, int (*done)(struct world *), uint64_t t);
+void connect_qps(struct world *w, struct pair *p, enum mr_mode mode,
+		 uint32_t max_wr, struct mr_srq *srq_b);
+void fill(uint8_t *p, size_t n, uint32_t seed);
+int post_send(struct mr_qp *qp, enum mr_wr_opcode op, uint64_t wr_id,
+	      void *laddr, uint32_t len, uint32_t lkey, void *raddr,
+	      uint32_t rkey, unsigned flags, uint64_t now);
+int post_recv(struct mr_qp *qp, uint64_t wr_id, void *addr, uint32_t len,
+	      uint32_t lkey);
+void dump(struct world *w);
+int cqe_done(struct world *w);
+void destroy_pair(struct pair *p);
+/* Modify an RTS QP: mask selects which of rnr_retry/retry_cnt/timeout
+ * take val. */
+void set_rts_attr(struct mr_qp *qp, unsigned mask, uint8_t val);
+
+#endif /* ENGINE_WORLD_H */
