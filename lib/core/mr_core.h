@@ -440,4 +440,23 @@ void mr_ep_handle_expiry(struct mr_ep *ep, uint64_t now);
 const struct mr_counters *mr_ep_counters(const struct mr_ep *ep);
 const struct mr_counters *mr_qp_counters(const struct mr_qp *qp);
 
+/* Use of each path id, summed over the endpoint's QPs that exist now (a
+ * destroyed QP's share leaves the sums). Plane of path i: i % num_planes.
+ * (mr_ep_stats.c) */
+struct mr_path_counters {
+	uint64_t tx_pkts, tx_bytes; /* sent on the path, retransmits too */
+	uint64_t retx_pkts;	    /* retransmissions sent on the path */
+	uint64_t lost_pkts;	    /* declared lost: SACK hole, time, RTO */
+	uint64_t rto_events;
+	uint64_t repaths; /* new entropy after an RTO */
+	uint64_t rx_pkts; /* received on the path, any outcome */
+	uint64_t rx_dups;
+	uint64_t rx_ce; /* CE-marked */
+};
+
+/* Fill out[0..max) with path ids 0..; returns the number of path ids the
+ * endpoint uses (its configured num_paths, capped at max). */
+unsigned mr_ep_path_counters(const struct mr_ep *ep,
+			     struct mr_path_counters *out, unsigned max);
+
 #endif /* MR_CORE_H */

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Read-only views of an endpoint for statistics: the use of each path id,
+ * summed over the QPs (each QP keeps its own per-path sender and receiver
+ * state; a tool wants one line per path of the device).
+ */
+#include <string.h>
+
+#include "mr_engine.h"
+
+unsigned mr_ep_path_counters(const struct mr_ep *ep,
+			     struct mr_path_counters *out, unsigned max)
+{
+	unsigned n = ep->cfg.num_paths < max ? ep->cfg.num_paths : max;
+	uint32_t i;
+	unsigned p;
+
+	memset(out, 0, n * sizeof(*out));
+	for (i = 0; i < ep->nqp; i++) {
+		const struct mr_qp *qp = ep->qps[i];
+
+		/* UD QPs have no paths; gbn QPs use path 0 only. */
+		if (!qp->ptx || !qp->prx)
+			continue;
+		for (p = 0; p < qp->npaths && p < n; p++) {
+			const struct mr_pathtx *tx = &qp->ptx[p];
+			const struct mr_pathrx *rx = &qp->prx[p];
+			struct mr_path_counters *o = &out[p];
+
+			o->tx_pkts += tx->tx_pkts;
+			o->tx_bytes += tx->tx_bytes;
+			o->retx_pkts += tx->retx_pkts;
+			o->lost_pkts += tx->lost_reorder + tx->lost_time +
+					tx->lost_rto + tx->lost_forced;
+			o->rto_events += tx->rto_events;
+			o->repaths += qp->ps.path[p].repaths;
+			o->rx_pkts += rx->pkts;
+			o->rx_dups += rx->dups;
+			o->rx_ce += rx->ce_total;
+		}
+	}
+	return n;
+}
