@@ -16,6 +16,13 @@
 /* After the last work, poll without sleeping this long: a request and its
  * answer are microseconds apart, so a device in use stays hot. */
 #define MRDP_SPIN_NS 200000ull
+/* With a socket to sleep on (mrdp_wait.c), a frame wakes the thread
+ * within tens of us, so it spins only briefly: a spinning thread is one
+ * more runnable thread on a machine that has more of them than cores.
+ * METAROCE_DP_SPIN_US overrides either figure. Its sleeps then last until
+ * the next deadline, at most this long. */
+#define MRDP_SPIN_FRAMES_NS 20000ull
+#define MRDP_WAIT_MAX_NS 100000000ull
 /* Then sleep, doubling from the first to the second figure; after a second
  * without work, up to the third: a wake costs 20-35 us on a loaded 2-core
  * machine, so 1000 wakes a second measured 2.2% of a core, 250 well under
@@ -89,13 +96,11 @@ int mrdp_progress(struct mrdp_dev *d)
 void mrdp_kick(struct mrdp_dev *d)
 {
 	/* Paired with the sleeper's store of sleeping then load of kicked
-	 * (both seq_cst): one of the two sides sees the other. */
+	 * (both seq_cst): one of the two sides sees the other, and the
+	 * eventfd stays readable until the sleeper drains it. */
 	atomic_store(&d->kicked, 1);
-	if (atomic_load(&d->sleeping)) {
-		pthread_mutex_lock(&d->sleep_mu);
-		pthread_cond_signal(&d->sleep_cv);
-		pthread_mutex_unlock(&d->sleep_mu);
-	}
+	if (atomic_load(&d->sleeping))
+		mrdp_wait_wake(d);
 }
 
 int mrdp_resolve(struct mrdp_dev *d, uint32_t ip, uint8_t mac[6])
@@ -117,29 +122,41 @@ void mrdp_get_counters(struct mrdp_dev *d, struct mrdp_counters *out)
 	pthread_mutex_unlock(&d->lock);
 }
 
-static void idle_sleep(struct mrdp_dev *d, uint64_t ns)
+/* frames: also wake when a frame arrives (mrdp_wait.c). */
+static void idle_sleep(struct mrdp_dev *d, uint64_t ns, int frames)
 {
-	struct timespec ts;
-	uint64_t t;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	t = (uint64_t)ts.tv_nsec + ns;
-	ts.tv_sec += (time_t)(t / 1000000000ull);
-	ts.tv_nsec = (long)(t % 1000000000ull);
-	pthread_mutex_lock(&d->sleep_mu);
 	atomic_store(&d->sleeping, 1);
 	if (!atomic_load(&d->kicked) && !atomic_load(&d->stop))
-		pthread_cond_timedwait(&d->sleep_cv, &d->sleep_mu, &ts);
+		mrdp_wait(d, ns, frames);
 	atomic_store(&d->sleeping, 0);
 	atomic_store(&d->kicked, 0);
-	pthread_mutex_unlock(&d->sleep_mu);
 	d->sleeps++;
+}
+
+static uint64_t spin_time(int frames)
+{
+	const char *s = getenv("METAROCE_DP_SPIN_US");
+	char *end;
+	unsigned long v;
+
+	if (s && *s) {
+		errno = 0;
+		v = strtoul(s, &end, 10);
+		if (!errno && !*end && v <= 1000000)
+			return (uint64_t)v * 1000ull;
+		fprintf(stderr,
+			"mrdp: ignoring METAROCE_DP_SPIN_US=%s (0..1000000)\n",
+			s);
+	}
+	return frames ? MRDP_SPIN_FRAMES_NS : MRDP_SPIN_NS;
 }
 
 static void *progress_main(void *arg)
 {
 	struct mrdp_dev *d = arg;
 	uint64_t last_work = mrdp_now(), backoff = MRDP_SLEEP_MIN_NS;
+	const int frames = mrdp_wait_on_frames(d);
+	const uint64_t spin_ns = spin_time(frames);
 	char tname[16];
 
 	/* Thread names hold 15 characters. */
@@ -188,10 +205,11 @@ static void *progress_main(void *arg)
 				idle_sleep(d,
 					   deadline - now < MRDP_INLINE_NAP_NS
 						   ? deadline - now
-						   : MRDP_INLINE_NAP_NS);
+						   : MRDP_INLINE_NAP_NS,
+					   0);
 			continue;
 		}
-		if (now - last_work < MRDP_SPIN_NS) {
+		if (now - last_work < spin_ns) {
 			/* Let a thread that shares our core run. */
 			sched_yield();
 			continue;
@@ -199,14 +217,14 @@ static void *progress_main(void *arg)
 		if (deadline <= now)
 			continue;
 		{
-			uint64_t ns = backoff;
+			uint64_t ns = frames ? MRDP_WAIT_MAX_NS : backoff;
 
 			if (deadline - now < ns)
 				ns = deadline - now;
 			if (d->has_stats && d->next_stats_ns > now &&
 			    d->next_stats_ns - now < ns)
 				ns = d->next_stats_ns - now;
-			idle_sleep(d, ns);
+			idle_sleep(d, ns, frames);
 		}
 		{
 			uint64_t cap = now - last_work > MRDP_IDLE_AFTER_NS
@@ -346,8 +364,7 @@ static void teardown(struct mrdp_dev *d)
 	free(d->scratch);
 	free(d->neigh);
 	pthread_mutex_destroy(&d->lock);
-	pthread_mutex_destroy(&d->sleep_mu);
-	pthread_cond_destroy(&d->sleep_cv);
+	mrdp_wait_fini(d);
 	free(d);
 }
 
@@ -356,7 +373,6 @@ int mrdp_open(const struct mrdp_config *cfg, struct mrdp_dev **out, char *err,
 {
 	char dummy[8];
 	struct mrdp_dev *d;
-	pthread_condattr_t ca;
 	const char *csum;
 	unsigned seq, i;
 	int ret;
@@ -412,16 +428,19 @@ int mrdp_open(const struct mrdp_config *cfg, struct mrdp_dev **out, char *err,
 	d->max_pkt = MR_TX_BUF_MIN(d->conf.mtu);
 	d->max_frame = MRDP_HDR_LEN + d->max_pkt;
 	pthread_mutex_init(&d->lock, NULL);
-	pthread_mutex_init(&d->sleep_mu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&d->sleep_cv, &ca);
-	pthread_condattr_destroy(&ca);
+	d->kick_fd = -1;
+	for (i = 0; i < MR_DEVCONF_MAX_PORTS; i++)
+		d->plane[i].wait_fd = -1;
 	d->neigh = malloc(sizeof(*d->neigh));
 	d->scratch = malloc(d->max_frame);
 	if (!d->neigh || !d->scratch) {
 		snprintf(err, errlen, "out of memory");
 		ret = -ENOMEM;
+		goto fail;
+	}
+	ret = mrdp_wait_init(d);
+	if (ret) {
+		snprintf(err, errlen, "eventfd: %s", strerror(-ret));
 		goto fail;
 	}
 	mrdp_neigh_init(d->neigh);

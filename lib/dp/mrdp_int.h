@@ -24,6 +24,7 @@ struct rte_mempool;
 #define MRDP_TX_BUDGET 256 /* engine packets pulled per round */
 #define MRDP_RING 1024	   /* descriptors per queue (PMDs that use them) */
 #define MRDP_STATS_PERIOD_NS 1000000000ull
+#define MRDP_WAIT_SCAN_MAX 16 /* AF_PACKET sockets looked at per interface */
 
 extern int mrdp_debug;
 #define MRDP_LOG(...)                                          \
@@ -44,6 +45,12 @@ struct mrdp_plane {
 	unsigned nbacklog; /* frames the port refused earlier */
 	struct rte_mbuf *backlog[MRDP_BACKLOG];
 	struct mrdp_plane_counters c;
+	/* The kernel socket a sleeping progress thread polls for frames
+	 * (-1: none); see mrdp_wait.c. */
+	int wait_fd;
+	int wait_ifindex;
+	unsigned wait_nbefore;
+	int wait_before[MRDP_WAIT_SCAN_MAX];
 };
 
 struct mrdp_dev {
@@ -73,8 +80,7 @@ struct mrdp_dev {
 	atomic_int stop;
 	atomic_int sleeping;
 	atomic_int kicked;
-	pthread_mutex_t sleep_mu;
-	pthread_cond_t sleep_cv;
+	int kick_fd; /* eventfd: mrdp_kick() wakes a thread in mrdp_wait() */
 	uint64_t next_stats_ns;
 	/* When an application thread last called mrdp_progress(). */
 	_Atomic uint64_t last_inline_ns;
@@ -108,6 +114,21 @@ void mrdp_io_release(struct mrdp_dev *d);
 /* Start resolving ip now (send the first ARP request). Lock held. */
 int mrdp_io_resolve(struct mrdp_dev *d, uint32_t ip, uint8_t mac[6],
 		    uint64_t now);
+
+/* mrdp_wait.c: sleeping until a frame, a kick or a timeout. Around
+ * rte_dev_probe() of a port (ifname: its interface, NULL if none): find
+ * the socket the port opened. */
+void mrdp_wait_probe_begin(struct mrdp_plane *p, const char *ifname);
+void mrdp_wait_probe_end(struct mrdp_plane *p);
+/* The kick eventfd: 0 or -errno. */
+int mrdp_wait_init(struct mrdp_dev *d);
+void mrdp_wait_fini(struct mrdp_dev *d);
+/* 1 if every plane has a socket to sleep on. */
+int mrdp_wait_on_frames(const struct mrdp_dev *d);
+/* Wake a thread in mrdp_wait(). */
+void mrdp_wait_wake(struct mrdp_dev *d);
+/* Sleep up to ns, until a kick or (frames) a frame on any plane. */
+void mrdp_wait(struct mrdp_dev *d, uint64_t ns, int frames);
 
 /* mrdp_stats.c: write the counters file (atomically). */
 int mrdp_stats_write(struct mrdp_dev *d);

@@ -297,7 +297,18 @@ int mrdp_port_open(struct mrdp_dev *d, unsigned idx, unsigned seq, char *err,
 	ret = build_devargs(d, idx, seq, devargs, sizeof(devargs), err, errlen);
 	if (ret)
 		return ret;
-	ret = rte_dev_probe(devargs);
+	{
+		char ifname[IF_NAMESIZE + 1];
+		const char *ifn = NULL;
+
+		if (is_af_packet(d->conf.ports[idx]) &&
+		    devarg(d->conf.ports[idx], "iface", ifname, sizeof(ifname)))
+			ifn = ifname;
+		mrdp_wait_probe_begin(p, ifn);
+		ret = rte_dev_probe(devargs);
+		if (ret >= 0)
+			mrdp_wait_probe_end(p);
+	}
 	if (ret < 0) {
 		snprintf(err, errlen, "port '%s': DPDK could not open it (%s)",
 			 d->conf.ports[idx], strerror(-ret));

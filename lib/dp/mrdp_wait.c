@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * What the progress thread sleeps on: an eventfd for kicks and, where a
+ * port has one, the kernel socket behind it, so an idle thread wakes when
+ * a frame arrives instead of when a timer says so.
+ *
+ * Why: a thread that spins (even with sched_yield) stays runnable, and on
+ * a machine with more busy threads than cores every runnable thread waits
+ * whole scheduler slices (milliseconds) for a CPU; a sleeping thread woken
+ * by the kernel at a frame's arrival is scheduled at once (wakeup
+ * preemption). A timed sleep that doubles up to 1 ms adds up to that
+ * much to every packet that finds the thread asleep.
+ *
+ * DPDK's af_packet PMD does not expose its socket (no Rx interrupts), so
+ * the socket is found as the AF_PACKET socket bound to the port's
+ * interface that appeared while the port was probed. poll() on a
+ * TPACKET ring socket reports POLLIN while a frame is waiting in the
+ * ring, so no arrival between the last receive and the sleep is missed.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <net/if.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <linux/if_packet.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mrdp_int.h"
+
+/* The AF_PACKET socket fds of this process bound to ifindex, at most max;
+ * returns how many. */
+static unsigned packet_sockets(int ifindex, int *out, unsigned max)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *de;
+	unsigned n = 0;
+
+	if (!dir)
+		return 0;
+	while ((de = readdir(dir)) != NULL && n < max) {
+		struct sockaddr_ll sll;
+		socklen_t len = sizeof(sll);
+		int fd, dom = 0;
+		socklen_t dlen = sizeof(dom);
+		char *end;
+
+		fd = (int)strtol(de->d_name, &end, 10);
+		if (*end || end == de->d_name || fd == dirfd(dir))
+			continue;
+		if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &dlen) != 0 ||
+		    dom != AF_PACKET)
+			continue;
+		memset(&sll, 0, sizeof(sll));
+		if (getsockname(fd, (struct sockaddr *)&sll, &len) != 0 ||
+		    sll.sll_ifindex != ifindex)
+			continue;
+		out[n++] = fd;
+	}
+	closedir(dir);
+	return n;
+}
+
+void mrdp_wait_probe_begin(struct mrdp_plane *p, const char *ifname)
+{
+	p->wait_fd = -1;
+	p->wait_ifindex = ifname ? (int)if_nametoindex(ifname) : 0;
+	p->wait_nbefore = 0;
+	if (p->wait_ifindex > 0)
+		p->wait_nbefore = packet_sockets(
+			p->wait_ifindex, p->wait_before, MRDP_WAIT_SCAN_MAX);
+}
+
+void mrdp_wait_probe_end(struct mrdp_plane *p)
+{
+	int now[MRDP_WAIT_SCAN_MAX];
+	unsigned n, i, k;
+
+	if (p->wait_ifindex <= 0)
+		return;
+	n = packet_sockets(p->wait_ifindex, now, MRDP_WAIT_SCAN_MAX);
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < p->wait_nbefore; k++)
+			if (p->wait_before[k] == now[i])
+				break;
+		if (k < p->wait_nbefore)
+			continue;
+		/* Exactly one new socket (one queue pair): anything else
+		 * and we cannot tell which is ours; timed sleeps then. */
+		if (p->wait_fd >= 0) {
+			p->wait_fd = -1;
+			break;
+		}
+		p->wait_fd = now[i];
+	}
+	MRDP_LOG("plane %u: %s\n", p->port_id,
+		 p->wait_fd >= 0 ? "progress thread sleeps on its socket"
+				 : "no socket to sleep on: timed sleeps");
+}
+
+int mrdp_wait_init(struct mrdp_dev *d)
+{
+	d->kick_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	return d->kick_fd < 0 ? -errno : 0;
+}
+
+void mrdp_wait_fini(struct mrdp_dev *d)
+{
+	if (d->kick_fd >= 0)
+		close(d->kick_fd);
+	d->kick_fd = -1;
+}
+
+int mrdp_wait_on_frames(const struct mrdp_dev *d)
+{
+	unsigned i;
+
+	if (d->kick_fd < 0 || d->nplanes == 0)
+		return 0;
+	for (i = 0; i < d->nplanes; i++)
+		if (d->plane[i].wait_fd < 0)
+			return 0;
+	return 1;
+}
+
+void mrdp_wait_wake(struct mrdp_dev *d)
+{
+	uint64_t one = 1;
+
+	if (write(d->kick_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		MRDP_LOG("%s: kick: %s\n", d->conf.name, strerror(errno));
+}
+
+void mrdp_wait(struct mrdp_dev *d, uint64_t ns, int frames)
+{
+	struct pollfd pfd[1 + MR_DEVCONF_MAX_PORTS];
+	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ull),
+			       .tv_nsec = (long)(ns % 1000000000ull) };
+	unsigned n = 0, i;
+	uint64_t v;
+
+	pfd[n].fd = d->kick_fd;
+	pfd[n++].events = POLLIN;
+	if (frames)
+		for (i = 0; i < d->nplanes; i++) {
+			pfd[n].fd = d->plane[i].wait_fd;
+			pfd[n++].events = POLLIN;
+		}
+	if (ppoll(pfd, n, &ts, NULL) < 0 && errno != EINTR)
+		MRDP_LOG("%s: ppoll: %s\n", d->conf.name, strerror(errno));
+	/* Drain the kick counter: the kick it stood for is now served. */
+	if (read(d->kick_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		MRDP_LOG("%s: kick read: %s\n", d->conf.name, strerror(errno));
+}
