@@ -94,6 +94,7 @@ int mr_pathtx_send(struct mr_pathtx *tx, uint32_t ssn, uint32_t bytes,
 	r->bytes = bytes;
 	r->state = MR_PATHTX_OUT;
 	r->retx = retx > 255 ? 255 : (uint8_t)retx;
+	r->late = 0;
 	r->sent_at = now;
 	r->ctx = ctx;
 	/* RFC 6298 (5.1): start the timer when it is not running. */
@@ -133,6 +134,9 @@ static void rtt_update(struct mr_pathtx *tx, uint64_t r)
 	if (var < tx->cfg.granularity_ns)
 		var = tx->cfg.granularity_ns;
 	tx->rto = tx->srtt + var;
+	tx->rto_floor -= tx->rto_floor >> 12;
+	if (tx->rto < tx->rto_floor)
+		tx->rto = tx->rto_floor;
 	if (tx->rto < tx->cfg.rto_min_ns)
 		tx->rto = tx->cfg.rto_min_ns;
 	if (tx->rto > tx->cfg.rto_max_ns)
@@ -164,6 +168,12 @@ static void declare_lost(struct mr_pathtx *tx, struct mr_pathtx_rec *r, int why)
 		break;
 	case MR_PATHTX_LOSS_RTO:
 		tx->lost_rto++;
+		/* Its ACK may only be late (MR-TMR-8): remember it. */
+		r->late = 1;
+		if (!tx->any_late) {
+			tx->any_late = 1;
+			tx->late_lo = r->ppsn;
+		}
 		break;
 	default:
 		tx->lost_forced++;
@@ -288,9 +298,50 @@ static int block_valid(const struct mr_pathtx *tx,
 	return 1;
 }
 
+/*
+ * MR-TMR-8: ACKs of transmissions the RTO declared lost. The records left
+ * the span but stay in the ring until their slot is reused (ppsn + 256),
+ * so they are still known. Such an ACK shows the RTO fired too early: its
+ * RTT is a sample the estimator needs (without it the RTO only ever sees
+ * the RTTs shorter than itself, and keeps firing early on a host whose
+ * RTT jumps from microseconds to milliseconds), and the path is alive.
+ * Returns the newest sample (0 if none).
+ */
+static uint64_t late_acks(struct mr_pathtx *tx, const struct mr_sack_block *blk,
+			  uint64_t now)
+{
+	uint32_t p, lo = tx->late_lo, end = tx->una;
+	uint64_t sample = 0;
+	int pending = 0;
+
+	if (mr_seq_lt(lo, tx->nxt - MR_PATHTX_RING))
+		lo = tx->nxt - MR_PATHTX_RING; /* older slots are reused */
+	for (p = lo; mr_seq_lt(p, end); p++) {
+		struct mr_pathtx_rec *r = rec_of(tx, p);
+
+		if (r->ppsn != p || !r->late)
+			continue;
+		if (!block_acks(blk, p)) {
+			if (!pending) {
+				pending = 1;
+				tx->late_lo = p;
+			}
+			continue;
+		}
+		r->late = 0;
+		tx->late_acked++;
+		if (!r->retx)
+			sample = now - r->sent_at;
+	}
+	if (!pending)
+		tx->any_late = 0;
+	return sample;
+}
+
 int mr_pathtx_on_sack(struct mr_pathtx *tx, const struct mr_sack_block *blk,
 		      uint64_t now)
 {
+	uint64_t late_rtt = 0, late_before = tx->late_acked;
 	struct mr_pathtx_rec *sample = NULL;
 	int newly = 0;
 	uint32_t p, end;
@@ -301,6 +352,8 @@ int mr_pathtx_on_sack(struct mr_pathtx *tx, const struct mr_sack_block *blk,
 		tx->bad_sacks++;
 		return -MR_EPROTO;
 	}
+	if (tx->any_late)
+		late_rtt = late_acks(tx, blk, now);
 	end = block_end(tx, blk);
 	for (p = tx->una; mr_seq_lt(p, end); p++) {
 		struct mr_pathtx_rec *r = rec_of(tx, p);
@@ -331,8 +384,26 @@ int mr_pathtx_on_sack(struct mr_pathtx *tx, const struct mr_sack_block *blk,
 			tx->cb.acked(tx->cb.user, tx->cfg.path_id, r->ssn,
 				     r->bytes, r->ctx, rtt);
 	}
+	if (late_rtt) {
+		/* RFC 6298 forgets a rare long RTT within a few samples, so
+		 * the next one would fire the RTO again: keep it as a floor
+		 * that fades over thousands of samples. */
+		rtt_update(tx, late_rtt);
+		if (late_rtt + late_rtt / 4 > tx->rto_floor)
+			tx->rto_floor = late_rtt + late_rtt / 4;
+		if (tx->rto < tx->rto_floor)
+			tx->rto = tx->rto_floor < tx->cfg.rto_max_ns
+					  ? tx->rto_floor
+					  : tx->cfg.rto_max_ns;
+	}
 	if (sample)
 		rtt_update(tx, now - sample->sent_at);
+	if (tx->late_acked != late_before) {
+		/* The RTO was spurious: undo its backoff (MR-TMR-8). */
+		tx->backoff = 0;
+		if (!newly)
+			tx->rto_start = now;
+	}
 	if (!newly)
 		return 0; /* nothing changed: the loss timer covers ageing */
 	/* Progress: reset the backoff, restart the timer (RFC 6298 5.3,

@@ -97,6 +97,7 @@ struct mr_pathtx_rec {
 	uint32_t bytes;
 	uint8_t state; /* enum mr_pathtx_state */
 	uint8_t retx;  /* earlier transmissions of this ssn (any path) */
+	uint8_t late;  /* declared lost by the RTO, no ACK seen yet */
 	uint64_t sent_at;
 	uint64_t ctx; /* engine's cookie, echoed in the callbacks */
 };
@@ -113,7 +114,10 @@ struct mr_pathtx {
 	int any_acked;
 	/* RTT estimator (RFC 6298), ns. srtt == 0: no sample yet. */
 	uint64_t srtt, rttvar, min_rtt, latest_rtt;
-	uint64_t rto;	    /* current base RTO, before backoff */
+	uint64_t rto; /* current base RTO, before backoff */
+	/* 5/4 x the largest RTT a late ACK revealed, decaying by 1/4096 per
+	 * RTT sample: the RTO never drops below it (MR-TMR-8). */
+	uint64_t rto_floor;
 	uint32_t backoff;   /* consecutive RTOs without progress */
 	uint64_t rto_start; /* timer reference; armed iff out_pkts > 0 */
 	uint64_t loss_time; /* time-threshold deadline, UINT64_MAX: none */
@@ -122,6 +126,11 @@ struct mr_pathtx {
 	uint64_t acked_pkts, lost_reorder, lost_time, lost_rto, lost_forced;
 	uint64_t rto_events;
 	uint64_t bad_sacks; /* rejected by mr_pathtx_on_sack */
+	/* ACKs of transmissions the RTO had declared lost (MR-TMR-8): the
+	 * RTO was spurious, the path is alive. */
+	uint64_t late_acked;
+	uint32_t late_lo; /* oldest ppsn that may be a late candidate */
+	int any_late;
 	struct mr_pathtx_rec ring[MR_PATHTX_RING];
 };
 
@@ -145,6 +154,9 @@ int mr_pathtx_send(struct mr_pathtx *tx, uint32_t ssn, uint32_t bytes,
 /* Process this path's SACK block from an ACK received at now. Invokes
  * acked() for newly acknowledged packets (oldest first), then lost() for
  * packets declared lost. A stale block (older cum_ppsn) is harmless.
+ * An acknowledgement of a first transmission that the RTO declared lost
+ * (still in the ring) is an RTT sample, resets the backoff and counts in
+ * late_acked (MR-TMR-8); no callback (it was reported lost already).
  * Returns the number of newly acked packets (>= 0), or -MR_EINVAL if the
  * block is for another path id or -MR_EPROTO if it acknowledges a ppsn
  * never sent (nothing is changed then; counted in bad_sacks).

@@ -136,8 +136,12 @@ int mr_req_on_ack(struct mr_qp *qp, const struct mr_pkt *pkt, uint64_t now)
 	qp->cc_acked_pkts = 0;
 	for (i = 0; i < a->nblocks; i++) {
 		const struct mr_sack_block *b = &a->blocks[i];
+		struct mr_pathtx *tx = &qp->ptx[b->path_id];
+		uint64_t late = tx->late_acked;
 
-		if (mr_pathtx_on_sack(&qp->ptx[b->path_id], b, now) > 0)
+		/* MR-ERR-2: an ACK of a transmission the RTO had given up
+		 * (MR-TMR-8) is progress too: the peer is receiving. */
+		if (mr_pathtx_on_sack(tx, b, now) > 0 || tx->late_acked != late)
 			progress = 1;
 	}
 	if (mr_seq_lt(qp->snd_una, a->cum_ssn)) {
@@ -282,6 +286,7 @@ void mr_req_expiry(struct mr_qp *qp, uint64_t now)
 {
 	struct mr_txp *t;
 	uint64_t limit;
+	int rto = 0;
 	uint16_t i;
 
 	for (i = 0; i < qp->npaths; i++) {
@@ -290,11 +295,16 @@ void mr_req_expiry(struct mr_qp *qp, uint64_t now)
 		if (!(ev & MR_PATHTX_EV_RTO))
 			continue;
 		MR_CNT(qp, timeouts, 1);
-		qp->retries++;
+		rto = 1;
 		mr_pathsel_on_rto(&qp->ps, i, now);
 		if (mr_qp_is_gbn(qp))
 			qp->retx_from = qp->snd_una;
 	}
+	/* MR-ERR-2: one retry per expiry, however many paths timed out
+	 * together (a peer that stops answering times out every path at
+	 * once: that is one retry, as the single timer of IB would see). */
+	if (rto)
+		qp->retries++;
 	/* MR-ERR-2: retry_cnt retries without progress, and at least the
 	 * local ACK timeout per try: the oldest WQE fails. timeout 0 is
 	 * infinite (verbs). */

@@ -158,6 +158,8 @@ void link_send(struct link *l, const uint8_t *buf, size_t len, uint64_t now)
 		l->corrupt_next--;
 		p->buf[len / 2] ^= 0x40;
 	}
+	if (l->stall_every && now % l->stall_every < l->stall_len)
+		p->at += l->stall_len - now % l->stall_every;
 	if (l->reverse_next > 1) {
 		/* the next reverse_next packets leave in reverse order */
 		p->at += (uint64_t)l->reverse_next * 100;

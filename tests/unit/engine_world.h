@@ -61,6 +61,10 @@ struct link {
 	int corrupt_next;
 	int reverse_next; /* deliver the next n packets in reverse order */
 	uint32_t ce_ppm;
+	/* A receiver that is not scheduled (a loaded host): packets sent
+	 * during the first stall_len ns of every stall_every ns period
+	 * are delivered together when the stall ends (order kept). */
+	uint64_t stall_every, stall_len;
 };
 
 struct world {

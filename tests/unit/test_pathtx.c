@@ -345,17 +345,36 @@ static void test_rto_backoff(void)
 	MR_CHECK_EQ(mr_pathtx_rto(&tx), 5000000); /* 8 ms capped at 5 */
 	MR_CHECK_EQ(tx.rto_events, 3);
 	MR_CHECK_EQ(tx.lost_rto, 4);
-	/* An ack of the late original of ssn 10 (ppsn 1, declared lost
-	 * and gone from the ring) is not progress: backoff kept. */
+	/* An ack of ppsn 1 (ssn 11's first transmission, sent at 500,
+	 * declared lost by the first RTO, out of the span but still in the
+	 * ring) is late, not new (MR-TMR-8): no callback, but the RTO was
+	 * spurious: backoff undone, and its 7 ms RTT is sampled and kept as
+	 * the RTO's floor (5/4 x, clamped by rto_max 5 ms here). */
 	MR_CHECK_EQ(tsend(&tx, 10, 7000300), 4);
 	{
 		static const uint32_t got[] = { 1 };
 
 		block(&b, 4, 0, got, 1);
 	}
+	MR_CHECK_EQ(tx.srtt, 0);
 	MR_CHECK_EQ(mr_pathtx_on_sack(&tx, &b, 7000400), 0);
-	MR_CHECK_EQ(tx.backoff, 3);
+	MR_CHECK_EQ(tx.backoff, 0);
 	MR_CHECK_EQ(r.nacked, 0);
+	MR_CHECK_EQ(tx.late_acked, 1);
+	MR_CHECK_EQ(tx.srtt, 7000400 - 500);
+	MR_CHECK_EQ(tx.rto_floor, (7000400 - 500) * 5 / 4);
+	MR_CHECK_EQ(mr_pathtx_rto(&tx), 5000000);
+	/* ppsn 2 late too (its own sample), and ppsn 1 again: nothing
+	 * more for ppsn 1. */
+	{
+		static const uint32_t got[] = { 1, 2 };
+
+		block(&b, 4, 0, got, 2);
+	}
+	MR_CHECK_EQ(mr_pathtx_on_sack(&tx, &b, 7000500), 0);
+	MR_CHECK_EQ(tx.late_acked, 2);
+	MR_CHECK_EQ(mr_pathtx_on_sack(&tx, &b, 7000600), 0);
+	MR_CHECK_EQ(tx.late_acked, 2);
 	/* Progress: ppsn 4 acked -> backoff 0, timer restarted. */
 	{
 		static const uint32_t got[] = { 1, 4 };
