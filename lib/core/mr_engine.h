@@ -182,6 +182,7 @@ struct mr_qp {
 
 	/* our ssn space */
 	struct mr_txp *txp;
+	uint32_t snd_base; /* first ssn of our stream (rsn of responses) */
 	uint32_t snd_una; /* peer's cum_ssn: ring starts here */
 	uint32_t snd_nxt;
 	uint32_t lost_cnt; /* txp entries in state LOST */
@@ -231,6 +232,7 @@ struct mr_qp {
 	uint16_t ack_pkts; /* data packets since the last ACK */
 	uint64_t ack_due;  /* delayed ACK deadline, UINT64_MAX none */
 	uint16_t last_rx_path;
+	uint8_t rx_started; /* a packet of the peer was recorded */
 	uint8_t rx_err;	     /* a request failed: every ACK NAKs it */
 	uint8_t rx_err_code; /* enum mr_nak_code */
 	uint32_t rx_err_msn;
@@ -259,6 +261,8 @@ struct mr_ep {
 	uint32_t work_head, work_n;
 	uint32_t nsrq;
 	struct mr_ratehint rh;
+	/* Use of each path by QPs destroyed already (mr_ep_stats.c). */
+	struct mr_path_counters paths_gone[MR_ACK_MAX_PATHS];
 };
 
 /* Count an event on a QP and its endpoint. */
@@ -328,8 +332,12 @@ void mr_req_flush(struct mr_qp *qp);
 uint64_t mr_req_deadline(const struct mr_qp *qp);
 void mr_req_expiry(struct mr_qp *qp, uint64_t now);
 
+/* mr_ep_stats.c: keep a QP's use of each path when it is destroyed. */
+void mr_ep_stats_qp_gone(struct mr_qp *qp);
+
 /* mr_resp.c */
 void mr_resp_reset(struct mr_qp *qp);
+void mr_resp_rebase(struct mr_qp *qp, uint32_t base);
 int mr_resp_on_req(struct mr_qp *qp, const struct mr_pkt *pkt,
 		   const struct mr_rx_meta *meta, uint64_t now);
 /* Receive-side sequence checks shared by requests and responses:

@@ -227,8 +227,7 @@ static int rc_rx(struct mr_qp *qp, const struct mr_pkt *pkt,
 	/* MR-QP-3: RESET and INIT take nothing; RTR takes requests. */
 	if (qp->state < MR_QPS_RTR ||
 	    (qp->state == MR_QPS_RTR &&
-	     (op == MR_OP_ACK || op == MR_OP_READ_RESP ||
-	      op == MR_OP_ATOMIC_RESP))) {
+	     (op == MR_OP_READ_RESP || op == MR_OP_ATOMIC_RESP))) {
 		MR_CNT(qp, drop_bad_state, 1);
 		return -MR_ESTATE;
 	}
@@ -303,7 +302,10 @@ static size_t qp_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 		if (n)
 			return n;
 	}
-	if (qp->state != MR_QPS_RTS && qp->state != MR_QPS_SQD)
+	/* MR-RSP-10: RTR sends responses (mr_req_tx starts no request
+	 * before RTS). */
+	if (qp->state != MR_QPS_RTR && qp->state != MR_QPS_RTS &&
+	    qp->state != MR_QPS_SQD)
 		return 0;
 	return mr_req_tx(qp, now, buf, cap, meta);
 }
@@ -373,7 +375,7 @@ void mr_ep_handle_expiry(struct mr_ep *ep, uint64_t now)
 		qp->now = now;
 		if (qp->ack_due <= now)
 			mr_ep_kick(qp); /* delayed ACK due */
-		if (qp->state < MR_QPS_RTS || qp->state == MR_QPS_ERR)
+		if (qp->state == MR_QPS_ERR)
 			continue;
 		mr_req_expiry(qp, now);
 		mr_ep_kick(qp);

@@ -185,6 +185,7 @@ int mr_qp_destroy(struct mr_qp *qp)
 		if (qp->wimm_blocked)
 			qp->cfg.srq->blocked--;
 	}
+	mr_ep_stats_qp_gone(qp);
 	qp_free(qp);
 	return 0;
 }
@@ -398,10 +399,16 @@ int mr_qp_modify(struct mr_qp *qp, const struct mr_qp_attr *attr,
 		return rc;
 	apply(qp, attr, attr_mask);
 	if (from == MR_QPS_INIT && to == MR_QPS_RTR &&
-	    qp->cfg.type == MR_QPT_RC)
+	    qp->cfg.type == MR_QPT_RC) {
 		mr_resp_reset(qp);
-	if (from == MR_QPS_RTR && to == MR_QPS_RTS && qp->cfg.type == MR_QPT_RC)
+		/* MR-RSP-10: a QP in RTR answers READs and atomics, so its
+		 * stream exists from RTR on (verbs gives sq_psn only at RTS,
+		 * and perftest's passive side never goes there). */
 		mr_req_reset(qp, 0);
+	}
+	if (from == MR_QPS_RTR && to == MR_QPS_RTS &&
+	    qp->cfg.type == MR_QPT_RC && qp->snd_nxt == qp->snd_base)
+		mr_req_reset(qp, 0); /* nothing sent yet: start at sq_psn */
 	qp->state = to;
 	mr_ep_kick(qp);
 	return 0;

@@ -56,6 +56,7 @@ void mr_req_reset(struct mr_qp *qp, uint64_t now)
 	struct mr_cc_config ccfg;
 	uint16_t i;
 
+	qp->snd_base = qp->attr.sq_psn;
 	qp->snd_una = qp->snd_nxt = qp->retx_from = qp->attr.sq_psn;
 	qp->lost_cnt = 0;
 	qp->peer_cum_msn = 0;
@@ -501,6 +502,9 @@ static size_t build_resp(struct mr_qp *qp, const struct mr_resp_rec *r,
 
 	base_hdr(qp, &pkt, r->opcode, ssn);
 	pkt.bth.msn = r->msn;
+	/* MR-HDR-9, MR-RSP-11: where our stream began, so a requester can
+	 * adopt it when we answer from RTR, before any sq_psn was given. */
+	pkt.bth.rsn = qp->snd_base;
 	if (r->opcode == MR_OP_ATOMIC_RESP) {
 		pkt.bth.msg_len = MR_WIRE_ATOMIC_LEN;
 		pkt.atomic_orig = r->orig;

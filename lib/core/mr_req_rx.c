@@ -213,6 +213,8 @@ int mr_req_on_resp(struct mr_qp *qp, const struct mr_pkt *pkt,
 		MR_CNT(qp, drop_invalid, 1);
 		return -MR_EPROTO;
 	}
+	if (known)
+		mr_resp_rebase(qp, b->rsn); /* MR-RSP-11 */
 	rc = mr_rx_check(qp, pkt, meta, now);
 	if (rc)
 		return rc < 0 ? rc : 0;

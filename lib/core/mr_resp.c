@@ -46,14 +46,30 @@ void mr_resp_reset(struct mr_qp *qp)
 	qp->seq_nak = 0;
 	qp->seq_nak_sent = 0;
 	qp->rx_err = 0;
+	qp->rx_started = 0;
 	qp->last_rx_path = 0;
 	set_wimm_blocked(qp, 0);
 	mr_ratehint_conn_init(&qp->rh);
 }
 
+/* MR-RSP-11: the peer answered from RTR with a stream that starts at its
+ * own base, not at the rq_psn we were given. Adopted only while nothing of
+ * the peer was recorded, so an established window is never moved. */
+void mr_resp_rebase(struct mr_qp *qp, uint32_t base)
+{
+	uint32_t i;
+
+	if (qp->rx_started || base == mr_ssnwin_cum(&qp->win))
+		return;
+	mr_ssnwin_reset(&qp->win, base);
+	for (i = 0; i < qp->npaths; i++)
+		mr_pathrx_init(&qp->prx[i], (uint16_t)i, base);
+}
+
 static void path_record(struct mr_qp *qp, const struct mr_pkt *pkt,
 			const struct mr_rx_meta *meta, uint64_t now)
 {
+	qp->rx_started = 1;
 	mr_pathrx_record(&qp->prx[pkt->pth.path_id], pkt->pth.ppsn,
 			 meta ? meta->ecn_ce : 0, now);
 	qp->last_rx_path = pkt->pth.path_id;

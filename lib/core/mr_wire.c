@@ -299,7 +299,8 @@ static int check_lengths(const struct mr_pkt *pkt, int x)
 	uint32_t plen = pkt->payload_len;
 
 	/* MR-HDR-9 */
-	if (b->rsn && b->opcode != MR_OP_SEND && b->opcode != MR_OP_SEND_IMM)
+	if (b->rsn && b->opcode != MR_OP_SEND && b->opcode != MR_OP_SEND_IMM &&
+	    b->opcode != MR_OP_READ_RESP && b->opcode != MR_OP_ATOMIC_RESP)
 		return MR_PARSE_FIELD;
 	/* MR-HDR-12, MR-HDR-13 */
 	if (b->msg_len > MR_WIRE_MAX_MSG_LEN || plen > MR_WIRE_MAX_PAYLOAD)

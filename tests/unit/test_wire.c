@@ -596,16 +596,22 @@ static void test_length_rules(void)
 		p.payload = payload;
 	}
 
-	/* MR-HDR-9: rsn only on SEND and SEND_IMM */
+	/* MR-HDR-9: rsn only on SEND and SEND_IMM (receive index) and on
+	 * READ_RESP and ATOMIC_RESP (the responder's stream base) */
 	mr_gen_pkt(&r, MR_OP_SEND_IMM, &p, payload, 16);
 	p.bth.rsn = 0xffffffff;
 	MR_CHECK_EQ(parse_pkt(&p), MR_PARSE_OK);
+	mr_gen_pkt(&r, MR_OP_READ_RESP, &p, payload, 16);
+	p.bth.rsn = 0xfffffffe;
+	MR_CHECK_EQ(parse_pkt(&p), MR_PARSE_OK);
+	mr_gen_pkt(&r, MR_OP_ATOMIC_RESP, &p, payload, 16);
+	p.bth.rsn = 7;
+	MR_CHECK_EQ(parse_pkt(&p), MR_PARSE_OK);
 	{
 		static const uint8_t no_rsn[] = {
-			MR_OP_WRITE,	   MR_OP_WRITE_IMM, MR_OP_READ_REQ,
-			MR_OP_READ_RESP,   MR_OP_ATOMIC_CS, MR_OP_ATOMIC_FA,
-			MR_OP_ATOMIC_RESP, MR_OP_ACK,	    MR_OP_UD_SEND,
-			MR_OP_UD_SEND_IMM,
+			MR_OP_WRITE,	 MR_OP_WRITE_IMM, MR_OP_READ_REQ,
+			MR_OP_ATOMIC_CS, MR_OP_ATOMIC_FA, MR_OP_ACK,
+			MR_OP_UD_SEND,	 MR_OP_UD_SEND_IMM,
 		};
 		unsigned i;
 
