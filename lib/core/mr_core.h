@@ -440,9 +440,8 @@ void mr_ep_handle_expiry(struct mr_ep *ep, uint64_t now);
 const struct mr_counters *mr_ep_counters(const struct mr_ep *ep);
 const struct mr_counters *mr_qp_counters(const struct mr_qp *qp);
 
-/* Use of each path id, summed over the endpoint's QPs that exist now (a
- * destroyed QP's share leaves the sums). Plane of path i: i % num_planes.
- * (mr_ep_stats.c) */
+/* Use of each path id, summed over the endpoint's QPs, those destroyed
+ * included. Plane of path i: i % num_planes. (mr_ep_stats.c) */
 struct mr_path_counters {
 	uint64_t tx_pkts, tx_bytes; /* sent on the path, retransmits too */
 	uint64_t retx_pkts;	    /* retransmissions sent on the path */
