@@ -65,6 +65,7 @@
 #include <stdint.h>
 
 #include "mr_core.h"
+#include "mr_counters.h"
 #include "mr_devconf.h"
 
 struct mrdp_dev;
@@ -92,12 +93,19 @@ struct mrdp_ops {
 	uint64_t (*next_deadline)(void *user);
 	/* Run the engine's timers due at now. Optional. */
 	void (*expire)(void *user, uint64_t now);
+	/* The engine's counters and the use of each of its paths, for the
+	 * stats file (mr_ep_counters, mr_ep_path_counters). Optional (NULL:
+	 * the file holds the datapath's counters only). */
+	const struct mr_counters *(*counters)(void *user);
+	unsigned (*path_counters)(void *user, struct mr_path_counters *out,
+				  unsigned max);
 	void *user;
 };
 
 /* The ops that drive a lib/core endpoint (mr_ep_rx, mr_ep_tx,
- * mr_ep_next_deadline, mr_ep_handle_expiry). The endpoint must outlive
- * the device; create its QPs and post to them with the device lock held.
+ * mr_ep_next_deadline, mr_ep_handle_expiry, and its counters). The
+ * endpoint must outlive the device; create its QPs and post to them with
+ * the device lock held.
  * The endpoint's mtu should be the record's mtu (the transmit buffers are
  * sized for it). */
 struct mrdp_ops mrdp_ep_ops(struct mr_ep *ep);
@@ -106,8 +114,12 @@ struct mrdp_config {
 	const struct mr_devconf *conf; /* copied */
 	struct mrdp_ops ops;	       /* copied; user must outlive the dev */
 	/* Where the counters are written once per second and at close, as
-	 * JSON (replaced atomically by rename). NULL: nowhere. The provider
-	 * passes "<ibdev_path>/metaroce.stats". */
+	 * JSON (replaced atomically by rename of "<stats_path>.tmp", which
+	 * is created exclusively and never through a symlink: the
+	 * directory may be world-writable). NULL: nowhere. The provider
+	 * passes "<ibdev_path>/stats/metaroce.stats.<pid>": one file per
+	 * process, in the directory metaroce-ctl link add creates with mode
+	 * 1777 so that programs of any user can write theirs. */
 	const char *stats_path;
 	/* 1: do not start the progress thread; the owner calls
 	 * mrdp_progress() itself (tests, single-threaded tools). */
@@ -209,6 +221,10 @@ struct mrdp_plane_counters {
 
 struct mrdp_counters {
 	unsigned nplanes;
+	int has_engine; /* ops.counters given: engine, npaths, path valid */
+	struct mr_counters engine;
+	unsigned npaths;
+	struct mr_path_counters path[MR_ACK_MAX_PATHS];
 	struct mrdp_plane_counters plane[MR_DEVCONF_MAX_PORTS];
 	uint64_t loopback_pkts; /* packets to our own address */
 	uint64_t neigh_entries; /* current neighbour table size */
@@ -222,14 +238,22 @@ struct mrdp_counters {
 void mrdp_get_counters(struct mrdp_dev *dev, struct mrdp_counters *out);
 
 /* Write counters as one JSON object and a newline to buf (NUL-terminated):
- *   {"device":"mr0","loopback_pkts":0,"neigh_entries":1,
+ *   {"device":"mr0","pid":1234,"loopback_pkts":0,"neigh_entries":1,
  *    "neigh_resolved":1,"progress_rounds":..,"inline_rounds":..,
  *    "sleeps":..,"planes":[{"plane":0,"rx_pkts":..,"rx_bytes":..,
  *    "tx_pkts":..,"tx_bytes":..,"rx_ecn_ce":..,"rx_frames":..,
  *    "arp_req_rx":..,"arp_req_tx":..,"arp_reply_rx":..,"arp_reply_tx":..,
- *    "rx_drop":{"short":..,...},"tx_drop":{"no_buffer":..,...}}]}
- * (drop names: mrdp_rx_drop_name / mrdp_tx_drop_name). This is the
- * content of the stats file. Returns the length, or -ENOSPC. */
+ *    "rx_drop":{"short":..,...},"tx_drop":{"no_buffer":..,...}}],
+ *    "engine":{"tx_pkts":..,...},
+ *    "paths":[{"path":0,"plane":0,"tx_pkts":..,"tx_bytes":..,
+ *    "retx_pkts":..,"lost_pkts":..,"rto_events":..,"repaths":..,
+ *    "rx_pkts":..,"rx_dups":..,"rx_ce":..}]}
+ * (drop names: mrdp_rx_drop_name / mrdp_tx_drop_name; "engine" holds
+ * every counter of struct mr_counters under its mr_counters_names() name:
+ * retransmissions, SACK holes, timeouts, duplicates, NAKs by code sent
+ * and received, ECN, drops by reason; "engine" and "paths" only with
+ * has_engine; "pid" is the writer's process id). This is the content of
+ * the stats file. Returns the length, or -ENOSPC. */
 int mrdp_counters_json(const struct mrdp_counters *c, const char *name,
 		       char *buf, size_t cap);
 

@@ -24,6 +24,17 @@ static void ep_expire(void *user, uint64_t now)
 	mr_ep_handle_expiry(user, now);
 }
 
+static const struct mr_counters *ep_counters(void *user)
+{
+	return mr_ep_counters(user);
+}
+
+static unsigned ep_path_counters(void *user, struct mr_path_counters *out,
+				 unsigned max)
+{
+	return mr_ep_path_counters(user, out, max);
+}
+
 struct mrdp_ops mrdp_ep_ops(struct mr_ep *ep)
 {
 	struct mrdp_ops ops = {
@@ -31,6 +42,8 @@ struct mrdp_ops mrdp_ep_ops(struct mr_ep *ep)
 		.tx = ep_tx,
 		.next_deadline = ep_deadline,
 		.expire = ep_expire,
+		.counters = ep_counters,
+		.path_counters = ep_path_counters,
 		.user = ep,
 	};
 

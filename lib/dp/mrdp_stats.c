@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Counters: a snapshot under the lock, JSON text, and the file a separate
- * process (metaroce-ctl stats) reads. The file is replaced by rename, so a
- * reader never sees half of it.
+ * Counters: a snapshot under the lock (the datapath's and, through the
+ * ops, the engine's), JSON text, and the file a separate process
+ * (metaroce-ctl stats) reads. The file is replaced by rename, so a reader
+ * never sees half of it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -56,6 +57,15 @@ void mrdp_snapshot(struct mrdp_dev *d, struct mrdp_counters *out)
 	out->progress_rounds = d->progress_rounds;
 	out->inline_rounds = d->inline_rounds;
 	out->sleeps = d->sleeps;
+	/* The engine's counters are read under the same lock that
+	 * serialises every engine call, so the snapshot is consistent. */
+	if (d->ops.counters) {
+		out->has_engine = 1;
+		out->engine = *d->ops.counters(d->ops.user);
+		if (d->ops.path_counters)
+			out->npaths = d->ops.path_counters(
+				d->ops.user, out->path, MR_ACK_MAX_PATHS);
+	}
 }
 
 struct jbuf {
@@ -81,6 +91,39 @@ static void jp(struct jbuf *b, const char *fmt, ...)
 	b->len += (size_t)w;
 }
 
+static void engine_json(struct jbuf *b, const struct mrdp_counters *c)
+{
+	const uint64_t *v = (const uint64_t *)&c->engine;
+	const char *const *names = mr_counters_names();
+	unsigned i, planes = c->nplanes ? c->nplanes : 1;
+
+	jp(b, ",\"engine\":{");
+	for (i = 0; i < MR_COUNTERS_N; i++)
+		jp(b, "%s\"%s\":%llu", i ? "," : "", names[i],
+		   (unsigned long long)v[i]);
+	jp(b, "},\"paths\":[");
+	for (i = 0; i < c->npaths && i < MR_ACK_MAX_PATHS; i++) {
+		const struct mr_path_counters *p = &c->path[i];
+
+		/* Path i uses plane i % planes (mr_pathsel.h). */
+		jp(b,
+		   "%s{\"path\":%u,\"plane\":%u,\"tx_pkts\":%llu,"
+		   "\"tx_bytes\":%llu,\"retx_pkts\":%llu,\"lost_pkts\":%llu,"
+		   "\"rto_events\":%llu,\"repaths\":%llu,\"rx_pkts\":%llu,"
+		   "\"rx_dups\":%llu,\"rx_ce\":%llu}",
+		   i ? "," : "", i, i % planes, (unsigned long long)p->tx_pkts,
+		   (unsigned long long)p->tx_bytes,
+		   (unsigned long long)p->retx_pkts,
+		   (unsigned long long)p->lost_pkts,
+		   (unsigned long long)p->rto_events,
+		   (unsigned long long)p->repaths,
+		   (unsigned long long)p->rx_pkts,
+		   (unsigned long long)p->rx_dups,
+		   (unsigned long long)p->rx_ce);
+	}
+	jp(b, "]");
+}
+
 int mrdp_counters_json(const struct mrdp_counters *c, const char *name,
 		       char *buf, size_t cap)
 {
@@ -92,11 +135,11 @@ int mrdp_counters_json(const struct mrdp_counters *c, const char *name,
 	/* Device names are [A-Za-z0-9_.-] (mr_devconf_valid_name): no
 	 * escaping needed. */
 	jp(&b,
-	   "{\"device\":\"%s\",\"loopback_pkts\":%llu,"
+	   "{\"device\":\"%s\",\"pid\":%ld,\"loopback_pkts\":%llu,"
 	   "\"neigh_entries\":%llu,\"neigh_resolved\":%llu,"
 	   "\"progress_rounds\":%llu,\"inline_rounds\":%llu,"
 	   "\"sleeps\":%llu,\"planes\":[",
-	   name, (unsigned long long)c->loopback_pkts,
+	   name, (long)getpid(), (unsigned long long)c->loopback_pkts,
 	   (unsigned long long)c->neigh_entries,
 	   (unsigned long long)c->neigh_resolved,
 	   (unsigned long long)c->progress_rounds,
@@ -130,7 +173,10 @@ int mrdp_counters_json(const struct mrdp_counters *c, const char *name,
 			   (unsigned long long)p->tx_drop[k]);
 		jp(&b, "}}");
 	}
-	jp(&b, "]}\n");
+	jp(&b, "]");
+	if (c->has_engine)
+		engine_json(&b, c);
+	jp(&b, "}\n");
 	if (b.over)
 		return -ENOSPC;
 	return (int)b.len;
@@ -139,15 +185,20 @@ int mrdp_counters_json(const struct mrdp_counters *c, const char *name,
 int mrdp_stats_write(struct mrdp_dev *d)
 {
 	struct mrdp_counters c;
-	char buf[8192], tmp[PATH_MAX + 32];
+	char buf[16384], tmp[PATH_MAX + 32];
 	int len, fd, ret = 0;
 
 	mrdp_get_counters(d, &c);
 	len = mrdp_counters_json(&c, d->conf.name, buf, sizeof(buf));
 	if (len < 0)
 		return len;
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", d->stats_path, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", d->stats_path);
+	/* The directory may be world-writable (sticky): never write through
+	 * a name another user planted. A leftover of ours is removed first;
+	 * someone else's makes the exclusive create fail. */
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0644);
 	if (fd < 0)
 		return -errno;
 	if (write(fd, buf, (size_t)len) != len)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "engine.h"
 #include "mr_counters.h"
@@ -161,7 +162,7 @@ static int engine_open(struct metaroce_device *dev,
 	struct mr_ep_config ecfg = { 0 };
 	struct mrdp_config dcfg = { 0 };
 	struct metaroce_engine *eng;
-	char stats[IBV_SYSFS_PATH_MAX + 32];
+	char stats[IBV_SYSFS_PATH_MAX + 64];
 	char err[256];
 	struct mr_mem mem = { .calloc = eng_calloc, .free = eng_free };
 	struct mr_rand rnd = { .next = eng_rand };
@@ -205,7 +206,10 @@ static int engine_open(struct metaroce_device *dev,
 		free(eng);
 		return metaroce_errno(ret);
 	}
-	snprintf(stats, sizeof(stats), "%s/metaroce.stats", dev->ibdev_path);
+	/* One file per process (two programs may use one device), in the
+	 * world-writable directory metaroce-ctl made (mrdp.h). */
+	snprintf(stats, sizeof(stats), "%s/stats/metaroce.stats.%ld",
+		 dev->ibdev_path, (long)getpid());
 	dcfg.conf = &dev->conf;
 	dcfg.ops = mrdp_ep_ops(eng->ep);
 	dcfg.stats_path = stats;

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,7 +18,7 @@
 #include <unistd.h>
 
 #define MAX_DEPTH 16
-#define MAX_PIDS 8
+#define MAX_PIDS 64
 
 /* A parsed JSON value. Scalars keep their text as written (numbers are
  * printed back exactly, whatever their size). */
@@ -386,20 +387,14 @@ static int stats_usage(const char *fmt, const char *arg)
 }
 
 /* Read the whole file (at most MRCTL_STATS_MAX bytes) into *out. */
-static int read_all(const char *path, char **out, size_t *len)
+static int read_all(int fd, char **out, size_t *len)
 {
 	char *buf = malloc(MRCTL_STATS_MAX + 1);
 	size_t n = 0;
 	ssize_t r;
-	int fd;
 
 	if (!buf)
 		return -1;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		free(buf);
-		return -1;
-	}
 	while ((r = read(fd, buf + n, MRCTL_STATS_MAX + 1 - n)) > 0) {
 		n += (size_t)r;
 		if (n > MRCTL_STATS_MAX)
@@ -427,33 +422,391 @@ static void fmt_time(time_t t, char *buf, size_t len, int iso)
 		 &tm);
 }
 
-static void print_json(const struct mr_devconf *c, int in_use,
-		       const struct holders *h, const struct stat *st,
-		       double age, const char *raw, size_t rawlen)
-{
-	char when[32];
+/* --- the sum over processes: numbers at the same place are added,
+ * identifiers (device, plane, path) kept, the writer's pid dropped. */
 
-	fmt_time(st->st_mtim.tv_sec, when, sizeof(when), 1);
+static int is_ident(const char *key)
+{
+	return key && (!strcmp(key, "device") || !strcmp(key, "plane") ||
+		       !strcmp(key, "path"));
+}
+
+static struct jnode *jcopy(const struct jnode *n)
+{
+	struct jnode *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->type = n->type;
+	if ((n->key && !(c->key = strdup(n->key))) ||
+	    (n->text && !(c->text = strdup(n->text))))
+		goto fail;
+	for (const struct jnode *e = n->child; e; e = e->next) {
+		struct jnode *k = jcopy(e);
+
+		if (!k)
+			goto fail;
+		if (c->last)
+			c->last->next = k;
+		else
+			c->child = k;
+		c->last = k;
+	}
+	return c;
+fail:
+	jfree(c);
+	return NULL;
+}
+
+/* An unsigned integer as written, or -1. */
+static int juint(const struct jnode *n, unsigned long long *v)
+{
+	char *end;
+
+	if (n->type != J_LIT || !isdigit((unsigned char)n->text[0]))
+		return -1;
+	errno = 0;
+	*v = strtoull(n->text, &end, 10);
+	return errno || *end ? -1 : 0;
+}
+
+static int jappend(struct jnode *parent, const struct jnode *src)
+{
+	struct jnode *c = jcopy(src);
+
+	if (!c)
+		return -1;
+	if (parent->last)
+		parent->last->next = c;
+	else
+		parent->child = c;
+	parent->last = c;
+	return 0;
+}
+
+/* Add src into dst (same shape expected; what only src has is copied,
+ * what differs in type is left as dst has it). */
+static int jadd(struct jnode *dst, const struct jnode *src)
+{
+	unsigned long long a, b;
+
+	if (dst->type != src->type)
+		return 0;
+	if (dst->type == J_LIT) {
+		char num[24];
+
+		if (is_ident(dst->key) || juint(dst, &a) || juint(src, &b))
+			return 0;
+		/* Saturate rather than wrap: a sum never goes down. */
+		snprintf(num, sizeof(num), "%llu",
+			 a + b < a ? (unsigned long long)-1 : a + b);
+		free(dst->text);
+		dst->text = strdup(num);
+		return dst->text ? 0 : -1;
+	}
+	if (dst->type == J_ARR) {
+		struct jnode *d = dst->child;
+		const struct jnode *s = src->child;
+
+		for (; s; s = s->next, d = d ? d->next : NULL)
+			if (d ? jadd(d, s) : jappend(dst, s))
+				return -1;
+		return 0;
+	}
+	if (dst->type != J_OBJ)
+		return 0;
+	for (const struct jnode *s = src->child; s; s = s->next) {
+		struct jnode *d = dst->child;
+
+		while (d && strcmp(d->key, s->key))
+			d = d->next;
+		if (d ? jadd(d, s) : jappend(dst, s))
+			return -1;
+	}
+	return 0;
+}
+
+/* Unlink member key from obj and free it. */
+static void jdrop(struct jnode *obj, const char *key)
+{
+	struct jnode **pp = &obj->child, *prev = NULL;
+
+	while (*pp && strcmp((*pp)->key, key)) {
+		prev = *pp;
+		pp = &(*pp)->next;
+	}
+	if (!*pp)
+		return;
+	struct jnode *n = *pp;
+
+	*pp = n->next;
+	if (obj->last == n)
+		obj->last = prev;
+	n->next = NULL;
+	jfree(n);
+}
+
+static void jprint(const struct jnode *n)
+{
+	if (n->key)
+		printf("\"%s\": ", n->key); /* keys the writer made: plain */
+	if (n->type == J_LIT) {
+		fputs(n->text, stdout);
+	} else if (n->type == J_STR) {
+		putchar('"');
+		for (const char *c = n->text; *c; c++) {
+			if (*c == '"' || *c == '\\')
+				printf("\\%c", *c);
+			else if (*c == '\n')
+				fputs("\\n", stdout);
+			else if (*c == '\t')
+				fputs("\\t", stdout);
+			else
+				putchar(*c);
+		}
+		putchar('"');
+	} else {
+		putchar(n->type == J_OBJ ? '{' : '[');
+		for (const struct jnode *e = n->child; e; e = e->next) {
+			jprint(e);
+			if (e->next)
+				fputs(", ", stdout);
+		}
+		putchar(n->type == J_OBJ ? '}' : ']');
+	}
+}
+
+/* --- the per-process files */
+
+struct proc {
+	int pid;
+	char name[NAME_MAX + 1];
+	struct stat st;
+	double age;
+	int alive; /* the pid exists */
+	int live;  /* alive, fresh and (as far as we can see) holds the node */
+	char comm[32];
+	char *raw;
+	size_t len;
+	struct jnode *root;
+};
+
+static int proc_cmp(const void *a, const void *b)
+{
+	const struct proc *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* "metaroce.stats.<pid>": the pid, else 0. */
+static int file_pid(const char *name, int *tmp)
+{
+	size_t k = strlen(MRCTL_STATS_FILE);
+	char *end;
+	long v;
+
+	*tmp = 0;
+	if (strncmp(name, MRCTL_STATS_FILE ".", k + 1) ||
+	    !isdigit((unsigned char)name[k + 1]))
+		return 0;
+	errno = 0;
+	v = strtol(name + k + 1, &end, 10);
+	if (errno || v <= 0 || v > INT_MAX)
+		return 0;
+	if (!strcmp(end, ".tmp"))
+		*tmp = 1;
+	else if (*end)
+		return 0;
+	return (int)v;
+}
+
+static int pid_alive(int pid)
+{
+	return kill(pid, 0) == 0 || errno == EPERM;
+}
+
+/* Owner of a live process (for files in a world-writable directory:
+ * one user must not pass counters off as another's process). */
+static int pid_uid(int pid, uid_t *uid)
+{
+	char path[32];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d", pid);
+	if (stat(path, &st))
+		return -1;
+	*uid = st.st_uid;
+	return 0;
+}
+
+static int holds(const struct holders *h, int pid)
+{
+	for (unsigned i = 0; i < h->n && i < MAX_PIDS; i++)
+		if (h->pid[i] == pid)
+			return 1;
+	return 0;
+}
+
+static double age_of(const struct stat *st, const struct timespec *now)
+{
+	double age = (double)(now->tv_sec - st->st_mtim.tv_sec) +
+		     (double)(now->tv_nsec - st->st_mtim.tv_nsec) / 1e9;
+
+	return age < 0 ? 0 : age;
+}
+
+/*
+ * Every process file of the directory into ps (sorted by pid). Files of
+ * processes that no longer exist are removed, except the last run's (the
+ * newest and those written within MRCTL_STATS_LAST_S of it), which --last
+ * shows; leftover temporary files of dead processes go too. Removal that
+ * is not permitted (another user's file, sticky directory) is skipped.
+ */
+static int scan_dir(int dfd, const struct holders *h, struct proc *ps,
+		    unsigned *np)
+{
+	struct timespec now;
+	struct dirent *e;
+	time_t newest_dead = 0;
+	unsigned n = 0, i, k;
+	DIR *dir;
+	int fd = dup(dfd);
+
+	if (fd < 0 || !(dir = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	clock_gettime(CLOCK_REALTIME, &now);
+	while ((e = readdir(dir)) && n < MRCTL_STATS_MAX_PROCS) {
+		struct proc *p = &ps[n];
+		int tmp, pid = file_pid(e->d_name, &tmp);
+		uid_t uid;
+
+		if (!pid)
+			continue;
+		if (tmp) {
+			if (!pid_alive(pid))
+				unlinkat(dfd, e->d_name, 0);
+			continue;
+		}
+		memset(p, 0, sizeof(*p));
+		if (fstatat(dfd, e->d_name, &p->st, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISREG(p->st.st_mode))
+			continue;
+		p->pid = pid;
+		snprintf(p->name, sizeof(p->name), "%s", e->d_name);
+		p->age = age_of(&p->st, &now);
+		p->alive = pid_alive(pid);
+		if (p->alive && pid_uid(pid, &uid) == 0 && uid != p->st.st_uid)
+			continue; /* not that process's file */
+		p->live = p->alive && p->age <= MRCTL_STATS_FRESH_S &&
+			  (holds(h, pid) || h->incomplete);
+		if (p->alive)
+			comm_of(pid, p->comm, sizeof(p->comm));
+		else if (p->st.st_mtim.tv_sec > newest_dead)
+			newest_dead = p->st.st_mtim.tv_sec;
+		n++;
+	}
+	closedir(dir);
+	for (i = k = 0; i < n; i++) {
+		if (!ps[i].alive &&
+		    ps[i].st.st_mtim.tv_sec + MRCTL_STATS_LAST_S <
+			    newest_dead &&
+		    unlinkat(dfd, ps[i].name, 0) == 0)
+			continue;
+		ps[k++] = ps[i];
+	}
+	qsort(ps, k, sizeof(*ps), proc_cmp);
+	*np = k;
+	return 0;
+}
+
+/* Read and parse one process's file; on error a message and -1. */
+static int load(int dfd, const char *dir, struct proc *p)
+{
+	struct jparser jp = { 0 };
+	int fd = openat(dfd, p->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+
+	/* read_all closes fd. */
+	if (fd < 0 || read_all(fd, &p->raw, &p->len)) {
+		stats_fail("cannot read %s/%s: %s", dir, p->name,
+			   strerror(errno));
+		return -1;
+	}
+	jp.s = p->raw;
+	jp.len = p->len;
+	p->root = jvalue(&jp, 0);
+	if (p->root) {
+		jskip(&jp);
+		if (jp.pos != jp.len)
+			jp.err = "trailing data";
+		else if (p->root->type != J_OBJ)
+			jp.err = "not an object";
+	}
+	if (!p->root || jp.err) {
+		stats_fail("%s/%s is malformed: %s at byte %zu", dir, p->name,
+			   jp.err, jp.pos);
+		return -1;
+	}
+	return 0;
+}
+
+static void proc_label(const struct proc *p, char *buf, size_t len)
+{
+	if (p->live)
+		snprintf(buf, len, "%s", p->comm[0] ? p->comm : "?");
+	else
+		snprintf(buf, len, "%s",
+			 p->alive ? "datapath stopped" : "ended");
+}
+
+static void print_json(const struct mr_devconf *c, int in_use,
+		       const struct holders *h, const struct proc *ps,
+		       unsigned n, const struct proc *newest,
+		       const struct jnode *sum)
+{
+	char when[32], label[32];
+
+	fmt_time(newest->st.st_mtim.tv_sec, when, sizeof(when), 1);
 	/* Names are [A-Za-z0-9_.-]: no escaping needed. */
 	printf("{\"device\": \"%s\", \"node\": \"%s\", \"in_use\": %s,\n",
 	       c->name, c->uverbs, in_use ? "true" : "false");
-	printf(" \"written\": \"%s\", \"age_s\": %.1f, \"pids\": [", when, age);
+	printf(" \"written\": \"%s\", \"age_s\": %.1f, \"pids\": [", when,
+	       newest->age);
 	for (unsigned i = 0; i < h->n && i < MAX_PIDS; i++)
 		printf("%s%d", i ? ", " : "", h->pid[i]);
-	/* The writer's object as it is: every field it has, and the ones
-	 * later versions add, reach JSON readers unchanged. */
-	while (rawlen && strchr(" \t\r\n", raw[rawlen - 1]))
-		rawlen--;
-	printf("],\n \"counters\": %.*s}\n", (int)rawlen, raw);
+	printf("],\n \"processes\": [");
+	for (unsigned i = 0; i < n; i++) {
+		const struct proc *p = &ps[i];
+		size_t len = p->len;
+
+		fmt_time(p->st.st_mtim.tv_sec, when, sizeof(when), 1);
+		proc_label(p, label, sizeof(label));
+		/* The writer's object as it is: every field it has, and the
+		 * ones later versions add, reach JSON readers unchanged. */
+		while (len && strchr(" \t\r\n", p->raw[len - 1]))
+			len--;
+		printf("%s\n  {\"pid\": %d, \"comm\": \"", i ? "," : "",
+		       p->pid);
+		for (const char *k = label; *k; k++)
+			printf(*k == '"' || *k == '\\' ? "\\%c" : "%c", *k);
+		printf("\", \"live\": %s, \"written\": \"%s\", "
+		       "\"age_s\": %.1f,\n   \"counters\": %.*s}",
+		       p->live ? "true" : "false", when, p->age, (int)len,
+		       p->raw);
+	}
+	printf("],\n \"counters\": ");
+	jprint(sum);
+	printf("}\n");
 }
 
 static void print_text(const struct mr_devconf *c, int in_use,
-		       const struct holders *h, const struct stat *st,
-		       double age, const struct jnode *root)
+		       const struct holders *h, struct proc *ps, unsigned n,
+		       struct jnode *sum)
 {
-	char when[32];
+	char when[32], label[32];
 
-	fmt_time(st->st_mtim.tv_sec, when, sizeof(when), 0);
 	printf("%s: node %s, %s", c->name, c->uverbs,
 	       in_use ? "in use" : "NOT in use");
 	for (unsigned i = 0; i < h->n && i < MAX_PIDS; i++) {
@@ -464,25 +817,60 @@ static void print_text(const struct mr_devconf *c, int in_use,
 	}
 	if (h->n > MAX_PIDS)
 		printf(" and %u more", h->n - MAX_PIDS);
-	printf("\n    counters written %s (%.1f s ago)\n", when, age);
-	text_members(root, 4, "device");
+	printf("\n");
+	for (unsigned i = 0; i < n; i++) {
+		fmt_time(ps[i].st.st_mtim.tv_sec, when, sizeof(when), 0);
+		proc_label(&ps[i], label, sizeof(label));
+		printf("process %d (%s), counters written %s (%.1f s ago)\n",
+		       ps[i].pid, label, when, ps[i].age);
+		jdrop(ps[i].root, "pid");
+		text_members(ps[i].root, 4, "device");
+	}
+	if (n > 1) {
+		printf("sum of %u processes:\n", n);
+		text_members(sum, 4, "device");
+	}
+}
+
+/* No counters to show: say why (exit status 1). */
+static int why_none(const char *name, const struct holders *h,
+		    const struct proc *newest)
+{
+	char when[32];
+
+	if (!newest && !h->n)
+		return stats_fail("device %s is not in use (no counters "
+				  "written yet: no program has run its "
+				  "datapath)",
+				  name);
+	if (!newest)
+		return stats_fail("device %s is open by pid %d but has no "
+				  "counters yet: its datapath has not "
+				  "started",
+				  name, h->pid[0]);
+	fmt_time(newest->st.st_mtim.tv_sec, when, sizeof(when), 0);
+	if (h->n)
+		return stats_fail("device %s is not in use: open by pid %d, "
+				  "but its datapath is not running "
+				  "(counters last written %s, %.0f s ago; "
+				  "--last shows them)",
+				  name, h->pid[0], when, newest->age);
+	return stats_fail("device %s is not in use (counters last written "
+			  "%s, %.0f s ago; --last shows them)",
+			  name, when, newest->age);
 }
 
 int mrctl_cmd_stats(int argc, char **argv)
 {
 	const char *name = NULL;
-	int json = 0, last = 0, in_use, ret = 1;
+	int json = 0, last = 0, in_use = 0, ret = 1, dfd = -1;
 	struct mrctl_view view;
 	struct mr_devconf *all;
-	struct jparser p = { 0 };
-	struct jnode *root = NULL;
-	char err[512], path[PATH_MAX + 300], *raw = NULL;
-	struct timespec now;
+	struct proc *ps = NULL, *newest = NULL;
+	struct jnode *sum = NULL;
+	char err[512], dir[PATH_MAX + 300];
 	struct holders h;
-	struct stat st;
-	unsigned n;
-	double age;
-	size_t len;
+	unsigned n = 0, shown = 0;
 
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j"))
@@ -505,79 +893,75 @@ int mrctl_cmd_stats(int argc, char **argv)
 	    mrctl_view_list(&view, name, &all, &n, err, sizeof(err)))
 		return stats_fail("%s", err);
 
-	snprintf(path, sizeof(path), "%s/class/infiniband/%s/%s", view.sysfs,
-		 name, MRCTL_STATS_FILE);
-	if (stat(path, &st)) {
-		int e = errno;
-
-		if (e == ENOENT && !find_holders(all[0].uverbs, &h))
-			ret = stats_fail("device %s is not in use (no counters "
-					 "written yet: no program has run "
-					 "its datapath)",
-					 name);
-		else if (e == ENOENT)
-			ret = stats_fail("device %s is open by pid %d but has "
-					 "no counters yet: its datapath has "
-					 "not started, or the program cannot "
-					 "write %s (programs of users other "
-					 "than root cannot)",
-					 name, h.pid[0], path);
-		else
-			ret = stats_fail("cannot read %s: %s", path,
-					 strerror(e));
+	snprintf(dir, sizeof(dir), "%s/class/infiniband/%s/%s", view.sysfs,
+		 name, MRCTL_STATS_DIR);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		ret = stats_fail("cannot read %s: %s%s", dir, strerror(errno),
+				 errno == ENOENT ? " (device added by an older "
+						   "metaroce-ctl: delete and "
+						   "add it again)"
+						 : "");
 		goto out;
 	}
-	clock_gettime(CLOCK_REALTIME, &now);
-	age = (double)(now.tv_sec - st.st_mtim.tv_sec) +
-	      (double)(now.tv_nsec - st.st_mtim.tv_nsec) / 1e9;
-	if (age < 0)
-		age = 0;
+	ps = calloc(MRCTL_STATS_MAX_PROCS, sizeof(*ps));
+	if (!ps) {
+		ret = stats_fail("out of memory");
+		goto out;
+	}
 	find_holders(all[0].uverbs, &h);
-	in_use = age <= MRCTL_STATS_FRESH_S && (h.n || h.incomplete);
-	if (!in_use && !last) {
-		char when[32];
-
-		fmt_time(st.st_mtim.tv_sec, when, sizeof(when), 0);
-		if (h.n)
-			ret = stats_fail("device %s is not in use: open by "
-					 "pid %d, but its datapath is not "
-					 "running (counters last written %s, "
-					 "%.0f s ago; --last shows them)",
-					 name, h.pid[0], when, age);
-		else
-			ret = stats_fail("device %s is not in use (counters "
-					 "last written %s, %.0f s ago; --last "
-					 "shows them)",
-					 name, when, age);
+	if (scan_dir(dfd, &h, ps, &n)) {
+		ret = stats_fail("cannot read %s: %s", dir, strerror(errno));
 		goto out;
 	}
-	if (read_all(path, &raw, &len)) {
-		ret = stats_fail("cannot read %s: %s", path, strerror(errno));
+	/* Shown: live processes; with --last every file kept. */
+	for (unsigned i = 0; i < n; i++) {
+		if (!newest ||
+		    ps[i].st.st_mtim.tv_sec > newest->st.st_mtim.tv_sec ||
+		    (ps[i].st.st_mtim.tv_sec == newest->st.st_mtim.tv_sec &&
+		     ps[i].st.st_mtim.tv_nsec > newest->st.st_mtim.tv_nsec))
+			newest = &ps[i];
+		in_use |= ps[i].live;
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (ps[i].live || last)
+			ps[shown++] = ps[i];
+	if (!shown) {
+		ret = why_none(name, &h, newest);
 		goto out;
 	}
-	p.s = raw;
-	p.len = len;
-	root = jvalue(&p, 0);
-	if (root) {
-		jskip(&p);
-		if (p.pos != p.len)
-			p.err = "trailing data";
-		else if (root->type != J_OBJ)
-			p.err = "not an object";
+	newest = &ps[0];
+	for (unsigned i = 0; i < shown; i++) {
+		if (load(dfd, dir, &ps[i]))
+			goto out;
+		if (ps[i].st.st_mtim.tv_sec > newest->st.st_mtim.tv_sec)
+			newest = &ps[i];
 	}
-	if (!root || p.err) {
-		ret = stats_fail("%s is malformed: %s at byte %zu", path, p.err,
-				 p.pos);
+	sum = jcopy(ps[0].root);
+	for (unsigned i = 1; sum && i < shown; i++)
+		if (jadd(sum, ps[i].root)) {
+			jfree(sum);
+			sum = NULL;
+		}
+	if (!sum) {
+		ret = stats_fail("out of memory");
 		goto out;
 	}
+	jdrop(sum, "pid");
 	if (json)
-		print_json(&all[0], in_use, &h, &st, age, raw, len);
+		print_json(&all[0], in_use, &h, ps, shown, newest, sum);
 	else
-		print_text(&all[0], in_use, &h, &st, age, root);
+		print_text(&all[0], in_use, &h, ps, shown, sum);
 	ret = fflush(stdout) ? stats_fail("cannot write output") : 0;
 out:
-	jfree(root);
-	free(raw);
+	for (unsigned i = 0; ps && i < shown; i++) {
+		jfree(ps[i].root);
+		free(ps[i].raw);
+	}
+	jfree(sum);
+	free(ps);
+	if (dfd >= 0)
+		close(dfd);
 	free(all);
 	return ret;
 }

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
+#include "mr_ctl_stats.h"
 #include "mr_ctl_view.h"
 #include "mr_netns.h"
 
@@ -441,6 +442,13 @@ static int build_device(const char *d, const struct mr_devconf *c)
 	    put(d, "ports/1/gid_attrs/types/0", "RoCE v2\n") ||
 	    put(d, "ports/1/gid_attrs/types/1", "RoCE v2\n") ||
 	    put(d, "ports/1/pkeys/0", "0xffff\n"))
+		return -1;
+	/* Where every process using the device writes its counters
+	 * (metaroce.stats.<pid>, mr_ctl_stats.h): programs of any user, so
+	 * world-writable, sticky so that none can remove another's. chmod:
+	 * mkdir's mode passes through the umask. */
+	pathf(path, sizeof(path), "%s/%s", d, MRCTL_STATS_DIR);
+	if (mkdir(path, 0755) || chmod(path, 01777))
 		return -1;
 	pathf(path, sizeof(path), "%s/%s", d, MR_DEVCONF_FILE);
 	f = fopen(path, "wxe");
