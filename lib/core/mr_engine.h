@@ -66,6 +66,7 @@ struct mr_swqe {
 	uint32_t npkts;
 	uint32_t sent_pkts;  /* first transmissions so far */
 	uint32_t resp_bytes; /* READ: response bytes placed */
+	uint32_t last_ssn;   /* ssn of the last packet (once all are sent) */
 	uint32_t ud_qpn, ud_qkey, ud_dest;
 };
 
@@ -183,7 +184,7 @@ struct mr_qp {
 	/* our ssn space */
 	struct mr_txp *txp;
 	uint32_t snd_base; /* first ssn of our stream (rsn of responses) */
-	uint32_t snd_una; /* peer's cum_ssn: ring starts here */
+	uint32_t snd_una;  /* peer's cum_ssn: ring starts here */
 	uint32_t snd_nxt;
 	uint32_t lost_cnt; /* txp entries in state LOST */
 	uint32_t peer_cum_msn;
@@ -202,6 +203,11 @@ struct mr_qp {
 	uint32_t cc_acked_pkts;
 	uint32_t rnr_msn; /* message the RNR wait is for */
 	uint8_t rnr_wait;
+	/* MR-REQ-14: after the wait nothing of rnr_msn was left to resend
+	 * (a WRITE_IMM whose data the peer took): send its last packet
+	 * again so the peer answers (its RNR NAK again, or the ACK). */
+	uint8_t rnr_probe;
+	uint64_t rnr_probe_at; /* no answer by then: probe again, a retry */
 
 	/* responses (our sender side of the peer's READ/atomic) */
 	struct mr_resp_rec *resp;
@@ -232,7 +238,7 @@ struct mr_qp {
 	uint16_t ack_pkts; /* data packets since the last ACK */
 	uint64_t ack_due;  /* delayed ACK deadline, UINT64_MAX none */
 	uint16_t last_rx_path;
-	uint8_t rx_started; /* a packet of the peer was recorded */
+	uint8_t rx_started;  /* a packet of the peer was recorded */
 	uint8_t rx_err;	     /* a request failed: every ACK NAKs it */
 	uint8_t rx_err_code; /* enum mr_nak_code */
 	uint32_t rx_err_msn;

@@ -63,6 +63,8 @@ void mr_req_reset(struct mr_qp *qp, uint64_t now)
 	qp->retries = 0;
 	qp->progress_at = now;
 	qp->rnr_wait = 0;
+	qp->rnr_probe = 0;
+	qp->rnr_probe_at = UINT64_MAX;
 	qp->pace_at = UINT64_MAX;
 	qp->cc_acked_bytes = 0;
 	qp->cc_acked_pkts = 0;
@@ -366,6 +368,8 @@ void mr_req_flush(struct mr_qp *qp)
 	qp->rd_out = 0;
 	qp->lost_cnt = 0;
 	qp->rnr_wait = 0;
+	qp->rnr_probe = 0;
+	qp->rnr_probe_at = UINT64_MAX;
 	qp->pace_at = UINT64_MAX;
 }
 
@@ -606,11 +610,30 @@ static struct mr_swqe *next_new(struct mr_qp *qp)
 	return w;
 }
 
+/* MR-REQ-14: the WQE an RNR probe is for, if it still needs one: all
+ * its packets sent, not complete, not failed. Clears the probe if not. */
+static struct mr_swqe *rnr_probe_wqe(struct mr_qp *qp)
+{
+	struct mr_swqe *w;
+
+	if (!qp->rnr_probe || qp->rnr_wait)
+		return NULL;
+	w = mr_sq_wqe(qp, qp->rnr_msn);
+	if (mr_seq_lt(qp->rnr_msn, qp->sq_head) ||
+	    !mr_seq_lt(qp->rnr_msn, qp->sq_next) || w->err || wqe_done(qp, w) ||
+	    (qp->have_err && !mr_seq_lt(qp->rnr_msn, qp->err_msn))) {
+		qp->rnr_probe = 0;
+		return NULL;
+	}
+	return w;
+}
+
 int mr_req_has_data(const struct mr_qp *qp, uint64_t now)
 {
 	struct mr_qp *q = (struct mr_qp *)qp;
 
-	return qp->lost_cnt || qp->resp_send != qp->resp_tail || next_new(q);
+	return qp->lost_cnt || qp->resp_send != qp->resp_tail || next_new(q) ||
+	       rnr_probe_wqe(q);
 }
 
 size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
@@ -620,12 +643,19 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 	struct mr_txp *t = NULL;
 	struct mr_swqe *w = NULL;
 	struct mr_resp_rec *r = NULL;
-	int path, retx = 0, have_lost;
+	int path, retx = 0, have_lost, probe = 0;
 	size_t len;
 	uint32_t ppsn;
 
 	have_lost = !next_lost(qp, &ssn);
 	if (!have_lost) {
+		w = rnr_probe_wqe(qp);
+		if (w) {
+			probe = 1;
+			ssn = w->last_ssn;
+		}
+	}
+	if (!have_lost && !probe) {
 		if (qp->resp_send != qp->resp_tail)
 			r = &qp->resp[qp->resp_send % qp->resp_max];
 		else
@@ -648,7 +678,13 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 		return 0;
 	qp->pace_at = UINT64_MAX;
 
-	if (have_lost) {
+	if (probe) {
+		/* MR-REQ-14: its last packet again (same ssn: a duplicate
+		 * the peer answers with an ACK, or its RNR NAK). */
+		retx = 1;
+		len = build_req(qp, w, (w->npkts - 1) * qp->mtu, ssn, 1, buf,
+				cap, &plen);
+	} else if (have_lost) {
 		t = mr_txp_of(qp, ssn);
 		retx = t->retx + 1;
 		if (t->kind == MR_TXP_REQ && mr_seq_lt(t->owner, qp->sq_head))
@@ -696,7 +732,15 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 	len = mr_wire_seal(buf, len);
 	mr_cc_on_sent(&qp->cc, len, now);
 
-	if (have_lost) {
+	if (probe) {
+		uint64_t rto = mr_pathtx_rto(&qp->ptx[path]);
+
+		qp->rnr_probe = 0;
+		qp->rnr_probe_at = now + 2 * (rto > qp->ep->cfg.min_rto_ns
+						      ? rto
+						      : qp->ep->cfg.min_rto_ns);
+		MR_CNT(qp, retx_pkts, 1);
+	} else if (have_lost) {
 		if (t->state == MR_TXP_LOST)
 			qp->lost_cnt--;
 		t->state = MR_TXP_OUT;
@@ -716,6 +760,7 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 			if (!w->sent_pkts && is_rd_atomic(w->opcode))
 				qp->rd_out++;
 			if (++w->sent_pkts == w->npkts) {
+				w->last_ssn = ssn;
 				w->state = MR_SWQE_SENT;
 				qp->sq_next++;
 			}

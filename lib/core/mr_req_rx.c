@@ -12,9 +12,9 @@
 /* ---- ACKs and NAKs in -----------------------------------------------------
  */
 
-static void rewind_from(struct mr_qp *qp, uint32_t msn)
+static uint32_t rewind_from(struct mr_qp *qp, uint32_t msn)
 {
-	uint32_t s;
+	uint32_t s, n = 0;
 
 	/* MR-REQ-12: after an RNR wait, everything of message msn and later
 	 * that the peer may have refused is sent again; what it had taken
@@ -27,9 +27,11 @@ static void rewind_from(struct mr_qp *qp, uint32_t msn)
 			continue;
 		t->state = MR_TXP_LOST;
 		qp->lost_cnt++;
+		n++;
 		if (mr_seq_lt(s, qp->retx_from))
 			qp->retx_from = s;
 	}
+	return n;
 }
 
 static uint64_t rnr_timer_ns(uint8_t code)
@@ -81,6 +83,8 @@ static void on_nak(struct mr_qp *qp, const struct mr_aeth *a, uint64_t now)
 			return;
 		}
 		qp->rnr_wait = 1;
+		qp->rnr_probe = 0;
+		qp->rnr_probe_at = UINT64_MAX;
 		qp->rnr_msn = m;
 		qp->rnr_until = now + rnr_timer_ns(a->rnr_timer);
 		MR_CNT(qp, rnr_waits, 1);
@@ -275,6 +279,8 @@ uint64_t mr_req_deadline(const struct mr_qp *qp)
 
 	if (qp->rnr_wait && qp->rnr_until < d)
 		d = qp->rnr_until;
+	if (qp->rnr_probe_at < d)
+		d = qp->rnr_probe_at;
 	for (i = 0; i < qp->npaths; i++) {
 		uint64_t t = mr_pathtx_next_deadline(&qp->ptx[i]);
 
@@ -320,7 +326,25 @@ void mr_req_expiry(struct mr_qp *qp, uint64_t now)
 	}
 	if (qp->rnr_wait && now >= qp->rnr_until) {
 		qp->rnr_wait = 0;
-		rewind_from(qp, qp->rnr_msn);
+		if (!rewind_from(qp, qp->rnr_msn))
+			qp->rnr_probe = 1; /* MR-REQ-14 */
+	}
+	if (qp->rnr_probe_at <= now) {
+		/* MR-REQ-14: the probe or its answer was lost (or the peer
+		 * is gone): a timeout like any other (MR-ERR-2). */
+		qp->rnr_probe_at = UINT64_MAX;
+		if (mr_req_started(qp, qp->rnr_msn)) {
+			MR_CNT(qp, timeouts, 1);
+			qp->retries++;
+			qp->rnr_probe = 1;
+			if (limit && qp->retries > qp->attr.retry_cnt &&
+			    now - qp->progress_at >= limit) {
+				mr_req_mark_err(qp, qp->sq_head,
+						MR_WC_RETRY_EXC_ERR);
+				mr_req_complete(qp);
+				return;
+			}
+		}
 	}
 	if (stall_at(qp) <= now) {
 		MR_CNT(qp, timeouts, 1);

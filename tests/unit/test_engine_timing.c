@@ -85,4 +85,63 @@ static void test_late_acks(void)
 	world_fini(&w);
 }
 
-MR_TEST_MAIN(MR_TEST(test_late_acks))
+/*
+ * MR-REQ-14: a WRITE_WITH_IMM whose data b took but that finds no receive
+ * WR is RNR-NAKed like a SEND. With a finite rnr_retry the requester must
+ * fail with RNR_RETRY_EXC_ERR although none of its packets is left
+ * unacknowledged (it probes with the last packet after each wait); with
+ * rnr_retry 7 it completes once b posts a receive, 5 ms later.
+ */
+static void test_write_imm_rnr(void)
+{
+	static struct world w;
+	static uint8_t a[4096], b[4096], r[64];
+	const struct mr_counters *c;
+	struct pair p;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		memset(b, 0, sizeof(b));
+		fill(a, sizeof(a), 40 + (uint32_t)i);
+		MR_CHECK_EQ(world_init(&w, &base_cfg), 0);
+		connect_qps(&w, &p, MR_MODE_METAROCE, 16, NULL);
+		reg(&w.n[0], 5, a, sizeof(a), MR_ACCESS_LOCAL_WRITE);
+		reg(&w.n[1], 6, b, sizeof(b), RW);
+		reg(&w.n[1], 7, r, sizeof(r), MR_ACCESS_LOCAL_WRITE);
+		if (!i)
+			set_rts_attr(p.a, MR_QP_RNR_RETRY, 2);
+		MR_CHECK_EQ(post_send(p.a, MR_WR_RDMA_WRITE_WITH_IMM, 1, a,
+				      3000, 5, b, 6, 0, w.now),
+			    0);
+		want_a = 1;
+		want_b = 0;
+		if (!i) {
+			MR_CHECK(run_until(&w, cqe_done, w.now + 1000000000));
+			MR_CHECK_EQ(w.n[0].cqe[0].status,
+				    MR_WC_RNR_RETRY_EXC_ERR);
+			c = mr_qp_counters(p.a);
+			MR_CHECK_EQ(c->rnr_waits, 2);
+			MR_CHECK_EQ(c->nak_rcvd[MR_NAK_RNR], 3);
+			MR_CHECK_EQ(w.n[1].ncqe, 0);
+		} else {
+			MR_CHECK(run_until(&w, NULL, w.now + 5000000));
+			MR_CHECK_EQ(w.n[0].ncqe, 0);
+			MR_CHECK(mr_qp_counters(p.a)->rnr_waits >= 2);
+			MR_CHECK_EQ(post_recv(p.b, 9, r, sizeof(r), 7), 0);
+			want_b = 1;
+			MR_CHECK(run_until(&w, cqe_done, w.now + 100000000));
+			MR_CHECK_EQ(w.n[0].cqe[0].status, MR_WC_SUCCESS);
+			MR_CHECK_EQ(w.n[1].cqe[0].status, MR_WC_SUCCESS);
+			MR_CHECK_EQ(w.n[1].cqe[0].opcode,
+				    MR_WC_RECV_RDMA_WITH_IMM);
+			MR_CHECK_EQ(w.n[1].cqe[0].byte_len, 3000);
+			MR_CHECK_EQ(w.n[1].cqe[0].imm, 0x01020304);
+		}
+		/* the data was placed either way (MR-RSP-3) */
+		MR_CHECK_MEM(b, a, 3000);
+		destroy_pair(&p);
+		world_fini(&w);
+	}
+}
+
+MR_TEST_MAIN(MR_TEST(test_late_acks), MR_TEST(test_write_imm_rnr))
