@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# metaroce-ctl stats on a device whose counters file is written by the
-# test (every byte of the output compared), in a network namespace of its
-# own: no such device, never used, in use (the test holds the node open),
-# stale, --last, --json, a malformed file, usage errors. Live counters of
-# real traffic are checked in test_chan.sh.
+# metaroce-ctl stats. First on counters files the test writes (every byte
+# of the output compared), in a network namespace of its own: the stats
+# directory (mode 1777), no such device, never used, in use by one and by
+# two processes (each shown, and their sum), files of processes gone
+# (removed, except the last run's for --last), a file planted for another
+# user's process, stale, malformed, usage errors. Then real traffic
+# between two emulated hosts: the engine's counters (retransmissions,
+# SACK holes, NAKs, drops by reason) and the use of each path, live and
+# after the end, also from a program run by an unprivileged user.
 . "$(dirname "$0")/lib.sh"
 cli_init "$@"
 need_root
@@ -26,7 +30,10 @@ node=$("$CTL" link show mr0 --json | sed -n 's/.*"node": "\([^"]*\)".*/\1/p')
 dir=$(echo "$METAROCE_RUNDIR"/net-*/sysfs/class/infiniband/mr0)
 [ -c "/dev/infiniband/$node" ] && [ -d "$dir" ] && pass "node $node" ||
 	fail "node '$node' dir '$dir'"
-S=$dir/metaroce.stats
+D=$dir/stats
+m=$(stat -c '%a %U' "$D" 2>&1)
+[ "$m" = "1777 root" ] && pass "stats directory: mode 1777" ||
+	fail "stats directory: '$m'"
 
 expect_err "no such device" "^metaroce-ctl: no MetaRoCE device mr9 in this network namespace$" \
 	"$CTL" stats mr9
@@ -40,10 +47,18 @@ expect_err "bad name" "invalid device name 'a/b'" "$CTL" stats a/b
 "$CTL" stats >/dev/null 2>&1
 [ $? = 2 ] && pass "usage error: exit 2" || fail "usage error exit status"
 
-# What lib/dp/mrdp_stats.c writes, with two planes and distinct numbers.
-cat >"$S" <<'J'
-{"device":"mr0","loopback_pkts":1,"neigh_entries":2,"neigh_resolved":3,"progress_rounds":4,"inline_rounds":5,"sleeps":6,"planes":[{"plane":0,"rx_pkts":10,"rx_bytes":11,"tx_pkts":12,"tx_bytes":13,"rx_ecn_ce":14,"rx_frames":15,"arp_req_rx":16,"arp_req_tx":17,"arp_reply_rx":18,"arp_reply_tx":19,"rx_drop":{"short":20,"not_ipv4":21},"tx_drop":{"no_buffer":22,"port":18446744073709551615}},{"plane":1,"rx_pkts":30,"rx_bytes":31,"tx_pkts":32,"tx_bytes":33,"rx_ecn_ce":34,"rx_frames":35,"arp_req_rx":36,"arp_req_tx":37,"arp_reply_rx":38,"arp_reply_tx":39,"rx_drop":{},"tx_drop":{"no_buffer":42}}]}
-J
+# Pids of processes that are gone.
+dead() { sh -c 'exit 0' & local p=$!; wait $p; echo $p; }
+DEAD1=$(dead)
+DEAD2=$(dead)
+DEAD3=$(dead)
+
+# What lib/dp/mrdp_stats.c writes, with two planes and distinct numbers
+# (K scales every counter, so that two files differ).
+counters() { # PID K
+	local k=$2
+	echo "{\"device\":\"mr0\",\"pid\":$1,\"loopback_pkts\":$((1 * k)),\"neigh_entries\":$((2 * k)),\"neigh_resolved\":3,\"progress_rounds\":4,\"inline_rounds\":5,\"sleeps\":6,\"planes\":[{\"plane\":0,\"rx_pkts\":$((10 * k)),\"rx_bytes\":11,\"tx_pkts\":12,\"tx_bytes\":13,\"rx_ecn_ce\":14,\"rx_frames\":15,\"arp_req_rx\":16,\"arp_req_tx\":17,\"arp_reply_rx\":18,\"arp_reply_tx\":19,\"rx_drop\":{\"short\":20,\"not_ipv4\":21},\"tx_drop\":{\"no_buffer\":22,\"port\":$((9223372036854775807 / k))}},{\"plane\":1,\"rx_pkts\":30,\"rx_bytes\":31,\"tx_pkts\":32,\"tx_bytes\":33,\"rx_ecn_ce\":34,\"rx_frames\":35,\"arp_req_rx\":36,\"arp_req_tx\":37,\"arp_reply_rx\":38,\"arp_reply_tx\":39,\"rx_drop\":{},\"tx_drop\":{\"no_buffer\":42}}],\"engine\":{\"retx_pkts\":$((7 * k)),\"sack_holes\":8,\"nak_sent_rnr\":9},\"paths\":[{\"path\":0,\"plane\":0,\"tx_pkts\":$((50 * k)),\"retx_pkts\":51},{\"path\":1,\"plane\":1,\"tx_pkts\":52,\"retx_pkts\":53}]}"
+}
 BODY='    loopback_pkts            1
     neigh_entries            2
     neigh_resolved           3
@@ -66,7 +81,7 @@ BODY='    loopback_pkts            1
             not_ipv4                 21
         tx_drop:
             no_buffer                22
-            port                     18446744073709551615
+            port                     9223372036854775807
     plane 1:
         rx_pkts                  30
         rx_bytes                 31
@@ -80,72 +95,271 @@ BODY='    loopback_pkts            1
         arp_reply_tx             39
         rx_drop:
         tx_drop:
-            no_buffer                42'
+            no_buffer                42
+    engine:
+        retx_pkts                7
+        sack_holes               8
+        nak_sent_rnr             9
+    path 0:
+        plane                    0
+        tx_pkts                  50
+        retx_pkts                51
+    path 1:
+        plane                    1
+        tx_pkts                  52
+        retx_pkts                53'
+eq() { [ "$2" = "$3" ] && pass "$1" || { fail "$1:"; diff <(echo "$3") <(echo "$2"); }; }
 
-# Nobody holds the node, the file is old.
-touch -d "2026-01-02 03:04:05 UTC" "$S"
+# A process that has ended left its file long ago.
+counters $DEAD1 1 >"$D/metaroce.stats.$DEAD1"
+touch -d "2026-01-02 03:04:05 UTC" "$D/metaroce.stats.$DEAD1"
 expect_err "written long ago, nobody holds it" \
 	"^metaroce-ctl: device mr0 is not in use \(counters last written 2026-01-02 03:04:05 UTC, [0-9]+ s ago; --last shows them\)$" \
 	"$CTL" stats mr0
 out=$("$CTL" stats mr0 --last 2>&1)
-eq() { [ "$2" = "$3" ] && pass "$1" || { fail "$1:"; diff <(echo "$3") <(echo "$2"); }; }
 eq "--last: header" "$(head -2 <<<"$out" | sed 's/([0-9.]* s ago)/(N s ago)/')" \
 	"mr0: node $node, NOT in use
-    counters written 2026-01-02 03:04:05 UTC (N s ago)"
+process $DEAD1 (ended), counters written 2026-01-02 03:04:05 UTC (N s ago)"
 eq "--last: every counter" "$(tail -n +3 <<<"$out")" "$BODY"
 
-# Fresh, but nobody holds the node: the program has ended.
-touch "$S"
-expect_err "fresh file, nobody holds the node" \
-	"^metaroce-ctl: device mr0 is not in use \(counters last written .* UTC, [0-9]+ s ago" \
-	"$CTL" stats mr0
+# Files of processes gone: the last run's stay (the newest, and those
+# within 10 s of it), older ones and temporary files go; other names are
+# not ours.
+counters $DEAD2 1 >"$D/metaroce.stats.$DEAD2"
+touch -d "2026-01-02 03:04:30 UTC" "$D/metaroce.stats.$DEAD2"
+counters $DEAD3 1 >"$D/metaroce.stats.$DEAD3"
+touch -d "2026-01-02 03:04:21 UTC" "$D/metaroce.stats.$DEAD3"
+echo x >"$D/metaroce.stats.$DEAD1.tmp"
+echo x >"$D/notes"
+out=$("$CTL" stats mr0 --last 2>&1)
+eq "cleaning: what is left" "$(cd "$D" && ls | sort)" \
+	"$(printf '%s\n' metaroce.stats.$DEAD2 metaroce.stats.$DEAD3 notes | sort)"
+check "cleaning: both kept files shown" \
+	"^process $DEAD2 \(ended\), counters written 2026-01-02 03:04:30 UTC" "$out"
+check "cleaning: their sum" "^sum of 2 processes:$" "$out"
+rm -f "$D"/*
 
-# Another process holds the node open, as a verbs program does.
+# Another process holds the node open, as a verbs program does, and
+# writes its counters.
 sleep 300 <"/dev/infiniband/$node" &
 HOLD=$!
 cli_on_exit "kill $HOLD"
-touch "$S"
+S=$D/metaroce.stats.$HOLD
+counters $HOLD 1 >"$S"
 out=$("$CTL" stats mr0 2>&1)
 eq "in use: header" "$(head -2 <<<"$out" | sed 's/written .* UTC (.* s ago)/written T/')" \
 	"mr0: node $node, in use by pid $HOLD (sleep)
-    counters written T"
+process $HOLD (sleep), counters written T"
 eq "in use: every counter" "$(tail -n +3 <<<"$out")" "$BODY"
 out=$("$CTL" stats mr0 --json 2>&1)
-python3 - "$HOLD" "$node" <<PY && pass "--json: wrapper and every counter" || fail "--json: $out"
+python3 - "$HOLD" "$node" "$S" <<PY && pass "--json: wrapper and every counter" || fail "--json: $out"
 import json, sys
 j = json.loads('''$out''')
-f = json.load(open("$S"))
+f = json.load(open(sys.argv[3]))
+pid = int(sys.argv[1])
 assert j["device"] == "mr0" and j["node"] == sys.argv[2], j
-assert j["in_use"] is True and j["pids"] == [int(sys.argv[1])], j
+assert j["in_use"] is True and j["pids"] == [pid], j
 assert 0 <= j["age_s"] < 5 and j["written"].endswith("Z"), j
+assert len(j["processes"]) == 1, j
+p = j["processes"][0]
+assert p["pid"] == pid and p["comm"] == "sleep" and p["live"] is True, p
+assert p["counters"] == f, p
+del f["pid"]
 assert j["counters"] == f, j["counters"]
-assert j["counters"]["planes"][0]["tx_drop"]["port"] == 2**64 - 1
 PY
+
+# A file for a live process of another user's making is not that
+# process's: ignored.
+chown 65534 "$S"
+expect_err "planted file: ignored" \
+	"^metaroce-ctl: device mr0 is open by pid $HOLD but has no counters yet: its datapath has not started$" \
+	"$CTL" stats mr0
+chown 0 "$S"
+
+# Two processes: each shown, and the sum (identifiers kept, counters
+# added, a sum that would overflow saturates).
+sleep 300 <"/dev/infiniband/$node" &
+HOLD2=$!
+cli_on_exit "kill $HOLD2"
+S2=$D/metaroce.stats.$HOLD2
+counters $HOLD2 3 >"$S2"
+out=$("$CTL" stats mr0 2>&1)
+p1=$(grep -n "^process $HOLD " <<<"$out" | cut -d: -f1)
+p2=$(grep -n "^process $HOLD2 " <<<"$out" | cut -d: -f1)
+ps=$(grep -n "^sum of 2 processes:$" <<<"$out" | cut -d: -f1)
+if [ -n "$p1" ] && [ -n "$p2" ] && [ -n "$ps" ]; then
+	eq "two: first process" \
+		"$(sed -n "$((p1 + 1)),$((p1 + $(wc -l <<<"$BODY")))p" <<<"$out")" \
+		"$BODY"
+	check "two: header" "^mr0: node $node, in use by pid ($HOLD|$HOLD2) \(sleep\), ($HOLD|$HOLD2) \(sleep\)$" "$out"
+	sum=$(sed -n "$((ps + 1)),\$p" <<<"$out")
+	check "two: sum of loopback_pkts" "^    loopback_pkts +4$" "$sum"
+	check "two: sum of neigh_resolved" "^    neigh_resolved +6$" "$sum"
+	check "two: sum of plane 0 rx_pkts" "^        rx_pkts +40$" "$sum"
+	check "two: plane 1 stays plane 1" "^    plane 1:$" "$sum"
+	check "two: sum of retransmissions" "^        retx_pkts +28$" "$sum"
+	check "two: sum of path 0 tx_pkts" "^        tx_pkts +200$" "$sum"
+	check "two: path 1 on plane 1" "^        plane +1$" "$sum"
+	check "two: sum of port drops" "^            port +12297829382473034409$" "$sum"
+else
+	fail "two processes: sections missing: $out"
+fi
+out=$("$CTL" stats mr0 --json 2>&1)
+python3 - "$S" "$S2" <<PY && pass "--json: two processes and their sum" || fail "--json two: $out"
+import json, sys
+j = json.loads('''$out''')
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+def add(x, y, key=None):
+    if isinstance(x, dict):
+        return {k: add(x[k], y[k], k) for k in x}
+    if isinstance(x, list):
+        return [add(u, v) for u, v in zip(x, y)]
+    if key in ("device", "plane", "path"):
+        return x
+    return x + y
+assert [p["counters"] for p in j["processes"]] == sorted([a, b], key=lambda c: c["pid"])
+del a["pid"], b["pid"]
+assert j["counters"] == add(a, b), j["counters"]
+PY
+# A sum past 2^64 - 1 saturates.
+counters $HOLD2 3 | sed 's/"sleeps":6/"sleeps":18446744073709551615/' >"$S2"
+check "sum saturates" "^    sleeps +18446744073709551615$" \
+	"$("$CTL" stats mr0 2>&1 | sed -n '/^sum of/,$p')"
+rm -f "$S2"
+kill $HOLD2
+wait $HOLD2 2>/dev/null
 
 # Held, but not written for an hour: the datapath is gone.
 touch -d "-1 hour" "$S"
 expect_err "held but stale" \
 	"^metaroce-ctl: device mr0 is not in use: open by pid $HOLD, but its datapath is not running \(counters last written .*, 3[0-9]{3} s ago; --last shows them\)$" \
 	"$CTL" stats mr0
-mv "$S" "$S.keep"
+mv "$S" "$D/keep"
 expect_err "held, no counters yet" \
-	"^metaroce-ctl: device mr0 is open by pid $HOLD but has no counters yet: its datapath has not started, or the program cannot write .*/mr0/metaroce.stats \(programs of users other than root cannot\)$" \
+	"^metaroce-ctl: device mr0 is open by pid $HOLD but has no counters yet: its datapath has not started$" \
 	"$CTL" stats mr0
-mv "$S.keep" "$S"
-kill $HOLD
-wait $HOLD 2>/dev/null
+mv "$D/keep" "$S"
 
 for bad in '{"device":"mr0",' '{"a":1}x' '[1,2]' '{"a":1,,}' '{"a":"\u0041"}' \
 	'{"a":tru e}' ''; do
 	printf '%s' "$bad" >"$S"
 	expect_err "malformed file: '$bad'" \
-		"^metaroce-ctl: .*/mr0/metaroce.stats is malformed: .* at byte [0-9]+$" \
+		"^metaroce-ctl: .*/mr0/stats/metaroce.stats.$HOLD is malformed: .* at byte [0-9]+$" \
 		"$CTL" stats mr0 --last
 done
 head -c 70000 /dev/zero | tr '\0' ' ' >"$S"
-expect_err "oversized file" "metaroce.stats: File too large" \
+expect_err "oversized file" "metaroce.stats.$HOLD: File too large" \
 	"$CTL" stats mr0 --last
 rm -f "$S"
+ln -s /etc/passwd "$S"
+expect_err "a symlink is not a counters file" \
+	"device mr0 is open by pid $HOLD but has no counters yet" \
+	"$CTL" stats mr0 --last
+rm -f "$S"
+kill $HOLD
+wait $HOLD 2>/dev/null
 expect_ok "del mr0" "$CTL" link del mr0
 expect_err "gone with its device" "no MetaRoCE device mr0" "$CTL" stats mr0
+
+# --- Real traffic between two hosts.
+prov=$(dirname "$RUN")/../providers/metaroce/libmetaroce-rdmav34.so
+if ! command -v ibv_rc_pingpong >/dev/null || ! command -v ss >/dev/null ||
+	[ ! -f "$prov" ]; then
+	fail "real traffic: ibv_rc_pingpong, ss or the provider missing"
+	cli_done
+fi
+cli_two_hosts
+
+# A pingpong server in A; while its client in B runs, A's counters are
+# live. Both programs run long enough to be seen (the first write is
+# within a second of the datapath's start).
+N=3000
+inA timeout -k 5 "$CLI_T" "$RUN" ibv_rc_pingpong -d $DEV_A -g 1 -n $N \
+	-p 18520 >"$TMP/live.srv" 2>&1 &
+spid=$!
+PIDS+=("$spid")
+for i in $(seq 200); do
+	inA ss -Hltn "sport = :18520" 2>/dev/null | grep -q . && break
+	sleep 0.1
+done
+inB timeout -k 5 "$CLI_T" "$RUN" ibv_rc_pingpong -d $DEV_B -g 1 -n $N \
+	-p 18520 $TCP_A >"$TMP/live.cli" 2>&1 &
+cpid=$!
+PIDS+=("$cpid")
+live=
+for i in $(seq 150); do
+	out=$(inA "$CTL" stats $DEV_A --json 2>/dev/null) &&
+		grep -q '"rx_data_pkts": *[1-9]' <<<"$out" && { live=$out; break; }
+	sleep 0.1
+done
+if [ -n "$live" ]; then
+	python3 - <<PY && pass "live: engine and path counters of the server" || fail "live: $live"
+import json
+j = json.loads('''$live''')
+assert j["in_use"] is True and len(j["processes"]) == 1, j
+c = j["counters"]
+e = c["engine"]
+for k in ("retx_pkts", "sack_holes", "timeouts", "duplicates", "ecn_ce_rcvd",
+          "nak_sent_rnr", "nak_rcvd_seq_err", "drop_unknown_qp",
+          "drop_parse_icrc", "drop_access"):
+    assert k in e, k
+assert e["tx_pkts"] > 0 and e["rx_pkts"] > 0 and e["rx_data_pkts"] > 0, e
+p = c["paths"]
+assert len(p) >= 1 and p[0]["path"] == 0 and p[0]["plane"] == 0, p
+assert sum(x["tx_pkts"] for x in p) > 0 and sum(x["rx_pkts"] for x in p) > 0, p
+assert c["planes"][0]["rx_pkts"] > 0 and c["planes"][0]["tx_pkts"] > 0
+PY
+else
+	fail "live: no counters with traffic seen: $out"
+fi
+wait $cpid
+CRC=$?
+wait $spid
+SRC=$?
+[ $SRC = 0 ] && [ $CRC = 0 ] && pass "pingpong: both ended well" ||
+	{ fail "pingpong: server $SRC client $CRC"; cat "$TMP"/live.*; }
+# After the end: --last shows what the server counted, path use included
+# (QPs destroyed before the last write keep their share).
+out=$(inA "$CTL" stats $DEV_A --last --json 2>&1)
+python3 - $N <<PY && pass "--last: counts of $N round trips" || fail "--last: $out"
+import json, sys
+n = int(sys.argv[1])
+j = json.loads('''$out''')
+assert j["in_use"] is False and j["processes"][0]["live"] is False, j
+c = j["counters"]
+e = c["engine"]
+assert e["msgs_sent"] >= n and e["msgs_rcvd"] >= n, e
+assert e["cqe_ok"] >= 2 * n and e["cqe_err"] == 0, e
+assert sum(x["tx_pkts"] for x in c["paths"]) >= n, c["paths"]
+assert sum(x["rx_pkts"] for x in c["paths"]) >= n, c["paths"]
+assert c["planes"][0]["rx_pkts"] >= n, c["planes"]
+PY
+
+# An unprivileged user's program (uid 65534; only the capabilities an
+# af_packet port needs) writes its counters too: the client in B.
+if command -v setpriv >/dev/null; then
+	cli_pair nr 18521 ibv_rc_pingpong -d $DEV_A -g 1 -n 200 -p 18521 -- \
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+		--inh-caps +net_raw,+net_admin,+ipc_lock \
+		--ambient-caps +net_raw,+net_admin,+ipc_lock \
+		ibv_rc_pingpong -d $DEV_B -g 1 -n 200 -p 18521 $TCP_A
+	if [ $SRC = 0 ] && [ $CRC = 0 ]; then
+		pass "pingpong with an unprivileged client"
+		f=$(ls -n "$METAROCE_RUNDIR"/net-*/sysfs/class/infiniband/$DEV_B/stats/)
+		check "client's file: owned by uid 65534" \
+			"^-rw-r--r-- 1 65534 65534 .* metaroce\.stats\.[0-9]+$" "$f"
+		out=$(inB "$CTL" stats $DEV_B --last --json 2>&1)
+		python3 - <<PY && pass "unprivileged client: counters" || fail "unprivileged: $out"
+import json
+j = json.loads('''$out''')
+e = j["counters"]["engine"]
+assert e["msgs_sent"] >= 200 and e["cqe_err"] == 0, e
+PY
+	else
+		fail "unprivileged client: server $SRC client $CRC"
+		cat "$TMP"/nr.*
+	fi
+else
+	echo "note: no setpriv: the unprivileged writer is not tested"
+fi
 cli_done
