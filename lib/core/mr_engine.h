@@ -207,7 +207,8 @@ struct mr_qp {
 	 * (a WRITE_IMM whose data the peer took): send its last packet
 	 * again so the peer answers (its RNR NAK again, or the ACK). */
 	uint8_t rnr_probe;
-	uint64_t rnr_probe_at; /* no answer by then: probe again, a retry */
+	uint64_t rnr_probe_at;	 /* no answer by then: probe again, a retry */
+	uint64_t rnr_probe_sent; /* when the last probe left */
 
 	/* responses (our sender side of the peer's READ/atomic) */
 	struct mr_resp_rec *resp;

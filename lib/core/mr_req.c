@@ -736,6 +736,7 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 		uint64_t rto = mr_pathtx_rto(&qp->ptx[path]);
 
 		qp->rnr_probe = 0;
+		qp->rnr_probe_sent = now;
 		qp->rnr_probe_at = now + 2 * (rto > qp->ep->cfg.min_rto_ns
 						      ? rto
 						      : qp->ep->cfg.min_rto_ns);

@@ -241,6 +241,9 @@ int mr_req_on_resp(struct mr_qp *qp, const struct mr_pkt *pkt,
 		if (w->resp_bytes >= w->len)
 			w->resp_done = 1;
 	}
+	/* MR-ERR-2: response data is progress (MR-REQ-15 waits for it). */
+	qp->retries = 0;
+	qp->progress_at = now;
 	mr_req_complete(qp);
 	return 0;
 }
@@ -269,6 +272,49 @@ static uint64_t stall_at(const struct mr_qp *qp)
 	return qp->stall_ref + 2 * rto;
 }
 
+/* MR-REQ-15: the oldest WR is a READ or atomic whose request the peer
+ * acknowledged, and no response byte (nor other progress) came for the
+ * local ACK timeout: returns 1 when it is time to probe. */
+static uint64_t rd_stall_at(const struct mr_qp *qp)
+{
+	uint64_t to = mr_ib_timeout_ns(qp->attr.timeout);
+	const struct mr_swqe *w;
+
+	if (!to || qp->sq_head == qp->sq_next || qp->rnr_wait ||
+	    qp->rnr_probe || qp->rnr_probe_at != UINT64_MAX)
+		return UINT64_MAX;
+	w = mr_sq_wqe(qp, qp->sq_head);
+	if ((w->opcode != MR_WR_RDMA_READ &&
+	     w->opcode != MR_WR_ATOMIC_CMP_AND_SWP &&
+	     w->opcode != MR_WR_ATOMIC_FETCH_AND_ADD) ||
+	    w->resp_done || w->err || w->state != MR_SWQE_SENT ||
+	    !mr_seq_lt(w->last_ssn, qp->snd_una))
+		return UINT64_MAX;
+	return qp->progress_at + to;
+}
+
+static int rd_stalled(const struct mr_qp *qp, uint64_t now)
+{
+	return rd_stall_at(qp) <= now;
+}
+
+/* MR-ERR-8: our responses (or packets of WRs already complete) went
+ * unacknowledged through every retry: the peer's requester is gone. The
+ * QP enters ERR with the async fatal event (no CQE can say it), and
+ * NAKs REM_OP for the response's request if the peer asks again. */
+static void resp_fail(struct mr_qp *qp)
+{
+	if (!qp->rx_err) {
+		qp->rx_err = 1;
+		qp->rx_err_code = MR_NAK_REM_OP;
+		qp->rx_err_msn =
+			qp->resp_head != qp->resp_tail
+				? qp->resp[qp->resp_head % qp->resp_max].msn
+				: qp->rcv_msn;
+	}
+	mr_qp_enter_err(qp, 1);
+}
+
 uint64_t mr_req_deadline(const struct mr_qp *qp)
 {
 	uint64_t d = qp->pace_at, st = stall_at(qp);
@@ -281,6 +327,8 @@ uint64_t mr_req_deadline(const struct mr_qp *qp)
 		d = qp->rnr_until;
 	if (qp->rnr_probe_at < d)
 		d = qp->rnr_probe_at;
+	if (rd_stall_at(qp) < d)
+		d = rd_stall_at(qp);
 	for (i = 0; i < qp->npaths; i++) {
 		uint64_t t = mr_pathtx_next_deadline(&qp->ptx[i]);
 
@@ -319,10 +367,17 @@ void mr_req_expiry(struct mr_qp *qp, uint64_t now)
 	limit = mr_ib_timeout_ns(qp->attr.timeout) *
 		((uint64_t)qp->attr.retry_cnt + 1);
 	if (limit && qp->retries > qp->attr.retry_cnt &&
-	    now - qp->progress_at >= limit && mr_req_started(qp, qp->sq_head)) {
-		mr_req_mark_err(qp, qp->sq_head, MR_WC_RETRY_EXC_ERR);
-		mr_req_complete(qp);
-		return;
+	    now - qp->progress_at >= limit) {
+		if (mr_req_started(qp, qp->sq_head)) {
+			mr_req_mark_err(qp, qp->sq_head, MR_WC_RETRY_EXC_ERR);
+			mr_req_complete(qp);
+			return;
+		}
+		if (qp->snd_una != qp->snd_nxt ||
+		    qp->resp_head != qp->resp_tail) {
+			resp_fail(qp);
+			return;
+		}
 	}
 	if (qp->rnr_wait && now >= qp->rnr_until) {
 		qp->rnr_wait = 0;
@@ -333,7 +388,8 @@ void mr_req_expiry(struct mr_qp *qp, uint64_t now)
 		/* MR-REQ-14: the probe or its answer was lost (or the peer
 		 * is gone): a timeout like any other (MR-ERR-2). */
 		qp->rnr_probe_at = UINT64_MAX;
-		if (mr_req_started(qp, qp->rnr_msn)) {
+		if (mr_req_started(qp, qp->rnr_msn) &&
+		    !mr_seq_lt(qp->rnr_probe_sent, qp->progress_at)) {
 			MR_CNT(qp, timeouts, 1);
 			qp->retries++;
 			qp->rnr_probe = 1;
@@ -345,6 +401,14 @@ void mr_req_expiry(struct mr_qp *qp, uint64_t now)
 				return;
 			}
 		}
+	}
+	if (rd_stalled(qp, now)) {
+		/* MR-REQ-15: ask the responder with the request again (its
+		 * duplicate is ACKed, or NAKed by a failed responder). */
+		MR_CNT(qp, timeouts, 1);
+		qp->retries++;
+		qp->rnr_msn = qp->sq_head;
+		qp->rnr_probe = 1;
 	}
 	if (stall_at(qp) <= now) {
 		MR_CNT(qp, timeouts, 1);

@@ -138,7 +138,7 @@ void link_send(struct link *l, const uint8_t *buf, size_t len, uint64_t now)
 	struct inflight *p;
 	int i;
 
-	if (l->drop_all)
+	if (l->drop_all || (l->drop_op && len > 1 && buf[1] == l->drop_op))
 		return;
 	for (i = 0; i < l->ndrop; i++)
 		if (l->drop_idx[i] == idx)

@@ -65,6 +65,7 @@ struct link {
 	 * during the first stall_len ns of every stall_every ns period
 	 * are delivered together when the stall ends (order kept). */
 	uint64_t stall_every, stall_len;
+	uint8_t drop_op; /* drop every packet of this wire opcode (0: none) */
 };
 
 struct world {

@@ -144,4 +144,66 @@ static void test_write_imm_rnr(void)
 	}
 }
 
-MR_TEST_MAIN(MR_TEST(test_late_acks), MR_TEST(test_write_imm_rnr))
+static struct mr_qp *acked_qp;
+
+static int got_ack(struct world *w)
+{
+	return mr_qp_counters(acked_qp)->rx_ack_pkts >= 1;
+}
+
+/*
+ * Responses are the responder's to make reliable (MR-RSP-6), and that
+ * must end too. 1: every READ response is lost, ACKs pass: the responder
+ * gives up after its retries (MR-ERR-8: ERR, async fatal event); the
+ * requester, whose request was acknowledged but which hears no response,
+ * asks again after its local ACK timeout (MR-REQ-15) and the failed
+ * responder NAKs: REM_OP_ERR. 2: the responder falls silent once it has
+ * acknowledged the READ: the requester's probes go unanswered and the WR
+ * fails with RETRY_EXC_ERR.
+ */
+static void test_response_retry_limit(void)
+{
+	static struct world w;
+	static uint8_t a[8192], b[8192];
+	struct mr_qp_attr at;
+	struct pair p;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		MR_CHECK_EQ(world_init(&w, &base_cfg), 0);
+		connect_qps(&w, &p, MR_MODE_METAROCE, 16, NULL);
+		reg(&w.n[0], 5, a, sizeof(a), MR_ACCESS_LOCAL_WRITE);
+		reg(&w.n[1], 6, b, sizeof(b), RW);
+		set_rts_attr(p.a, MR_QP_RETRY_CNT, 3);
+		/* b: retry_cnt 3, timeout 3 (33 us per retry) */
+		set_rts_attr(p.b, MR_QP_RETRY_CNT | MR_QP_TIMEOUT, 3);
+		MR_CHECK_EQ(post_send(p.a, MR_WR_RDMA_READ, 1, a, sizeof(a), 5,
+				      b, 6, 0, w.now),
+			    0);
+		want_a = 1;
+		want_b = 0;
+		w.l[1].drop_op = MR_OP_READ_RESP;
+		if (i) {
+			acked_qp = p.a;
+			MR_CHECK(run_until(&w, got_ack, w.now + 1000000));
+			w.l[1].drop_all = 1;
+		}
+		MR_CHECK(run_until(&w, cqe_done, w.now + 10000000000ull));
+		MR_CHECK_EQ(w.n[0].cqe[0].status,
+			    (i ? MR_WC_RETRY_EXC_ERR : MR_WC_REM_OP_ERR));
+		/* the responder gave up on its own, with the async event */
+		MR_CHECK(run_until(&w, NULL, w.now + 10000000000ull));
+		MR_CHECK_EQ(mr_qp_query(p.b, &at), 0);
+		MR_CHECK_EQ(at.state, MR_QPS_ERR);
+		MR_CHECK_EQ(w.n[1].qp_errors, 1);
+		MR_CHECK_EQ(w.n[0].qp_errors, 0);
+		MR_CHECK_EQ(mr_qp_counters(p.b)->reads_executed, 1);
+		MR_CHECK(mr_ep_next_deadline(w.n[0].ep) == UINT64_MAX);
+		MR_CHECK(mr_ep_next_deadline(w.n[1].ep) == UINT64_MAX);
+		destroy_pair(&p);
+		world_fini(&w);
+	}
+}
+
+MR_TEST_MAIN(MR_TEST(test_late_acks), MR_TEST(test_write_imm_rnr),
+	     MR_TEST(test_response_retry_limit))
