@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "mr_cc.h"
 #include "mr_counters.h"
 #include "xlate.h"
 
