@@ -700,8 +700,14 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 
 		ssn = qp->snd_nxt;
 		t = mr_txp_of(qp, ssn);
-		if (qp->snd_nxt == qp->snd_una)
+		if (qp->snd_nxt == qp->snd_una) {
+			/* Nothing was outstanding: the patience of MR-ERR-2
+			 * counts from now, not from the last ACK before an
+			 * idle period (KI-2). */
 			qp->stall_ref = now;
+			qp->progress_at = now;
+			qp->retries = 0;
+		}
 		if (r) {
 			off = r->sent_pkts * qp->mtu;
 			len = build_resp(qp, r, off, ssn, 0, buf, cap, &plen);

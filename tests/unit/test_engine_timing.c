@@ -205,5 +205,48 @@ static void test_response_retry_limit(void)
 	}
 }
 
+/*
+ * MR-ERR-2 after an idle period (KI-2): one WRITE completes, the QP idles
+ * for 1 s, then the peer vanishes and a WRITE is posted. timeout 14
+ * (67.1 ms) and retry_cnt 2 allow 3 x 67.1 ms from that WRITE's first
+ * transmission, not from the last ACK a second earlier.
+ */
+static void test_retry_after_idle(void)
+{
+	static struct world w;
+	static uint8_t a[4096], b[4096];
+	uint64_t t0, limit = 3 * (4096ull << 14);
+	struct pair p;
+
+	MR_CHECK_EQ(world_init(&w, &base_cfg), 0);
+	connect_qps(&w, &p, MR_MODE_METAROCE, 16, NULL);
+	reg(&w.n[0], 5, a, sizeof(a), MR_ACCESS_LOCAL_WRITE);
+	reg(&w.n[1], 6, b, sizeof(b), RW);
+	set_rts_attr(p.a, MR_QP_TIMEOUT, 14);
+	set_rts_attr(p.a, MR_QP_RETRY_CNT, 2);
+	MR_CHECK_EQ(
+		post_send(p.a, MR_WR_RDMA_WRITE, 1, a, 2000, 5, b, 6, 0, w.now),
+		0);
+	want_a = 1;
+	want_b = 0;
+	MR_CHECK(run_until(&w, cqe_done, w.now + 1000000));
+	MR_CHECK_EQ(w.n[0].cqe[0].status, MR_WC_SUCCESS);
+	MR_CHECK(run_until(&w, NULL, w.now + 1000000000));
+	w.now += 1000000000; /* idle: nothing happens in between */
+	w.l[0].drop_all = w.l[1].drop_all = 1;
+	t0 = w.now;
+	MR_CHECK_EQ(
+		post_send(p.a, MR_WR_RDMA_WRITE, 2, a, 2000, 5, b, 6, 0, w.now),
+		0);
+	want_a = 2;
+	MR_CHECK(run_until(&w, cqe_done, w.now + 10000000000ull));
+	MR_CHECK_EQ(w.n[0].cqe[1].status, MR_WC_RETRY_EXC_ERR);
+	MR_CHECK(w.now - t0 >= limit);
+	/* and not much later: the next expiry after the limit */
+	MR_CHECK(w.now - t0 < 2 * limit);
+	destroy_pair(&p);
+	world_fini(&w);
+}
+
 MR_TEST_MAIN(MR_TEST(test_late_acks), MR_TEST(test_write_imm_rnr),
-	     MR_TEST(test_response_retry_limit))
+	     MR_TEST(test_response_retry_limit), MR_TEST(test_retry_after_idle))
