@@ -163,6 +163,7 @@ assert 0 <= j["age_s"] < 5 and j["written"].endswith("Z"), j
 assert len(j["processes"]) == 1, j
 p = j["processes"][0]
 assert p["pid"] == pid and p["comm"] == "sleep" and p["live"] is True, p
+assert p["running"] is True, p
 assert p["counters"] == f, p
 del f["pid"]
 assert j["counters"] == f, j["counters"]
@@ -255,10 +256,12 @@ ln -s /etc/passwd "$S"
 expect_err "a symlink is not a counters file" \
 	"device mr0 is open by pid $HOLD but has no counters yet" \
 	"$CTL" stats mr0 --last
-rm -f "$S"
+counters $HOLD 1 >"$S"
+chown 65534 "$S"
 kill $HOLD
 wait $HOLD 2>/dev/null
-expect_ok "del mr0" "$CTL" link del mr0
+expect_ok "del mr0 (with a user's counters file)" "$CTL" link del mr0
+[ ! -e "$dir" ] && pass "del: the view is gone" || fail "del: $dir left"
 expect_err "gone with its device" "no MetaRoCE device mr0" "$CTL" stats mr0
 
 # --- Real traffic between two hosts.
@@ -326,6 +329,8 @@ import json, sys
 n = int(sys.argv[1])
 j = json.loads('''$out''')
 assert j["in_use"] is False and j["processes"][0]["live"] is False, j
+assert j["processes"][0]["running"] is False, j
+assert j["processes"][0]["comm"] == "", j
 c = j["counters"]
 e = c["engine"]
 assert e["msgs_sent"] >= n and e["msgs_rcvd"] >= n, e

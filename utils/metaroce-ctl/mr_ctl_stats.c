@@ -766,7 +766,7 @@ static void print_json(const struct mr_devconf *c, int in_use,
 		       unsigned n, const struct proc *newest,
 		       const struct jnode *sum)
 {
-	char when[32], label[32];
+	char when[32];
 
 	fmt_time(newest->st.st_mtim.tv_sec, when, sizeof(when), 1);
 	/* Names are [A-Za-z0-9_.-]: no escaping needed. */
@@ -782,19 +782,23 @@ static void print_json(const struct mr_devconf *c, int in_use,
 		size_t len = p->len;
 
 		fmt_time(p->st.st_mtim.tv_sec, when, sizeof(when), 1);
-		proc_label(p, label, sizeof(label));
 		/* The writer's object as it is: every field it has, and the
 		 * ones later versions add, reach JSON readers unchanged. */
 		while (len && strchr(" \t\r\n", p->raw[len - 1]))
 			len--;
+		/* comm: "" once the process is gone. */
 		printf("%s\n  {\"pid\": %d, \"comm\": \"", i ? "," : "",
 		       p->pid);
-		for (const char *k = label; *k; k++)
-			printf(*k == '"' || *k == '\\' ? "\\%c" : "%c", *k);
-		printf("\", \"live\": %s, \"written\": \"%s\", "
-		       "\"age_s\": %.1f,\n   \"counters\": %.*s}",
-		       p->live ? "true" : "false", when, p->age, (int)len,
-		       p->raw);
+		for (const unsigned char *k = (const unsigned char *)p->comm;
+		     *k; k++)
+			printf(*k < 0x20		 ? "\\u%04x"
+			       : *k == '"' || *k == '\\' ? "\\%c"
+							 : "%c",
+			       *k);
+		printf("\", \"running\": %s, \"live\": %s, \"written\": "
+		       "\"%s\", \"age_s\": %.1f,\n   \"counters\": %.*s}",
+		       p->alive ? "true" : "false", p->live ? "true" : "false",
+		       when, p->age, (int)len, p->raw);
 	}
 	printf("],\n \"counters\": ");
 	jprint(sum);
