@@ -141,6 +141,7 @@ rm -f "$D"/*
 
 # Another process holds the node open, as a verbs program does, and
 # writes its counters.
+# shellcheck disable=SC2217 # sleep holds the node open, as a verbs program
 sleep 300 <"/dev/infiniband/$node" &
 HOLD=$!
 cli_on_exit "kill $HOLD"
@@ -151,6 +152,7 @@ eq "in use: header" "$(head -2 <<<"$out" | sed 's/written .* UTC (.* s ago)/writ
 	"mr0: node $node, in use by pid $HOLD (sleep)
 process $HOLD (sleep), counters written T"
 eq "in use: every counter" "$(tail -n +3 <<<"$out")" "$BODY"
+touch "$S"
 out=$("$CTL" stats mr0 --json 2>&1)
 python3 - "$HOLD" "$node" "$S" <<PY && pass "--json: wrapper and every counter" || fail "--json: $out"
 import json, sys
@@ -179,11 +181,15 @@ chown 0 "$S"
 
 # Two processes: each shown, and the sum (identifiers kept, counters
 # added, a sum that would overflow saturates).
+# shellcheck disable=SC2217 # sleep holds the node open, as a verbs program
 sleep 300 <"/dev/infiniband/$node" &
 HOLD2=$!
 cli_on_exit "kill $HOLD2"
 S2=$D/metaroce.stats.$HOLD2
+touch "$S"
 counters $HOLD2 3 >"$S2"
+# (Files count as live for 5 s: a loaded machine may take that long
+# between two checks, so each check makes them fresh.)
 out=$("$CTL" stats mr0 2>&1)
 p1=$(grep -n "^process $HOLD " <<<"$out" | cut -d: -f1)
 p2=$(grep -n "^process $HOLD2 " <<<"$out" | cut -d: -f1)
@@ -205,6 +211,7 @@ if [ -n "$p1" ] && [ -n "$p2" ] && [ -n "$ps" ]; then
 else
 	fail "two processes: sections missing: $out"
 fi
+touch "$S" "$S2"
 out=$("$CTL" stats mr0 --json 2>&1)
 python3 - "$S" "$S2" <<PY && pass "--json: two processes and their sum" || fail "--json two: $out"
 import json, sys
@@ -224,6 +231,7 @@ assert j["counters"] == add(a, b), j["counters"]
 PY
 # A sum past 2^64 - 1 saturates.
 counters $HOLD2 3 | sed 's/"sleeps":6/"sleeps":18446744073709551615/' >"$S2"
+touch "$S"
 check "sum saturates" "^    sleeps +18446744073709551615$" \
 	"$("$CTL" stats mr0 2>&1 | sed -n '/^sum of/,$p')"
 rm -f "$S2"
@@ -281,7 +289,7 @@ inA timeout -k 5 "$CLI_T" "$RUN" ibv_rc_pingpong -d $DEV_A -g 1 -n $N \
 	-p 18520 >"$TMP/live.srv" 2>&1 &
 spid=$!
 PIDS+=("$spid")
-for i in $(seq 200); do
+for _ in $(seq 200); do
 	inA ss -Hltn "sport = :18520" 2>/dev/null | grep -q . && break
 	sleep 0.1
 done
@@ -290,7 +298,7 @@ inB timeout -k 5 "$CLI_T" "$RUN" ibv_rc_pingpong -d $DEV_B -g 1 -n $N \
 cpid=$!
 PIDS+=("$cpid")
 live=
-for i in $(seq 150); do
+for _ in $(seq 150); do
 	out=$(inA "$CTL" stats $DEV_A --json 2>/dev/null) &&
 		grep -q '"rx_data_pkts": *[1-9]' <<<"$out" && { live=$out; break; }
 	sleep 0.1
