@@ -69,6 +69,7 @@ struct mrdp_dev {
 	uint8_t *scratch; /* a multi-segment frame made contiguous */
 
 	pthread_mutex_t lock;
+	uint64_t last_now; /* latest `now` given to the engine (lock held) */
 	struct mrdp_neigh_table *neigh;
 	uint64_t loopback_pkts;
 	uint64_t progress_rounds;
