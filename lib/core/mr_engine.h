@@ -270,7 +270,19 @@ struct mr_ep {
 	struct mr_ratehint rh;
 	/* Use of each path by QPs destroyed already (mr_ep_stats.c). */
 	struct mr_path_counters paths_gone[MR_ACK_MAX_PATHS];
+	uint64_t now_max; /* latest now any entry point was given */
 };
+
+/* The core's clock never goes back (MR-QP-7): a caller whose threads
+ * read the clock before taking the endpoint's lock can pass an older now
+ * than the call before. Every entry point takes its time through here. */
+static inline uint64_t mr_ep_now(struct mr_ep *ep, uint64_t now)
+{
+	if (now < ep->now_max)
+		return ep->now_max;
+	ep->now_max = now;
+	return now;
+}
 
 /* Count an event on a QP and its endpoint. */
 #define MR_CNT(qp, field, n)                \

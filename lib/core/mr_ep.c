@@ -257,6 +257,7 @@ int mr_ep_rx(struct mr_ep *ep, uint64_t now, const uint8_t *buf, size_t len,
 		return -MR_EINVAL;
 	if (!meta)
 		meta = &none;
+	now = mr_ep_now(ep, now);
 	ep->cnt.rx_pkts++;
 	ep->cnt.rx_bytes += len;
 	if (!buf) {
@@ -317,6 +318,7 @@ size_t mr_ep_tx(struct mr_ep *ep, uint64_t now, uint8_t *buf, size_t cap,
 
 	if (!ep || !buf || !meta || cap < MR_TX_BUF_MIN(ep->cfg.mtu))
 		return 0;
+	now = mr_ep_now(ep, now);
 	/* MR-REQ-5: one packet per QP per turn, over the QPs with work. */
 	n = ep->work_n;
 	for (i = 0; i < n; i++) {
@@ -367,6 +369,7 @@ void mr_ep_handle_expiry(struct mr_ep *ep, uint64_t now)
 {
 	uint32_t i;
 
+	now = mr_ep_now(ep, now);
 	for (i = 0; i < ep->nqp; i++) {
 		struct mr_qp *qp = ep->qps[i];
 

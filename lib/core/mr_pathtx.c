@@ -330,7 +330,7 @@ static uint64_t late_acks(struct mr_pathtx *tx, const struct mr_sack_block *blk,
 		}
 		r->late = 0;
 		tx->late_acked++;
-		if (!r->retx)
+		if (!r->retx && now > r->sent_at)
 			sample = now - r->sent_at;
 	}
 	if (!pending)
@@ -376,7 +376,7 @@ int mr_pathtx_on_sack(struct mr_pathtx *tx, const struct mr_sack_block *blk,
 		/* Karn: only first transmissions give RTT samples; the
 		 * newest one in this block is the freshest (MR-TMR-1). */
 		rtt = 0;
-		if (!r->retx) {
+		if (!r->retx && now >= r->sent_at) {
 			rtt = now - r->sent_at;
 			sample = r;
 		}

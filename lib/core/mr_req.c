@@ -209,6 +209,7 @@ int mr_qp_post_send(struct mr_qp *qp, const struct mr_send_wr *wr, uint64_t now)
 	if (qp->state != MR_QPS_RTS && qp->state != MR_QPS_SQD &&
 	    qp->state != MR_QPS_ERR)
 		return -MR_ESTATE;
+	qp->now = mr_ep_now(qp->ep, now);
 	if (qp->sq_tail - qp->sq_head >= qp->cfg.max_send_wr)
 		return -MR_EAGAIN;
 	rc = post_check(qp, wr, &len);
@@ -276,7 +277,6 @@ int mr_qp_post_send(struct mr_qp *qp, const struct mr_send_wr *wr, uint64_t now)
 		qp->sq_head = qp->sq_next = qp->sq_tail;
 		sq_cqe(qp, w, MR_WC_WR_FLUSH_ERR);
 	}
-	(void)now;
 	return 0;
 }
 

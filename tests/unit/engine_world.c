@@ -176,11 +176,16 @@ int world_step(struct world *w)
 	int i, j, did = 0;
 
 	for (i = 0; i < 2; i++) {
+		struct node *nd = &w->n[i];
 		struct mr_tx_meta meta;
+		uint64_t t = w->now;
 		size_t len;
 
-		if (mr_ep_next_deadline(w->n[i].ep) <= w->now)
-			mr_ep_handle_expiry(w->n[i].ep, w->now);
+		if (nd->stale_every && ++nd->stale_n % nd->stale_every == 0 &&
+		    t > nd->stale_ns)
+			t -= nd->stale_ns;
+		if (mr_ep_next_deadline(nd->ep) <= w->now)
+			mr_ep_handle_expiry(nd->ep, t);
 		while ((len = mr_ep_tx(w->n[i].ep, w->now, buf, sizeof(buf),
 				       &meta)) > 0) {
 			link_send(&w->l[i], buf, len, w->now);
@@ -193,10 +198,15 @@ int world_step(struct world *w)
 		for (j = 0; j < l->n;) {
 			if (l->q[j].at <= w->now) {
 				struct inflight p = l->q[j];
+				struct node *rn = &w->n[1 - i];
+				uint64_t t = w->now;
 
 				l->q[j] = l->q[--l->n];
-				mr_ep_rx(w->n[1 - i].ep, w->now, p.buf, p.len,
-					 &p.meta);
+				if (rn->stale_every &&
+				    ++rn->stale_n % rn->stale_every == 0 &&
+				    t > rn->stale_ns)
+					t -= rn->stale_ns;
+				mr_ep_rx(rn->ep, t, p.buf, p.len, &p.meta);
 				did = 1;
 				continue;
 			}
@@ -273,7 +283,7 @@ void connect_qps(struct world *w, struct pair *p, enum mr_mode mode,
 		at.state = MR_QPS_RTR;
 		at.dest_qpn = i ? 0x11 : 0x22;
 		at.rq_psn = i ? 0xfffffff0u : 0x7000;
-		at.path_mtu_bytes = 1024;
+		at.path_mtu_bytes = world_path_mtu;
 		at.max_dest_rd_atomic = 4;
 		at.min_rnr_timer = 1;
 		mr_qp_modify(q[i], &at, rtr);
@@ -325,6 +335,7 @@ int post_recv(struct mr_qp *qp, uint64_t wr_id, void *addr, uint32_t len,
 }
 
 int want_a, want_b;
+uint32_t world_path_mtu = 1024;
 
 /* On failure: what each side completed and its nonzero counters. */
 void dump(struct world *w)

@@ -42,6 +42,11 @@ struct node {
 	int ncqe;
 	int qp_errors;
 	int srq_limits;
+	/* Two threads that read the clock before taking the endpoint's
+	 * lock: every stale_every-th packet is delivered with a time
+	 * stale_ns older than the calls before it (0: never). */
+	uint32_t stale_every, stale_n;
+	uint64_t stale_ns;
 	/* placement log for the visibility test */
 	uint8_t *watch; /* a byte whose first write is recorded */
 	uint64_t places, watch_at_place;
@@ -85,6 +90,8 @@ struct pair {
 /* xorshift64: the seeded generator of the link and the tests */
 uint64_t xs(uint64_t *s);
 extern int want_a, want_b;
+/* path MTU connect_qps() sets (1024; at most the endpoint's mtu) */
+extern uint32_t world_path_mtu;
 extern const struct mr_ep_config base_cfg;
 
 int world_init(struct world *w, const struct mr_ep_config *cfg);

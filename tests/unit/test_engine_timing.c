@@ -7,6 +7,7 @@
  * every byte compared.
  */
 #include "engine_world.h"
+#include "mr_engine.h" /* white box: RTT state, retry state */
 #include "mr_test.h"
 
 /* Sender a WRITEs n messages of len bytes, at most `depth` outstanding,
@@ -248,5 +249,58 @@ static void test_retry_after_idle(void)
 	world_fini(&w);
 }
 
+/*
+ * Time that goes backwards between calls: a datapath whose progress
+ * thread reads the clock and then waits for the lock an application
+ * thread holds (having read a later time) calls the core with an older
+ * now than the previous call. Every 7th packet reaches a 2 ms in the
+ * past. The core must take it as the latest time it saw: no RTT sample
+ * from a negative age (which made srtt 2.3e14 ns and the pacing rate
+ * 1 Mb/s), no "no progress for ages" from now - progress_at wrapping
+ * (which failed the WR with RETRY_EXC_ERR while ACKs kept coming).
+ */
+static void test_stale_now(void)
+{
+	static struct world w;
+	static uint8_t src[16384], dst[16384];
+	uint64_t max_srtt = 0, steps = 0;
+	uint32_t min_rate = UINT32_MAX;
+	struct pair p;
+	int k;
+
+	MR_CHECK_EQ(world_init(&w, &base_cfg), 0);
+	connect_qps(&w, &p, MR_MODE_METAROCE, 256, NULL);
+	reg(&w.n[0], 5, src, sizeof(src), MR_ACCESS_LOCAL_WRITE);
+	reg(&w.n[1], 6, dst, sizeof(dst), RW);
+	set_rts_attr(p.a, MR_QP_TIMEOUT, 8);
+	set_rts_attr(p.a, MR_QP_RETRY_CNT, 1);
+	w.n[0].stale_every = w.n[1].stale_every = 7;
+	w.n[0].stale_ns = w.n[1].stale_ns = 2000000;
+	w.now = 10000000000ull;
+	fill(src, sizeof(src), 77);
+	for (k = 0; k < 200; k++)
+		MR_CHECK_EQ(post_send(p.a, MR_WR_RDMA_WRITE, (uint64_t)k, src,
+				      sizeof(src), 5, dst, 6, 0, w.now),
+			    0);
+	while (w.n[0].ncqe < 200 && steps++ < 1000000 && world_step(&w)) {
+		for (k = 0; k < 4; k++)
+			if (p.a->ptx[k].srtt > max_srtt)
+				max_srtt = p.a->ptx[k].srtt;
+		if (p.a->cc.rate_mbps < min_rate)
+			min_rate = p.a->cc.rate_mbps;
+	}
+	MR_CHECK_EQ(w.n[0].ncqe, 200);
+	for (k = 0; k < w.n[0].ncqe; k++)
+		MR_CHECK_EQ(w.n[0].cqe[k].status, MR_WC_SUCCESS);
+	MR_CHECK_MEM(dst, src, sizeof(src));
+	/* RTTs are 10 us here; a stale call is the same time as the latest */
+	MR_CHECK(max_srtt < 100000);
+	MR_CHECK(min_rate >= 1000);
+	MR_CHECK_EQ(mr_qp_counters(p.a)->timeouts, 0);
+	destroy_pair(&p);
+	world_fini(&w);
+}
+
 MR_TEST_MAIN(MR_TEST(test_late_acks), MR_TEST(test_write_imm_rnr),
-	     MR_TEST(test_response_retry_limit), MR_TEST(test_retry_after_idle))
+	     MR_TEST(test_response_retry_limit), MR_TEST(test_retry_after_idle),
+	     MR_TEST(test_stale_now))
