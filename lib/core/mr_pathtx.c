@@ -118,6 +118,10 @@ static void rtt_update(struct mr_pathtx *tx, uint64_t r)
 
 	if (r == 0)
 		r = 1;
+	/* A sample beyond rto_max says nothing the RTO could use, and one
+	 * from a broken clock must not poison srtt for good. */
+	if (r > tx->cfg.rto_max_ns)
+		r = tx->cfg.rto_max_ns;
 	tx->latest_rtt = r;
 	if (!tx->min_rtt || r < tx->min_rtt)
 		tx->min_rtt = r;
