@@ -108,32 +108,58 @@ inA "$B/utils/metaroce-ctl" link add mrwa --port "net_af_packet0,iface=$VA" \
 	inB "$B/utils/metaroce-ctl" link add mrwb \
 		--port "net_af_packet0,iface=$VB" --ip 10.83.0.2/24 >/dev/null ||
 	echo "run.sh: metaroce-ctl link add failed" >&2
+# Each side in its own session: with the kernel's autogroup scheduling
+# (sched_autogroup_enabled=1) one session's threads share one CPU share,
+# so two sides started from one shell would compete as one "host" on a
+# machine where other sessions run; on two hosts they would not.
+# METAROCE_ENGINE_STATS=1: the endpoints print their counters at close
+# (retransmissions, timeouts).
+export METAROCE_ENGINE_STATS=1
+ENG=$W/engine.txt
+: >"$ENG"
 perf() { # tool args... -> the tool's result line
 	local tool=$1
 	shift
-	inB timeout 120 "$B/utils/metaroce-run" "$tool" -d mrwb "$@" \
-		>"$W/srv.log" 2>&1 &
+	setsid ip netns exec "$NSB" timeout 120 "$B/utils/metaroce-run" \
+		"$tool" -d mrwb "$@" >"$W/srv.log" 2>&1 &
 	local sp=$!
 	sleep 1
-	inA timeout 120 "$B/utils/metaroce-run" "$tool" -d mrwa "$@" \
-		10.82.0.2 >"$W/cli.log" 2>&1
+	setsid ip netns exec "$NSA" timeout 120 "$B/utils/metaroce-run" \
+		"$tool" -d mrwa "$@" 10.82.0.2 >"$W/cli.log" 2>&1
 	local rc=$?
 	wait "$sp"
+	{
+		echo "$tool $*:"
+		grep -ho 'engine counters:.*' "$W/cli.log" "$W/srv.log" |
+			grep -o 'retx_pkts=[0-9]*\|timeouts=[0-9]*\|duplicates=[0-9]*\|tx_data_pkts=[0-9]*' |
+			tr '\n' ' '
+		echo
+	} >>"$ENG"
 	if [ $rc != 0 ]; then
 		echo "failed (exit $rc)"
 		return
 	fi
-	awk '/^ *[0-9]+ +[0-9]+ /{l=$0} END {print l}' "$W/cli.log"
+	awk '/^ *[0-9]+ +[0-9]+ /{l=$0} END {print l}' "$W/cli.log" |
+		sed 's/metaroce:.*//'
 }
-WBW=$(perf ib_write_bw -s 65536 -n 2000 -F)
-SBW=$(perf ib_send_bw -s 65536 -n 2000 -F)
-WLAT=$(perf ib_write_lat -s 64 -n 2000 -F)
+RUNS=${RUNS:-3}
 # ib_*_bw: #bytes #iterations BW-peak BW-avg(MB/s) MsgRate
 mbs2gbps() { awk -v m="$1" 'BEGIN {if (m == "") print "-"; else printf "%.2f", m * 1048576 * 8 / 1e9}'; }
-WBW_G=$(mbs2gbps "$(echo "$WBW" | awk 'NF >= 5 {print $4}')")
-SBW_G=$(mbs2gbps "$(echo "$SBW" | awk 'NF >= 5 {print $4}')")
-# ib_write_lat: #bytes #iter min max typical avg stdev 99% 99.9%
-WLAT_T=$(echo "$WLAT" | awk 'NF >= 6 {print $5}')
+med() { sort -n | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]; else print ""}'; }
+WBW_ALL= SBW_ALL= WLAT_ALL=
+for r in $(seq "$RUNS"); do
+	echo "== verbs run $r"
+	l=$(perf ib_write_bw -s 65536 -n 2000 -F)
+	WBW_ALL="$WBW_ALL $(mbs2gbps "$(echo "$l" | awk 'NF >= 5 {print $4}')")"
+	l=$(perf ib_send_bw -s 65536 -n 2000 -F)
+	SBW_ALL="$SBW_ALL $(mbs2gbps "$(echo "$l" | awk 'NF >= 5 {print $4}')")"
+	# ib_write_lat: #bytes #iter min max typical avg stdev 99% 99.9%
+	l=$(perf ib_write_lat -s 64 -n 2000 -F)
+	WLAT_ALL="$WLAT_ALL $(echo "$l" | awk 'NF >= 6 {print $5}')"
+done
+WBW_G=$(echo $WBW_ALL | tr ' ' '\n' | grep -v '^-$' | med)
+SBW_G=$(echo $SBW_ALL | tr ' ' '\n' | grep -v '^-$' | med)
+WLAT_T=$(echo $WLAT_ALL | tr ' ' '\n' | med)
 
 CEIL=$(gbps "$P4K" 4214)
 pct() { awk -v a="$1" -v b="$2" 'BEGIN {if (a+0 > 0 && b+0 > 0) printf "%.0f%%", 100 * a / b; else print "-"}'; }
@@ -145,7 +171,8 @@ One veth pair (MTU 9000) between two network namespaces, one run,
 $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) vCPUs, load average at the end:
 $(cut -d' ' -f1-3 /proc/loadavg) (other work shares this machine: the
 figures move 10-40% between runs and are far below an idle machine's when
-the load is high). Command: \`bench/wire/run.sh ${1:-build} $SECS\`.
+the load is high). Command: \`RUNS=$RUNS bench/wire/run.sh ${1:-build} $SECS\`.
+Source: $(git -C "$TOP" log -1 --format='%h %s' 2>/dev/null | cut -c1-70).
 
 ## Raw ceiling of the link and kernel TCP
 
@@ -165,10 +192,18 @@ the load is high). Command: \`bench/wire/run.sh ${1:-build} $SECS\`.
 
 ## Verbs over the whole stack (perftest, unmodified)
 
-| test | result line | Gb/s | of the raw ceiling |
+$RUNS runs of each, client and server each in its own session.
+
+| test | each run | median | of the raw ceiling |
 | --- | --- | --- | --- |
-| ib_write_bw -s 65536 -n 2000 | $WBW | $WBW_G | $(pct "$WBW_G" "$CEIL") |
-| ib_send_bw -s 65536 -n 2000 | $SBW | $SBW_G | $(pct "$SBW_G" "$CEIL") |
-| ib_write_lat -s 64 -n 2000 | $WLAT | typical $WLAT_T us | lib/dp round trip above |
+| ib_write_bw -s 65536 -n 2000 | $WBW_ALL Gb/s | $WBW_G Gb/s | $(pct "$WBW_G" "$CEIL") |
+| ib_send_bw -s 65536 -n 2000 | $SBW_ALL Gb/s | $SBW_G Gb/s | $(pct "$SBW_G" "$CEIL") |
+| ib_write_lat -s 64 -n 2000 (t_typical) | $WLAT_ALL us | $WLAT_T us | lib/dp round trip above |
+
+Engine counters of each run (client then server; METAROCE_ENGINE_STATS=1):
+
+\`\`\`
+$(cat "$ENG")
+\`\`\`
 EOF2
 cat "$OUT"
