@@ -54,6 +54,13 @@
  * METAROCE_DP_MEM_MB changes it; each device makes a pool of about
  * 2,900 buffers of one frame each.
  *
+ * Progress thread: after work it polls for 200 us (METAROCE_DP_SPIN_US
+ * changes it), then sleeps until the engine's next deadline, a kick, or
+ * (af_packet ports) a frame arriving on the port's socket; while an
+ * application calls mrdp_progress() continuously it stays off the lock.
+ * The engine's `now` is read with the device lock held and never goes
+ * backwards.
+ *
  * Errors: negative errno. Logging: METAROCE_DP_DEBUG=1 prints the
  * datapath's decisions to stderr; EAL logs to stderr at level notice
  * (METAROCE_DP_EAL_LOG=<1..8> changes it).
