@@ -18,6 +18,8 @@
 
 /* See engine_open(). */
 #define METAROCE_MIN_RTO_US_DEFAULT 20000ull
+/* Paths per connection unless METAROCE_PATHS says otherwise. */
+#define METAROCE_PATHS_DEFAULT 4
 
 /* --- what the core needs injected --------------------------------------- */
 
@@ -190,6 +192,14 @@ static int engine_open(struct metaroce_device *dev,
 	cb.user = eng;
 	ecfg.mtu = dev->conf.mtu;
 	ecfg.num_planes = (uint8_t)dev->conf.nports;
+	/* Spray every connection over several paths (UDP source ports =
+	 * ECMP entropy), at least one per plane; loss is found per path. */
+	ecfg.num_paths = (uint16_t)env_u64("METAROCE_PATHS",
+					   METAROCE_PATHS_DEFAULT);
+	if (ecfg.num_paths > MR_ACK_MAX_PATHS)
+		ecfg.num_paths = MR_ACK_MAX_PATHS;
+	if (ecfg.num_paths < ecfg.num_planes)
+		ecfg.num_paths = ecfg.num_planes;
 	ecfg.max_qp = METAROCE_MAX_QP;
 	/* The core's 100 us RTO floor suits a NIC; a software datapath's
 	 * threads lose the CPU for whole scheduler slices (4-12 ms on a
