@@ -2,9 +2,9 @@
 # The README's demo: install the Debian dependencies, build in ./build, and
 # emulate two hosts as network namespaces joined by a veth pair, with a
 # MetaRoCE device mr0 in each. Then rdma-core's and perftest's own,
-# unmodified programs run over it: ibv_devinfo, ib_write_bw (server on one
-# host, client on the other), ibv_rc_pingpong, and metaroce-ctl stats shows
-# the device's counters.
+# unmodified programs run over it: ibv_devices, ibv_devinfo -v, ib_write_bw
+# (server on one host, client on the other), ibv_rc_pingpong, and
+# metaroce-ctl stats shows the device's counters.
 # Idempotent (a previous run's leftovers are removed first) and it cleans
 # up after itself, on failure too. Needs root (namespaces, /dev nodes).
 # METAROCE_DEMO_BUILD=<dir> builds elsewhere than ./build;
@@ -110,7 +110,8 @@ on "$NS1" metaroce-ctl link add mr0 --port "net_af_packet0,iface=$IF1" \
 on "$NS2" metaroce-ctl link add mr0 --port "net_af_packet0,iface=$IF2" \
 	--ip 192.0.2.2/24
 on "$NS1" metaroce-ctl link show
-on "$NS1" ibv_devinfo -d mr0
+on "$NS1" ibv_devices
+on "$NS1" ibv_devinfo -v -d mr0
 
 on_bg "$NS1" ib_write_bw -d mr0 -x 1 -F -n 200 -s 65536
 listening 18515
