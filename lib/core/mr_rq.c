@@ -188,8 +188,13 @@ void mr_rq_flush(struct mr_qp *qp)
 	}
 }
 
-int mr_sge_place(struct mr_qp *qp, const struct mr_sge *sge, uint32_t n,
-		 uint64_t off, const uint8_t *src, uint32_t len)
+/* Walk [off, off + len) of a scatter/gather list: each piece is looked up
+ * (local write rights when placing into it) and copied from src (placed
+ * through the place callback) or into dst. One walker for both
+ * directions so bounds and key checks cannot drift apart. */
+static int sge_walk(struct mr_qp *qp, const struct mr_sge *sge, uint32_t n,
+		    uint64_t off, const uint8_t *src, uint8_t *dst,
+		    uint32_t len)
 {
 	struct mr_ep *ep = qp->ep;
 	uint32_t i;
@@ -206,14 +211,25 @@ int mr_sge_place(struct mr_qp *qp, const struct mr_sge *sge, uint32_t n,
 		if (chunk > len)
 			chunk = len;
 		if (mr_qp_lookup(qp, sge[i].lkey, 0, sge[i].addr + off, chunk,
-				 MR_ACCESS_LOCAL_WRITE, &host))
+				 src ? MR_ACCESS_LOCAL_WRITE : 0, &host))
 			return -MR_EACCESS;
-		ep->cb.place(ep->cb.user, host, src, (uint32_t)chunk);
-		src += chunk;
+		if (src) {
+			ep->cb.place(ep->cb.user, host, src, (uint32_t)chunk);
+			src += chunk;
+		} else {
+			memcpy(dst, host, chunk);
+			dst += chunk;
+		}
 		len -= (uint32_t)chunk;
 		off = 0;
 	}
 	return len ? -MR_EMSGSIZE : 0;
+}
+
+int mr_sge_place(struct mr_qp *qp, const struct mr_sge *sge, uint32_t n,
+		 uint64_t off, const uint8_t *src, uint32_t len)
+{
+	return sge_walk(qp, sge, n, off, src, NULL, len);
 }
 
 int mr_rq_place(struct mr_qp *qp, const struct mr_rwqe *w, uint64_t off,
@@ -225,28 +241,7 @@ int mr_rq_place(struct mr_qp *qp, const struct mr_rwqe *w, uint64_t off,
 int mr_sge_gather(struct mr_qp *qp, const struct mr_sge *sge, uint32_t n,
 		  uint64_t off, uint8_t *dst, uint32_t len)
 {
-	uint32_t i;
-
-	for (i = 0; i < n && len; i++) {
-		uint64_t chunk;
-		uint8_t *host;
-
-		if (off >= sge[i].length) {
-			off -= sge[i].length;
-			continue;
-		}
-		chunk = sge[i].length - off;
-		if (chunk > len)
-			chunk = len;
-		if (mr_qp_lookup(qp, sge[i].lkey, 0, sge[i].addr + off, chunk,
-				 0, &host))
-			return -MR_EACCESS;
-		memcpy(dst, host, chunk);
-		dst += chunk;
-		len -= (uint32_t)chunk;
-		off = 0;
-	}
-	return len ? -MR_EMSGSIZE : 0;
+	return sge_walk(qp, sge, n, off, NULL, dst, len);
 }
 
 int mr_srq_create(struct mr_ep *ep, const struct mr_srq_config *cfg,

@@ -240,22 +240,6 @@ int metaroce_query_device_ex(struct ibv_context *context,
 	return 0;
 }
 
-static enum ibv_mtu mtu_enum(uint32_t mtu)
-{
-	switch (mtu) {
-	case 256:
-		return IBV_MTU_256;
-	case 512:
-		return IBV_MTU_512;
-	case 1024:
-		return IBV_MTU_1024;
-	case 2048:
-		return IBV_MTU_2048;
-	default:
-		return IBV_MTU_4096; /* the record parser allows nothing else */
-	}
-}
-
 int metaroce_query_port(struct ibv_context *context, uint8_t port_num,
 			struct ibv_port_attr *port_attr)
 {
@@ -266,7 +250,7 @@ int metaroce_query_port(struct ibv_context *context, uint8_t port_num,
 	memset(port_attr, 0, sizeof(*port_attr));
 	port_attr->state = IBV_PORT_ACTIVE;
 	port_attr->max_mtu = IBV_MTU_4096;
-	port_attr->active_mtu = mtu_enum(dev->conf.mtu);
+	port_attr->active_mtu = metaroce_mtu_enum(dev->conf.mtu);
 	port_attr->gid_tbl_len = METAROCE_GID_TBL_LEN;
 	/* What RoCE ports show: GIDs are derived from IP addresses. No
 	 * CM_SUP: there is no rdma_cm without a kernel. */

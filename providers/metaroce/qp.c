@@ -204,22 +204,6 @@ int metaroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	return 0;
 }
 
-static enum ibv_mtu mtu_enum_of(uint32_t bytes)
-{
-	switch (bytes) {
-	case 256:
-		return IBV_MTU_256;
-	case 512:
-		return IBV_MTU_512;
-	case 1024:
-		return IBV_MTU_1024;
-	case 2048:
-		return IBV_MTU_2048;
-	default:
-		return IBV_MTU_4096;
-	}
-}
-
 int metaroce_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		      int attr_mask, struct ibv_qp_init_attr *init_attr)
 {
@@ -244,7 +228,7 @@ int metaroce_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	attr->cap = qp->cap;
 	if (ibqp->qp_type == IBV_QPT_RC) {
 		if (ca.path_mtu_bytes)
-			attr->path_mtu = mtu_enum_of(ca.path_mtu_bytes);
+			attr->path_mtu = metaroce_mtu_enum(ca.path_mtu_bytes);
 		attr->dest_qp_num = ca.dest_qpn;
 		attr->rq_psn = ca.rq_psn;
 		attr->sq_psn = ca.sq_psn;

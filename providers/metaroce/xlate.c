@@ -80,6 +80,22 @@ uint32_t metaroce_mtu_bytes(enum ibv_mtu mtu)
 	}
 }
 
+enum ibv_mtu metaroce_mtu_enum(uint32_t bytes)
+{
+	switch (bytes) {
+	case 256:
+		return IBV_MTU_256;
+	case 512:
+		return IBV_MTU_512;
+	case 1024:
+		return IBV_MTU_1024;
+	case 2048:
+		return IBV_MTU_2048;
+	default:
+		return IBV_MTU_4096;
+	}
+}
+
 int metaroce_check_av(const struct ibv_ah_attr *av, uint32_t *dest)
 {
 	/* RoCE addresses by GID only: there are no LIDs. */

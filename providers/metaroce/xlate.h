@@ -27,6 +27,10 @@ int metaroce_gid_to_dest(const union ibv_gid *gid, uint32_t *dest);
 
 /* Bytes of an enum ibv_mtu; 0 if it is not one. */
 uint32_t metaroce_mtu_bytes(enum ibv_mtu mtu);
+/* The enum ibv_mtu of a byte count the device allows (256..4096); 4096
+ * for anything else (the record parser and the QP checks allow nothing
+ * else). */
+enum ibv_mtu metaroce_mtu_enum(uint32_t bytes);
 
 /* Check the address vector of a QP (RC: ah_attr at RTR) or an AH:
  * global route present (RoCE), port 1, sgid_index within the GID table,
