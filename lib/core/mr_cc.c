@@ -93,7 +93,9 @@ void mr_cc_on_sent(struct mr_cc *cc, uint64_t bytes, uint64_t now)
 	cc->inflight += bytes;
 	cc->ops->on_sent(cc, bytes, now);
 	if (cc->rate_mbps) {
-		uint64_t t = cc->next_send > now ? cc->next_send : now;
+		uint64_t credit = cc->cfg.pace_quantum * 8000 / cc->rate_mbps;
+		uint64_t floor = now > credit ? now - credit : 0;
+		uint64_t t = cc->next_send > floor ? cc->next_send : floor;
 
 		cc->next_send = t + bytes * 8000 / cc->rate_mbps;
 	}

@@ -47,6 +47,12 @@ struct mr_cc_config {
 				   * (0 = mtu) */
 	uint32_t dcqcn_rai_mbps;  /* DCQCN additive step (0 = 40) */
 	uint32_t dcqcn_rhai_mbps; /* DCQCN hyper step (0 = 200) */
+	/* Pacing credit (MR-CC-4): the clock may lag `now` by the time
+	 * this many bytes take at the pacing rate, so a driver that polls
+	 * in rounds sends what the rate allows since its last round in one
+	 * burst instead of one packet per round (0 = none: a NIC that
+	 * paces every packet). */
+	uint64_t pace_quantum;
 };
 
 /* What one received ACK tells the controller. */

@@ -224,6 +224,7 @@ struct mr_ep_config {
 	uint64_t min_rto_ns;	 /* lower bound of a path's RTO (100000) */
 	uint32_t link_rate_mbps; /* initial / maximum sending rate (100000) */
 	uint64_t base_rtt_ns;	 /* unloaded RTT for the controller (10000) */
+	uint64_t pace_quantum;	 /* pacing credit in bytes, MR-CC-4 (0) */
 	/* Policies per mode (NULL: mr_cc_ops_metaroce + mr_pathsel_ops_spray
 	 * for MetaRoCE, mr_cc_ops_dcqcn + mr_pathsel_ops_single for gbn). */
 	const struct mr_cc_ops *cc_metaroce;
@@ -307,6 +308,40 @@ struct mr_tx_meta {
 	uint16_t path_id; /* -> UDP source port (entropy) and plane */
 	uint16_t entropy; /* the UDP source port the path currently uses */
 	uint8_t plane;
+};
+
+/*
+ * Zero-copy transmit (mr_ep_tx_zc): a data packet's payload may be left in
+ * registered memory and described by segments instead of being copied into
+ * the caller's buffer. A segment points into memory the memreg lookup
+ * resolved; it stays valid only while that memory stays registered, so the
+ * caller must be done with it (copied it, or handed it to a device that
+ * copied it) before any call that may deregister memory, and must not let
+ * it outlive its own serialisation of the endpoint (mr_core.h threading).
+ */
+struct mr_tx_seg {
+	const uint8_t *addr;
+	uint32_t len;
+};
+
+/* At most this many segments per packet; a payload scattered over more
+ * pieces of memory is copied. */
+#define MR_TX_ZC_MAX_SEGS 8
+
+struct mr_tx_zc {
+	/* In: payloads shorter than this are copied into buf (one call's
+	 * packet has segments only if its payload is at least this long and
+	 * comes from registered memory: WRITE, SEND, READ response; inline
+	 * data, ACKs, atomics and UD datagrams are always copied). */
+	uint32_t min_len;
+	/* Out. nseg 0: buf holds the whole packet, ICRC included, exactly
+	 * as mr_ep_tx() writes it. nseg > 0: the packet is buf[0, hdr_len),
+	 * then seg[0..nseg) in order, then the 4 bytes of icrc; the return
+	 * value is still the whole packet's length. */
+	unsigned nseg;
+	uint32_t hdr_len;
+	uint8_t icrc[MR_ICRC_LEN]; /* as on the wire (big-endian) */
+	struct mr_tx_seg seg[MR_TX_ZC_MAX_SEGS];
 };
 
 /* Largest packet mr_ep_tx() writes: headers + mtu payload + ICRC, or an
@@ -424,6 +459,15 @@ int mr_ep_rx(struct mr_ep *ep, uint64_t now, const uint8_t *pkt, size_t len,
  */
 size_t mr_ep_tx(struct mr_ep *ep, uint64_t now, uint8_t *buf, size_t cap,
 		struct mr_tx_meta *meta);
+
+/*
+ * mr_ep_tx() that may leave the payload of a large data packet in
+ * registered memory (struct mr_tx_zc above): the same packet, byte for
+ * byte and ICRC for ICRC, as mr_ep_tx() would have written, with the same
+ * effect on the endpoint. zc->min_len is read; the rest is written.
+ */
+size_t mr_ep_tx_zc(struct mr_ep *ep, uint64_t now, uint8_t *buf, size_t cap,
+		   struct mr_tx_meta *meta, struct mr_tx_zc *zc);
 
 /* Earliest time at which mr_ep_handle_expiry() or mr_ep_tx() has work that
  * is waiting on time (RTO, RNR wait, delayed ACK, pacing); UINT64_MAX if

@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "mr_crc32c.h"
 #include "mr_engine.h"
 
 static void on_acked(void *user, uint16_t path, uint32_t ssn, uint32_t bytes,
@@ -88,6 +89,7 @@ void mr_req_reset(struct mr_qp *qp, uint64_t now)
 	ccfg.mtu = qp->mtu + MR_MAX_HDR_LEN + MR_ICRC_LEN;
 	ccfg.line_rate_mbps = ep->cfg.link_rate_mbps;
 	ccfg.base_rtt_ns = ep->cfg.base_rtt_ns;
+	ccfg.pace_quantum = ep->cfg.pace_quantum;
 	mr_cc_init(&qp->cc,
 		   mr_qp_is_gbn(qp) ? ep->cfg.cc_gbn : ep->cfg.cc_metaroce,
 		   &ccfg, now);
@@ -401,11 +403,51 @@ static void base_hdr(const struct mr_qp *qp, struct mr_pkt *pkt, uint8_t op,
 	pkt->bth.ssn = ssn;
 }
 
-/* Build the request packet at `offset` of WQE w into buf. Returns its
- * length without ICRC (payload appended), or 0. */
+/* Where a packet's payload goes: copied after the headers in buf, or,
+ * for zero-copy transmit of a payload of at least zc->min_len, described
+ * as segments of registered memory (more than MR_TX_ZC_MAX_SEGS pieces:
+ * copied). One decision for every builder, so both forms carry the same
+ * bytes. Returns 0 or a negative MR_E*. */
+static int payload_sge(struct mr_qp *qp, const struct mr_sge *sge,
+		       uint32_t nsge, uint64_t off, uint8_t *buf, size_t h,
+		       uint32_t plen, struct mr_tx_zc *zc)
+{
+	if (zc && plen >= zc->min_len) {
+		int n = mr_sge_segs(qp, sge, nsge, off, zc->seg,
+				    MR_TX_ZC_MAX_SEGS, plen);
+
+		if (n > 0) {
+			zc->nseg = (unsigned)n;
+			zc->hdr_len = (uint32_t)h;
+			return 0;
+		}
+		if (n != -MR_EAGAIN)
+			return n;
+	}
+	return mr_sge_gather(qp, sge, nsge, off, buf + h, plen);
+}
+
+/* Append the ICRC (MR-ICRC-1) over the headers in buf and the payload,
+ * wherever it lies; len excludes the ICRC. Returns the packet length. */
+static size_t seal(uint8_t *buf, size_t len, struct mr_tx_zc *zc)
+{
+	uint32_t crc;
+	unsigned i;
+
+	if (!zc || !zc->nseg)
+		return mr_wire_seal(buf, len);
+	crc = mr_crc32c(0, buf, zc->hdr_len);
+	for (i = 0; i < zc->nseg; i++)
+		crc = mr_crc32c(crc, zc->seg[i].addr, zc->seg[i].len);
+	mr_put32(zc->icrc, crc);
+	return len + MR_ICRC_LEN;
+}
+
+/* Build the request packet at `offset` of WQE w into buf (payload as
+ * payload_sge() decides). Returns its length without ICRC, or 0. */
 static size_t build_req(struct mr_qp *qp, const struct mr_swqe *w,
 			uint32_t offset, uint32_t ssn, int retx, uint8_t *buf,
-			size_t cap, uint32_t *plen_out)
+			size_t cap, uint32_t *plen_out, struct mr_tx_zc *zc)
 {
 	struct mr_pkt pkt;
 	uint32_t plen = 0;
@@ -468,8 +510,8 @@ static size_t build_req(struct mr_qp *qp, const struct mr_swqe *w,
 	if (plen) {
 		if (w->is_inline)
 			memcpy(buf + h, w->inl + offset, plen);
-		else if (mr_sge_gather(qp, w->sge, w->num_sge, offset, buf + h,
-				       plen))
+		else if (payload_sge(qp, w->sge, w->num_sge, offset, buf, h,
+				     plen, zc))
 			return 0;
 	}
 	if (mr_wire_encode_hdr(&pkt, buf, cap) != h)
@@ -497,7 +539,7 @@ static size_t build_probe(struct mr_qp *qp, uint32_t msn, uint32_t ssn,
  * data is read from memory again on every (re)transmission (MR-RSP-6). */
 static size_t build_resp(struct mr_qp *qp, const struct mr_resp_rec *r,
 			 uint32_t offset, uint32_t ssn, int retx, uint8_t *buf,
-			 size_t cap, uint32_t *plen_out)
+			 size_t cap, uint32_t *plen_out, struct mr_tx_zc *zc)
 {
 	struct mr_pkt pkt;
 	uint32_t plen = 0;
@@ -531,7 +573,15 @@ static size_t build_resp(struct mr_qp *qp, const struct mr_resp_rec *r,
 		if (mr_qp_lookup(qp, r->rkey, 1, r->vaddr + offset, plen,
 				 MR_ACCESS_REMOTE_READ, &host))
 			return 0;
-		memcpy(buf + h, host, plen);
+		if (zc && plen >= zc->min_len) {
+			/* One key, one contiguous piece: one segment. */
+			zc->seg[0].addr = host;
+			zc->seg[0].len = plen;
+			zc->nseg = 1;
+			zc->hdr_len = (uint32_t)h;
+		} else {
+			memcpy(buf + h, host, plen);
+		}
 	}
 	if (mr_wire_encode_hdr(&pkt, buf, cap) != h)
 		return 0;
@@ -637,7 +687,7 @@ int mr_req_has_data(const struct mr_qp *qp, uint64_t now)
 }
 
 size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
-		 struct mr_tx_meta *meta)
+		 struct mr_tx_meta *meta, struct mr_tx_zc *zc)
 {
 	uint32_t ssn = 0, plen = 0, bytes;
 	struct mr_txp *t = NULL;
@@ -683,7 +733,7 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 		 * the peer answers with an ACK, or its RNR NAK). */
 		retx = 1;
 		len = build_req(qp, w, (w->npkts - 1) * qp->mtu, ssn, 1, buf,
-				cap, &plen);
+				cap, &plen, zc);
 	} else if (have_lost) {
 		t = mr_txp_of(qp, ssn);
 		retx = t->retx + 1;
@@ -691,10 +741,10 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 			len = build_probe(qp, t->owner, ssn, buf, cap, &plen);
 		else if (t->kind == MR_TXP_REQ)
 			len = build_req(qp, mr_sq_wqe(qp, t->owner), t->offset,
-					ssn, 1, buf, cap, &plen);
+					ssn, 1, buf, cap, &plen, zc);
 		else
 			len = build_resp(qp, &qp->resp[t->owner % qp->resp_max],
-					 t->offset, ssn, 1, buf, cap, &plen);
+					 t->offset, ssn, 1, buf, cap, &plen, zc);
 	} else {
 		uint32_t off;
 
@@ -710,10 +760,12 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 		}
 		if (r) {
 			off = r->sent_pkts * qp->mtu;
-			len = build_resp(qp, r, off, ssn, 0, buf, cap, &plen);
+			len = build_resp(qp, r, off, ssn, 0, buf, cap, &plen,
+					 zc);
 		} else {
 			off = w->sent_pkts * qp->mtu;
-			len = build_req(qp, w, off, ssn, 0, buf, cap, &plen);
+			len = build_req(qp, w, off, ssn, 0, buf, cap, &plen,
+					zc);
 		}
 		if (len) {
 			t->kind = r ? MR_TXP_RESP : MR_TXP_REQ;
@@ -731,11 +783,14 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 		return 0;
 	}
 	if (mr_pathtx_send(&qp->ptx[path], ssn, (uint32_t)len + MR_ICRC_LEN,
-			   (unsigned)retx, 0, now, &ppsn))
+			   (unsigned)retx, 0, now, &ppsn)) {
+		if (zc)
+			zc->nseg = 0;
 		return 0;
+	}
 	mr_put16(buf + MR_BTH_LEN, (uint16_t)path);
 	mr_put32(buf + MR_BTH_LEN + 4, ppsn);
-	len = mr_wire_seal(buf, len);
+	len = seal(buf, len, zc);
 	mr_cc_on_sent(&qp->cc, len, now);
 
 	if (probe) {

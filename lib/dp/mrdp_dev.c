@@ -461,7 +461,9 @@ int mrdp_open(const struct mrdp_config *cfg, struct mrdp_dev **out, char *err,
 		snprintf(d->stats_path, sizeof(d->stats_path), "%s",
 			 cfg->stats_path);
 	csum = getenv("METAROCE_DP_UDP_CSUM");
-	d->udp_csum = !(csum && !strcmp(csum, "0"));
+	/* MR-ENC-4: zero by default, the ICRC covers the packet; a
+	 * checksum costs a pass over every payload byte on both ends. */
+	d->udp_csum = csum && !strcmp(csum, "1");
 	d->max_pkt = MR_TX_BUF_MIN(d->conf.mtu);
 	d->max_frame = MRDP_HDR_LEN + d->max_pkt;
 	pthread_mutex_init(&d->lock, NULL);

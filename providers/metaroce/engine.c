@@ -20,6 +20,18 @@
 #define METAROCE_MIN_RTO_US_DEFAULT 20000ull
 /* Paths per connection unless METAROCE_PATHS says otherwise. */
 #define METAROCE_PATHS_DEFAULT 4
+/* A software datapath works in rounds (one burst in, one burst out per
+ * round, each round a system call or more): the pacer may release what
+ * the rate allowed since the last round, up to this many bytes at once
+ * (MR-CC-4), else a sender gets one packet per round (bench/wire
+ * FINDINGS section 8). */
+#define METAROCE_PACE_QUANTUM_DEFAULT (256ull * 1024)
+/* Every ACK is a transmit system call for the receiver's thread: ACK
+ * every 16 packets (and at the end of every message, ACK_REQ) or 20 us
+ * after the first unacknowledged one, instead of the core's 4 / 2 us
+ * sized for a NIC. */
+#define METAROCE_ACK_EVERY_DEFAULT 16
+#define METAROCE_ACK_DELAY_US_DEFAULT 20
 
 /* --- what the core needs injected --------------------------------------- */
 
@@ -145,6 +157,19 @@ static uint64_t env_u64(const char *name, uint64_t def)
 	return v;
 }
 
+/* The same, at most max (a larger value is reported and ignored). */
+static uint64_t env_u64_max(const char *name, uint64_t def, uint64_t max)
+{
+	uint64_t v = env_u64(name, def);
+
+	if (v > max) {
+		fprintf(stderr, "metaroce: ignoring %s=%llu: above %llu\n",
+			name, (unsigned long long)v, (unsigned long long)max);
+		return def;
+	}
+	return v;
+}
+
 static void engine_close(struct metaroce_engine *eng)
 {
 	/* The datapath first: after mrdp_close() nothing calls the
@@ -194,8 +219,8 @@ static int engine_open(struct metaroce_device *dev,
 	ecfg.num_planes = (uint8_t)dev->conf.nports;
 	/* Spray every connection over several paths (UDP source ports =
 	 * ECMP entropy), at least one per plane; loss is found per path. */
-	ecfg.num_paths = (uint16_t)env_u64("METAROCE_PATHS",
-					   METAROCE_PATHS_DEFAULT);
+	ecfg.num_paths =
+		(uint16_t)env_u64("METAROCE_PATHS", METAROCE_PATHS_DEFAULT);
 	if (ecfg.num_paths > MR_ACK_MAX_PATHS)
 		ecfg.num_paths = MR_ACK_MAX_PATHS;
 	if (ecfg.num_paths < ecfg.num_planes)
@@ -209,6 +234,20 @@ static int engine_open(struct metaroce_device *dev,
 	ecfg.min_rto_ns =
 		env_u64("METAROCE_MIN_RTO_US", METAROCE_MIN_RTO_US_DEFAULT) *
 		1000ull;
+	/* Tuning of the controller and the ACK policy (README, knobs);
+	 * 0 means the core's default. */
+	ecfg.base_rtt_ns = env_u64("METAROCE_BASE_RTT_US", 0) * 1000ull;
+	ecfg.link_rate_mbps =
+		(uint32_t)env_u64_max("METAROCE_LINK_MBPS", 0, 1000000);
+	ecfg.pace_quantum =
+		env_u64_max("METAROCE_PACE_QUANTUM",
+			    METAROCE_PACE_QUANTUM_DEFAULT, 64ull << 20);
+	ecfg.ack_every = (uint16_t)env_u64_max("METAROCE_ACK_EVERY",
+					       METAROCE_ACK_EVERY_DEFAULT, 256);
+	ecfg.ack_delay_ns =
+		(uint32_t)env_u64_max("METAROCE_ACK_DELAY_US",
+				      METAROCE_ACK_DELAY_US_DEFAULT, 1000000) *
+		1000u;
 	ret = mr_ep_create(&ecfg, &mem, &rnd, &memreg, &cb, &eng->ep);
 	if (ret) {
 		fprintf(stderr,

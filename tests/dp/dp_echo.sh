@@ -97,8 +97,11 @@ expect_open "$DIR/bad4.conf" "could not open it"
 [ -z "${DP_PORT_A:-}" ] &&
 	expect_open "$DIR/a.conf" "already open in this process"
 
-ip netns exec "$NSB" "$PEER" server "$DIR/b.conf" 10.77.0.1 \
-	>"$DIR/server.log" 2>&1 &
+# The server computes UDP checksums (METAROCE_DP_UDP_CSUM=1), which the
+# client's capture verifies; the client sends the default zero checksum
+# (MR-ENC-4), which the server must accept.
+METAROCE_DP_UDP_CSUM=1 ip netns exec "$NSB" "$PEER" server "$DIR/b.conf" \
+	10.77.0.1 >"$DIR/server.log" 2>&1 &
 SPID=$!
 # Wait for the server's device to be up before the client resolves it.
 for i in $(seq 100); do

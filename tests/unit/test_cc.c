@@ -229,6 +229,49 @@ static void test_can_send_and_pacing(void)
 	MR_CHECK(mr_cc_can_send(&cc, 4096, 100000));
 }
 
+/* MR-CC-4: a pacing quantum lets a driver that runs in rounds send, in one
+ * round, what the rate allowed since the last one (up to the quantum), but
+ * never more than the quantum after an idle period. */
+static void test_pacing_quantum(void)
+{
+	struct mr_cc cc;
+	struct mr_cc_config c = cfg100;
+	unsigned n;
+	uint64_t t;
+
+	c.init_cwnd = 8192;
+	c.max_cwnd = 1 << 20;
+	c.pace_quantum = 16384;
+	MR_CHECK_EQ(mr_cc_init(&cc, &mr_cc_ops_fixed, &c, 0), 0);
+	/* fixed is unpaced; give it a rate by hand to test the clock. */
+	cc.cwnd = 1 << 20;
+	cc.rate_mbps = 8192; /* 4096 B = 4000 ns */
+	/* Idle since time 0, first send at 1 ms: the credit is 16384 B
+	 * (16 us), so 4 packets of 4096 go at once, then the fifth and
+	 * following wait 4 us each. */
+	t = 1000000;
+	for (n = 0; mr_cc_can_send(&cc, 4096, t) && n < 100; n++)
+		mr_cc_on_sent(&cc, 4096, t);
+	MR_CHECK_EQ(n, 5);
+	MR_CHECK_EQ(mr_cc_next_send(&cc), t - 16000 + 5 * 4000);
+	/* A driver coming back 12 us later sends 3 packets in its round:
+	 * what the rate allowed, not a new full quantum. */
+	t += 12000;
+	for (n = 0; mr_cc_can_send(&cc, 4096, t) && n < 100; n++)
+		mr_cc_on_sent(&cc, 4096, t);
+	MR_CHECK_EQ(n, 3);
+	/* Without a quantum: one packet per round, whatever the gap. */
+	c.pace_quantum = 0;
+	MR_CHECK_EQ(mr_cc_init(&cc, &mr_cc_ops_fixed, &c, 0), 0);
+	cc.cwnd = 1 << 20;
+	cc.rate_mbps = 8192;
+	t = 1000000;
+	for (n = 0; mr_cc_can_send(&cc, 4096, t) && n < 100; n++)
+		mr_cc_on_sent(&cc, 4096, t);
+	MR_CHECK_EQ(n, 1);
+	MR_CHECK_EQ(mr_cc_next_send(&cc), t + 4000);
+}
+
 /* MR-CC-9, DCQCN-like: cut on the first CE, one CNP per 50 us, fast recovery
  * every 55 us, then additive increase. */
 static void test_dcqcn(void)
@@ -311,4 +354,5 @@ static void test_ratehint_epochs(void)
 MR_TEST_MAIN(MR_TEST(test_init), MR_TEST(test_aimd),
 	     MR_TEST(test_no_decrease_on_loss), MR_TEST(test_rate_hint),
 	     MR_TEST(test_incast_resolves), MR_TEST(test_can_send_and_pacing),
-	     MR_TEST(test_dcqcn), MR_TEST(test_ratehint_epochs))
+	     MR_TEST(test_pacing_quantum), MR_TEST(test_dcqcn),
+	     MR_TEST(test_ratehint_epochs))
