@@ -340,8 +340,9 @@ static inline int mr_in_flight_window(const struct mr_qp *qp, uint32_t ssn)
 int mr_req_started(const struct mr_qp *qp, uint32_t msn);
 void mr_req_mark_err(struct mr_qp *qp, uint32_t msn, enum mr_wc_status st);
 void mr_req_reset(struct mr_qp *qp, uint64_t now);
+/* zc NULL: the whole packet in buf (mr_ep_tx); else mr_ep_tx_zc's form. */
 size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
-		 struct mr_tx_meta *meta);
+		 struct mr_tx_meta *meta, struct mr_tx_zc *zc);
 int mr_req_has_data(const struct mr_qp *qp, uint64_t now);
 int mr_req_on_ack(struct mr_qp *qp, const struct mr_pkt *pkt, uint64_t now);
 int mr_req_on_resp(struct mr_qp *qp, const struct mr_pkt *pkt,
@@ -402,6 +403,12 @@ int mr_sge_place(struct mr_qp *qp, const struct mr_sge *sge, uint32_t n,
 /* Copy len bytes at offset off of the SGE list into dst. */
 int mr_sge_gather(struct mr_qp *qp, const struct mr_sge *sge, uint32_t n,
 		  uint64_t off, uint8_t *dst, uint32_t len);
+/* Describe len bytes at offset off of the SGE list as at most max
+ * segments of registered memory (zero-copy transmit). Returns their
+ * number, -MR_EAGAIN if more are needed, -MR_EACCESS, -MR_EMSGSIZE. */
+int mr_sge_segs(struct mr_qp *qp, const struct mr_sge *sge, uint32_t n,
+		uint64_t off, struct mr_tx_seg *seg, unsigned max,
+		uint32_t len);
 
 /* mr_ud.c */
 size_t mr_ud_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,

@@ -290,7 +290,7 @@ int mr_ep_rx(struct mr_ep *ep, uint64_t now, const uint8_t *buf, size_t len,
 }
 
 static size_t qp_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
-		    struct mr_tx_meta *meta)
+		    struct mr_tx_meta *meta, struct mr_tx_zc *zc)
 {
 	size_t n;
 
@@ -308,11 +308,13 @@ static size_t qp_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 	if (qp->state != MR_QPS_RTR && qp->state != MR_QPS_RTS &&
 	    qp->state != MR_QPS_SQD)
 		return 0;
-	return mr_req_tx(qp, now, buf, cap, meta);
+	return mr_req_tx(qp, now, buf, cap, meta, zc);
 }
 
-size_t mr_ep_tx(struct mr_ep *ep, uint64_t now, uint8_t *buf, size_t cap,
-		struct mr_tx_meta *meta)
+/* The one transmit scheduler of both forms: zc NULL copies every payload
+ * into buf. */
+static size_t ep_tx(struct mr_ep *ep, uint64_t now, uint8_t *buf, size_t cap,
+		    struct mr_tx_meta *meta, struct mr_tx_zc *zc)
 {
 	uint32_t i, n;
 
@@ -329,8 +331,10 @@ size_t mr_ep_tx(struct mr_ep *ep, uint64_t now, uint8_t *buf, size_t cap,
 		ep->work_n--;
 		qp->in_work = 0;
 		memset(meta, 0, sizeof(*meta));
+		if (zc)
+			zc->nseg = 0;
 		qp->now = now;
-		len = qp_tx(qp, now, buf, cap, meta);
+		len = qp_tx(qp, now, buf, cap, meta, zc);
 		if (!len)
 			continue;
 		mr_ep_kick(qp); /* back of the queue: it may have more */
@@ -340,7 +344,24 @@ size_t mr_ep_tx(struct mr_ep *ep, uint64_t now, uint8_t *buf, size_t cap,
 		ep->cnt.tx_bytes += len;
 		return len;
 	}
+	if (zc)
+		zc->nseg = 0;
 	return 0;
+}
+
+size_t mr_ep_tx(struct mr_ep *ep, uint64_t now, uint8_t *buf, size_t cap,
+		struct mr_tx_meta *meta)
+{
+	return ep_tx(ep, now, buf, cap, meta, NULL);
+}
+
+size_t mr_ep_tx_zc(struct mr_ep *ep, uint64_t now, uint8_t *buf, size_t cap,
+		   struct mr_tx_meta *meta, struct mr_tx_zc *zc)
+{
+	if (!zc)
+		return 0;
+	zc->nseg = 0;
+	return ep_tx(ep, now, buf, cap, meta, zc);
 }
 
 uint64_t mr_ep_next_deadline(const struct mr_ep *ep)

@@ -190,14 +190,18 @@ void mr_rq_flush(struct mr_qp *qp)
 
 /* Walk [off, off + len) of a scatter/gather list: each piece is looked up
  * (local write rights when placing into it) and copied from src (placed
- * through the place callback) or into dst. One walker for both
- * directions so bounds and key checks cannot drift apart. */
+ * through the place callback), copied into dst, or (neither: zero-copy
+ * transmit) described as a segment in seg[0, max). One walker for every
+ * direction so bounds and key checks cannot drift apart. Returns the
+ * number of pieces, or -MR_EACCESS, -MR_EMSGSIZE (list too short), or
+ * -MR_EAGAIN (segments: more than max pieces). */
 static int sge_walk(struct mr_qp *qp, const struct mr_sge *sge, uint32_t n,
 		    uint64_t off, const uint8_t *src, uint8_t *dst,
-		    uint32_t len)
+		    struct mr_tx_seg *seg, unsigned max, uint32_t len)
 {
 	struct mr_ep *ep = qp->ep;
 	uint32_t i;
+	int pieces = 0;
 
 	for (i = 0; i < n && len; i++) {
 		uint64_t chunk;
@@ -216,20 +220,28 @@ static int sge_walk(struct mr_qp *qp, const struct mr_sge *sge, uint32_t n,
 		if (src) {
 			ep->cb.place(ep->cb.user, host, src, (uint32_t)chunk);
 			src += chunk;
-		} else {
+		} else if (dst) {
 			memcpy(dst, host, chunk);
 			dst += chunk;
+		} else {
+			if ((unsigned)pieces == max)
+				return -MR_EAGAIN;
+			seg[pieces].addr = host;
+			seg[pieces].len = (uint32_t)chunk;
 		}
+		pieces++;
 		len -= (uint32_t)chunk;
 		off = 0;
 	}
-	return len ? -MR_EMSGSIZE : 0;
+	return len ? -MR_EMSGSIZE : pieces;
 }
 
 int mr_sge_place(struct mr_qp *qp, const struct mr_sge *sge, uint32_t n,
 		 uint64_t off, const uint8_t *src, uint32_t len)
 {
-	return sge_walk(qp, sge, n, off, src, NULL, len);
+	int rc = sge_walk(qp, sge, n, off, src, NULL, NULL, 0, len);
+
+	return rc < 0 ? rc : 0;
 }
 
 int mr_rq_place(struct mr_qp *qp, const struct mr_rwqe *w, uint64_t off,
@@ -241,7 +253,16 @@ int mr_rq_place(struct mr_qp *qp, const struct mr_rwqe *w, uint64_t off,
 int mr_sge_gather(struct mr_qp *qp, const struct mr_sge *sge, uint32_t n,
 		  uint64_t off, uint8_t *dst, uint32_t len)
 {
-	return sge_walk(qp, sge, n, off, NULL, dst, len);
+	int rc = sge_walk(qp, sge, n, off, NULL, dst, NULL, 0, len);
+
+	return rc < 0 ? rc : 0;
+}
+
+int mr_sge_segs(struct mr_qp *qp, const struct mr_sge *sge, uint32_t n,
+		uint64_t off, struct mr_tx_seg *seg, unsigned max,
+		uint32_t len)
+{
+	return sge_walk(qp, sge, n, off, NULL, NULL, seg, max, len);
 }
 
 int mr_srq_create(struct mr_ep *ep, const struct mr_srq_config *cfg,
