@@ -12,11 +12,17 @@
 
 struct ibv_ah *metaroce_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 {
+	const struct metaroce_device *dev = to_mctx(pd->context)->dev;
+	struct ibv_ah_attr gattr;
 	struct metaroce_ah *ah;
 	uint32_t dest;
 	int ret;
 
-	ret = metaroce_check_av(attr, &dest);
+	/* Without GRH the vector names the peer by LID (xlate.h). */
+	ret = metaroce_av_from_lid(attr, dev->conf.ip, dev->conf.prefix,
+				   &gattr);
+	if (!ret)
+		ret = metaroce_check_av(&gattr, &dest);
 	if (ret) {
 		errno = ret;
 		return NULL;
@@ -26,7 +32,7 @@ struct ibv_ah *metaroce_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 		errno = ENOMEM;
 		return NULL;
 	}
-	ah->attr = *attr;
+	ah->attr = gattr;
 	ah->dest = dest;
 	to_mpd(pd)->users++;
 	/* libibverbs sets ah->context and ah->pd; set them for callers

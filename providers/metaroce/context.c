@@ -262,6 +262,8 @@ int metaroce_query_port(struct ibv_context *context, uint8_t port_num,
 	port_attr->active_speed = 32; /* EDR: 4X EDR = 100 Gb/s */
 	port_attr->phys_state = 5;    /* LinkUp */
 	port_attr->link_layer = IBV_LINK_LAYER_ETHERNET;
+	/* For clients that address by LID (xlate.h); GIDs work as well. */
+	port_attr->lid = metaroce_port_lid(dev->conf.ip, dev->conf.prefix);
 #if MR_RDMA_CORE_MAJOR >= 56
 	port_attr->active_speed_ex = 0; /* 0: use active_speed */
 #endif

@@ -171,15 +171,25 @@ static void remember_attr(struct metaroce_qp *qp, const struct ibv_qp_attr *a,
 int metaroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		       int attr_mask)
 {
+	struct metaroce_device *dev = to_mctx(ibqp->context)->dev;
 	struct metaroce_qp *qp = to_mqp(ibqp);
+	struct ibv_qp_attr lattr;
 	struct mr_qp_attr ca;
 	struct mr_qp_attr now;
 	unsigned cmask;
 	int ret;
 
+	if (attr_mask & IBV_QP_AV) {
+		/* A vector without GRH addresses the peer by LID. */
+		lattr = *attr;
+		ret = metaroce_av_from_lid(&attr->ah_attr, dev->conf.ip,
+					   dev->conf.prefix, &lattr.ah_attr);
+		if (ret)
+			return ret;
+		attr = &lattr;
+	}
 	ret = metaroce_xlate_qp_attr(attr, attr_mask, ibqp->qp_type,
-				     to_mctx(ibqp->context)->dev->conf.mtu, &ca,
-				     &cmask);
+				     dev->conf.mtu, &ca, &cmask);
 	if (ret)
 		return ret;
 	metaroce_engine_lock(qp->eng);

@@ -98,7 +98,8 @@ enum ibv_mtu metaroce_mtu_enum(uint32_t bytes)
 
 int metaroce_check_av(const struct ibv_ah_attr *av, uint32_t *dest)
 {
-	/* RoCE addresses by GID only: there are no LIDs. */
+	/* RoCE addresses by GID: a LID vector was turned into a global
+	 * one before (metaroce_av_from_lid). */
 	if (!av->is_global)
 		return EINVAL;
 	if (av->port_num != 1)
@@ -106,6 +107,48 @@ int metaroce_check_av(const struct ibv_ah_attr *av, uint32_t *dest)
 	if (av->grh.sgid_index >= METAROCE_GID_TBL_LEN)
 		return EINVAL;
 	return metaroce_gid_to_dest(&av->grh.dgid, dest);
+}
+
+/* Host bits of a subnet: 0 for /32 (no host part to speak of). */
+static uint32_t host_mask(uint8_t prefix)
+{
+	return prefix >= 32 ? 0 : 0xffffffffu >> prefix;
+}
+
+uint16_t metaroce_port_lid(uint32_t ip, uint8_t prefix)
+{
+	uint32_t hm = host_mask(prefix), host = ip & hm;
+
+	if (!host || host == hm || host > METAROCE_LID_MAX)
+		return 0;
+	return (uint16_t)host;
+}
+
+int metaroce_av_from_lid(const struct ibv_ah_attr *in, uint32_t ip,
+			 uint8_t prefix, struct ibv_ah_attr *out)
+{
+	uint32_t hm = host_mask(prefix), dst;
+	uint8_t *g;
+
+	*out = *in;
+	if (in->is_global)
+		return 0;
+	if (!in->dlid || in->dlid > METAROCE_LID_MAX || (in->dlid & ~hm) ||
+	    in->dlid == hm)
+		return EINVAL;
+	dst = (ip & ~hm) | in->dlid;
+	memset(&out->grh, 0, sizeof(out->grh));
+	g = out->grh.dgid.raw;
+	g[10] = 0xff;
+	g[11] = 0xff;
+	g[12] = (uint8_t)(dst >> 24);
+	g[13] = (uint8_t)(dst >> 16);
+	g[14] = (uint8_t)(dst >> 8);
+	g[15] = (uint8_t)dst;
+	out->grh.sgid_index = 1;
+	out->grh.hop_limit = 64;
+	out->is_global = 1;
+	return 0;
 }
 
 /* Attributes we do not have. */

@@ -38,6 +38,26 @@ enum ibv_mtu metaroce_mtu_enum(uint32_t bytes);
 int metaroce_check_av(const struct ibv_ah_attr *av, uint32_t *dest);
 
 /*
+ * LIDs. RoCE addresses by GID, but clients written for InfiniBand (qperf
+ * without rdma_cm, ibv_*_pingpong without -g) exchange the port's LID and
+ * build address vectors without a GRH. A MetaRoCE port's LID is the host
+ * part of the device's IPv4 address in its subnet (ip/prefix), when that
+ * is a unicast LID (1..0xbfff) and not the subnet's broadcast address;
+ * otherwise the port has no LID (0) and only GIDs reach it. So a LID names
+ * a peer in the same IPv4 subnet, as an IB LID names a port of the same
+ * IB subnet.
+ */
+#define METAROCE_LID_MAX 0xbfff
+/* The LID of a port with this address, 0 for none. */
+uint16_t metaroce_port_lid(uint32_t ip, uint8_t prefix);
+/* An address vector with is_global 0 (dlid set) as the equivalent global
+ * one: dgid = the IPv4-mapped GID of the subnet's host dlid, sgid_index
+ * 1 (our IPv4-mapped GID), hop_limit 64. A global vector is copied as it
+ * is. EINVAL when dlid is no host of this device's subnet. */
+int metaroce_av_from_lid(const struct ibv_ah_attr *in, uint32_t ip,
+			 uint8_t prefix, struct ibv_ah_attr *out);
+
+/*
  * modify_qp: translate attr/mask for a QP of type qpt on a device whose
  * active MTU is dev_mtu bytes. Attributes that only verbs keeps
  * (PKEY_INDEX 0, PORT 1, EN_SQD_ASYNC_NOTIFY, CUR_STATE,

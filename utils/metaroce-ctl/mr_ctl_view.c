@@ -413,6 +413,17 @@ fail:
 	return -1;
 }
 
+/* The port's LID, as the provider's query_port gives it: the host part
+ * of the device's address in its subnet when that is a unicast LID
+ * (providers/metaroce/xlate.h, metaroce_port_lid), else 0. */
+static unsigned view_lid(const struct mr_devconf *c)
+{
+	uint32_t hm = c->prefix >= 32 ? 0 : 0xffffffffu >> c->prefix;
+	uint32_t host = c->ip & hm;
+
+	return host && host != hm && host <= 0xbfff ? host : 0;
+}
+
 /* Build the device's sysfs directory in d (does not exist yet). */
 static int build_device(const char *d, const struct mr_devconf *c)
 {
@@ -433,7 +444,7 @@ static int build_device(const char *d, const struct mr_devconf *c)
 	    put(d, "ports/1/phys_state", "5: LinkUp\n") ||
 	    put(d, "ports/1/link_layer", "Ethernet\n") ||
 	    put(d, "ports/1/rate", "100 Gb/sec (4X EDR)\n") ||
-	    put(d, "ports/1/lid", "0x0\n") ||
+	    put(d, "ports/1/lid", "0x%x\n", view_lid(c)) ||
 	    put(d, "ports/1/sm_lid", "0x0\n") ||
 	    put(d, "ports/1/lid_mask_count", "0\n") ||
 	    put(d, "ports/1/sm_sl", "0\n") ||
