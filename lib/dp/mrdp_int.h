@@ -81,6 +81,9 @@ struct mrdp_dev {
 	atomic_int stop;
 	atomic_int sleeping;
 	atomic_int kicked;
+	/* The progress thread naps because an application thread is
+	 * polling (it wakes within MRDP_INLINE_NAP_NS by itself). */
+	atomic_int napping;
 	int kick_fd; /* eventfd: mrdp_kick() wakes a thread in mrdp_wait() */
 	uint64_t next_stats_ns;
 	/* When an application thread last called mrdp_progress(). */
