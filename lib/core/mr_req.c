@@ -744,7 +744,8 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 					ssn, 1, buf, cap, &plen, zc);
 		else
 			len = build_resp(qp, &qp->resp[t->owner % qp->resp_max],
-					 t->offset, ssn, 1, buf, cap, &plen, zc);
+					 t->offset, ssn, 1, buf, cap, &plen,
+					 zc);
 	} else {
 		uint32_t off;
 

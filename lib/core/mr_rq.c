@@ -259,8 +259,7 @@ int mr_sge_gather(struct mr_qp *qp, const struct mr_sge *sge, uint32_t n,
 }
 
 int mr_sge_segs(struct mr_qp *qp, const struct mr_sge *sge, uint32_t n,
-		uint64_t off, struct mr_tx_seg *seg, unsigned max,
-		uint32_t len)
+		uint64_t off, struct mr_tx_seg *seg, unsigned max, uint32_t len)
 {
 	return sge_walk(qp, sge, n, off, NULL, NULL, seg, max, len);
 }

@@ -61,6 +61,25 @@
  * The engine's `now` is read with the device lock held and never goes
  * backwards.
  *
+ * Zero-copy transmit: a packet whose payload is at least 1024 bytes and
+ * comes from registered memory (ops.tx_zc) goes out as a chain of mbufs:
+ * the headers in a pool mbuf, each payload segment in an mbuf attached to
+ * the application's memory as an external buffer (its free callback does
+ * nothing: the memory is the application's), the ICRC in a last small
+ * mbuf. Lifetime rule: such a chain never outlives the rte_eth_tx_burst()
+ * that hands it to the port, because the memory may be deregistered or
+ * reused as soon as the device lock is dropped; so a frame the port
+ * refuses (backlog), a frame waiting for ARP, and a loopback packet are
+ * made contiguous (one copy) first. Only ports whose PMD copies multi-
+ * segment mbufs on transmit and frees them before tx_burst returns use it:
+ * net_af_packet and net_memif in copy mode (both advertise
+ * RTE_ETH_TX_OFFLOAD_MULTI_SEGS; memif's zero-copy=yes keeps mbufs, so it
+ * copies); net_af_xdp copies only a frame's first segment in DPDK 22.11
+ * and so always gets contiguous frames, as do other PMDs. A software UDP
+ * checksum (METAROCE_DP_UDP_CSUM=1 without offload) also turns it off.
+ * METAROCE_DP_ZEROCOPY=0 turns it off. Counted per plane: tx_zc_pkts,
+ * tx_zc_linearized.
+ *
  * Errors: negative errno. Logging: METAROCE_DP_DEBUG=1 prints the
  * datapath's decisions to stderr; EAL logs to stderr at level notice
  * (METAROCE_DP_EAL_LOG=<1..8> changes it).
@@ -95,6 +114,12 @@ struct mrdp_ops {
 	 * nothing is to be sent now. */
 	size_t (*tx)(void *user, uint64_t now, uint8_t *buf, size_t cap,
 		     struct mr_tx_meta *meta);
+	/* tx, with the payload of a large packet left in registered memory
+	 * (mr_ep_tx_zc: zc->nseg > 0). Optional (NULL: tx only). The
+	 * segments are used before the call returns to the lock's holder's
+	 * caller: copied by the port or into a buffer (see Zero-copy). */
+	size_t (*tx_zc)(void *user, uint64_t now, uint8_t *buf, size_t cap,
+			struct mr_tx_meta *meta, struct mr_tx_zc *zc);
 	/* When the engine next needs mrdp to call expire (UINT64_MAX:
 	 * never). Optional (NULL = never). */
 	uint64_t (*next_deadline)(void *user);
@@ -224,6 +249,11 @@ struct mrdp_plane_counters {
 	uint64_t arp_req_tx;
 	uint64_t arp_reply_rx;
 	uint64_t arp_reply_tx;
+	int zerocopy;		   /* the plane sends zero-copy frames */
+	uint64_t tx_zc_pkts;	   /* zero-copy frames handed to the port */
+	uint64_t tx_zc_linearized; /* made contiguous: refused by the port,
+				    * waiting for ARP, loopback, or for a
+				    * plane without zero-copy */
 };
 
 struct mrdp_counters {
@@ -239,6 +269,9 @@ struct mrdp_counters {
 	uint64_t progress_rounds; /* rounds with work, any thread */
 	uint64_t inline_rounds;	  /* of which by mrdp_progress() */
 	uint64_t sleeps;	  /* progress thread idle sleeps */
+	/* Rounds after which an mbuf still referenced application memory
+	 * (the lifetime rule above broken; must stay 0). */
+	uint64_t zc_outlived;
 };
 
 /* A snapshot of the counters. Takes the lock. */
@@ -247,9 +280,10 @@ void mrdp_get_counters(struct mrdp_dev *dev, struct mrdp_counters *out);
 /* Write counters as one JSON object and a newline to buf (NUL-terminated):
  *   {"device":"mr0","pid":1234,"loopback_pkts":0,"neigh_entries":1,
  *    "neigh_resolved":1,"progress_rounds":..,"inline_rounds":..,
- *    "sleeps":..,"planes":[{"plane":0,"rx_pkts":..,"rx_bytes":..,
- *    "tx_pkts":..,"tx_bytes":..,"rx_ecn_ce":..,"rx_frames":..,
+ *    "sleeps":..,"zc_outlived":0,"planes":[{"plane":0,"rx_pkts":..,
+ *    "rx_bytes":..,"tx_pkts":..,"tx_bytes":..,"rx_ecn_ce":..,"rx_frames":..,
  *    "arp_req_rx":..,"arp_req_tx":..,"arp_reply_rx":..,"arp_reply_tx":..,
+ *    "zerocopy":0|1,"tx_zc_pkts":..,"tx_zc_linearized":..,
  *    "rx_drop":{"short":..,...},"tx_drop":{"no_buffer":..,...}}],
  *    "engine":{"tx_pkts":..,...},
  *    "paths":[{"path":0,"plane":0,"tx_pkts":..,"tx_bytes":..,

@@ -14,6 +14,12 @@ static size_t ep_tx(void *user, uint64_t now, uint8_t *buf, size_t cap,
 	return mr_ep_tx(user, now, buf, cap, meta);
 }
 
+static size_t ep_tx_zc(void *user, uint64_t now, uint8_t *buf, size_t cap,
+		       struct mr_tx_meta *meta, struct mr_tx_zc *zc)
+{
+	return mr_ep_tx_zc(user, now, buf, cap, meta, zc);
+}
+
 static uint64_t ep_deadline(void *user)
 {
 	return mr_ep_next_deadline(user);
@@ -40,6 +46,7 @@ struct mrdp_ops mrdp_ep_ops(struct mr_ep *ep)
 	struct mrdp_ops ops = {
 		.rx = ep_rx,
 		.tx = ep_tx,
+		.tx_zc = ep_tx_zc,
 		.next_deadline = ep_deadline,
 		.expire = ep_expire,
 		.counters = ep_counters,

@@ -4,8 +4,18 @@
  * every plane (classify, answer ARP, learn neighbours, feed the engine),
  * run due timers, then pull packets from the engine into frames and send
  * them. The shape of DPDK's l2fwd loop: burst rx, process, burst tx.
+ *
+ * Zero-copy transmit (mrdp.h): a large payload goes to the port as mbufs
+ * attached to the application's registered memory. Lifetime rule: such an
+ * mbuf never outlives the rte_eth_tx_burst() call that hands it to the
+ * port, since the memory is only known valid while the device lock is
+ * held (a deregistration or a reuse of the buffer may follow as soon as
+ * the lock is dropped). Everything that would keep a frame longer (the
+ * port's backlog, a neighbour's ARP queue, loopback) makes it contiguous
+ * first, and only PMDs that copy and free a chain inside tx_burst get one.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_ethdev.h>
@@ -17,6 +27,162 @@ static const uint8_t zero_mac[6];
 
 /* Which plane a frame waiting for its neighbour goes out on. */
 #define PLANE_OF(m) ((m)->hash.usr)
+
+/* packet_type of a frame that references application memory, so the
+ * accounting after tx_burst (which reset the chain) can still tell. */
+#define ZC_MARK (RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_UDP)
+
+/* Payloads shorter than this are copied: below it an mbuf per segment
+ * and one for the ICRC cost more than the copy saves. */
+#define MRDP_ZC_MIN 1024
+
+_Static_assert(sizeof(struct rte_mbuf_ext_shared_info) <=
+		       sizeof(((struct mrdp_dev *)0)->zc_shinfo),
+	       "zc_shinfo holds an rte_mbuf_ext_shared_info");
+
+static struct rte_mbuf_ext_shared_info *zc_shinfo(struct mrdp_dev *d)
+{
+	return (struct rte_mbuf_ext_shared_info *)(void *)d->zc_shinfo;
+}
+
+/* DPDK calls this when the last reference to an external buffer goes.
+ * The device keeps a reference of its own, so it never runs; and the
+ * memory is the application's: there is nothing for us to free. */
+static void zc_free_cb(void *addr, void *opaque)
+{
+	(void)addr;
+	(void)opaque;
+}
+
+/* Does this port copy a multi-segment mbuf and free it inside tx_burst?
+ * Read in DPDK 22.11: af_packet copies every segment into its ring slot
+ * and frees the chain; memif (copy mode) copies every segment into its
+ * buffers and frees it, but with zero-copy=yes keeps the mbuf until the
+ * peer is done; af_xdp copies pkt_len bytes from the first segment only.
+ * Both good ones advertise MULTI_SEGS; unknown PMDs are not trusted. */
+static int pmd_copies_chains(const struct mrdp_dev *d, unsigned idx,
+			     const struct rte_eth_dev_info *info)
+{
+	const char *z;
+
+	if (!(info->tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) ||
+	    !info->driver_name)
+		return 0;
+	if (!strcmp(info->driver_name, "net_af_packet"))
+		return 1;
+	if (!strcmp(info->driver_name, "net_memif")) {
+		z = strstr(d->conf.ports[idx], "zero-copy=");
+		return !z || !strncmp(z + 10, "no", 2);
+	}
+	return 0;
+}
+
+/* Decide, once, which planes send zero-copy frames. */
+static void zc_setup(struct mrdp_dev *d)
+{
+	struct rte_mbuf_ext_shared_info *sh = zc_shinfo(d);
+	const char *env = getenv("METAROCE_DP_ZEROCOPY");
+	int on = d->ops.tx_zc && !(env && !strcmp(env, "0"));
+	unsigned i;
+
+	memset(sh, 0, sizeof(*sh));
+	sh->free_cb = zc_free_cb;
+	sh->fcb_opaque = d;
+	/* The device's own reference: 1 + attached mbufs alive. */
+	rte_mbuf_ext_refcnt_set(sh, 1);
+	d->zc_any = 0;
+	for (i = 0; i < d->nplanes; i++) {
+		struct mrdp_plane *p = &d->plane[i];
+		struct rte_eth_dev_info info;
+
+		p->c.zerocopy = 0;
+		if (!on || rte_eth_dev_info_get(p->port_id, &info) != 0)
+			continue;
+		/* A software UDP checksum reads every payload byte anyway
+		 * (and mrdp_encap_write wants them contiguous). */
+		if (d->udp_csum && !p->tx_csum_offload)
+			continue;
+		p->c.zerocopy = pmd_copies_chains(d, i, &info);
+		d->zc_any |= p->c.zerocopy;
+		MRDP_LOG("%s: plane %u (%s): zero-copy %s\n", d->conf.name, i,
+			 info.driver_name ? info.driver_name : "?",
+			 p->c.zerocopy ? "on" : "off");
+	}
+	d->zc_ready = 1;
+}
+
+/* Make a chain one contiguous mbuf (the head has room for a whole
+ * frame): from here on it may wait, since it no longer references the
+ * application's memory. */
+static void linearize(struct mrdp_plane *p, struct rte_mbuf *m)
+{
+	struct rte_mbuf *s;
+	uint8_t *dst;
+
+	if (!m->next)
+		return;
+	dst = rte_pktmbuf_mtod_offset(m, uint8_t *, m->data_len);
+	for (s = m->next; s; s = s->next) {
+		memcpy(dst, rte_pktmbuf_mtod(s, const uint8_t *), s->data_len);
+		dst += s->data_len;
+	}
+	rte_pktmbuf_free(m->next);
+	m->next = NULL;
+	m->nb_segs = 1;
+	m->data_len = (uint16_t)m->pkt_len;
+	m->packet_type = 0;
+	p->c.tx_zc_linearized++;
+}
+
+/* The engine left the payload in registered memory (zc->nseg > 0); m
+ * holds the headers at mtod + MRDP_HDR_LEN. Copy the payload and ICRC
+ * after them: the frame is then what ops.tx would have made. */
+static void zc_copy(struct rte_mbuf *m, const struct mr_tx_zc *zc)
+{
+	uint8_t *dst =
+		rte_pktmbuf_mtod(m, uint8_t *) + MRDP_HDR_LEN + zc->hdr_len;
+	unsigned i;
+
+	for (i = 0; i < zc->nseg; i++) {
+		memcpy(dst, zc->seg[i].addr, zc->seg[i].len);
+		dst += zc->seg[i].len;
+	}
+	memcpy(dst, zc->icrc, MR_ICRC_LEN);
+}
+
+/* Chain an mbuf per payload segment, attached to the application's
+ * memory, and one holding the ICRC, after the header mbuf m. Returns 0,
+ * or -ENOBUFS (pool empty: nothing attached, the caller copies). */
+static int zc_chain(struct mrdp_dev *d, struct rte_mbuf *m,
+		    const struct mr_tx_zc *zc)
+{
+	struct rte_mbuf_ext_shared_info *sh = zc_shinfo(d);
+	struct rte_mbuf *v[MR_TX_ZC_MAX_SEGS + 1], *prev = m;
+	unsigned i, n = zc->nseg + 1;
+	uint8_t *t;
+
+	if (rte_pktmbuf_alloc_bulk(d->pool, v, n) != 0)
+		return -ENOBUFS;
+	m->data_len = (uint16_t)(MRDP_HDR_LEN + zc->hdr_len);
+	for (i = 0; i < zc->nseg; i++) {
+		/* The vdev PMDs that get chains copy with the CPU and never
+		 * DMA: no IOVA is needed (nor known: the memory is the
+		 * application's, not DPDK's). */
+		rte_mbuf_ext_refcnt_update(sh, 1);
+		rte_pktmbuf_attach_extbuf(
+			v[i], (void *)(uintptr_t)zc->seg[i].addr, RTE_BAD_IOVA,
+			(uint16_t)zc->seg[i].len, sh);
+		v[i]->data_len = (uint16_t)zc->seg[i].len;
+		prev->next = v[i];
+		prev = v[i];
+	}
+	t = (uint8_t *)rte_pktmbuf_append(v[zc->nseg], MR_ICRC_LEN);
+	memcpy(t, zc->icrc, MR_ICRC_LEN);
+	prev->next = v[zc->nseg];
+	m->nb_segs = (uint16_t)n + 1;
+	m->packet_type = ZC_MARK;
+	return 0;
+}
 
 /* Put a finished frame in the plane's burst; send when the burst fills. */
 static void flush_plane(struct mrdp_dev *d, struct mrdp_plane *p);
@@ -39,6 +205,8 @@ static void account_sent(struct mrdp_plane *p, struct rte_mbuf **v,
 	for (i = 0; i < sent; i++) {
 		if (v[i]->packet_type == RTE_PTYPE_L2_ETHER_ARP)
 			continue;
+		if (v[i]->packet_type == ZC_MARK)
+			p->c.tx_zc_pkts++;
 		p->c.tx_pkts++;
 		p->c.tx_bytes += rte_pktmbuf_pkt_len(v[i]);
 	}
@@ -66,6 +234,7 @@ static void flush_plane(struct mrdp_dev *d, struct mrdp_plane *p)
 	account_sent(p, p->stage, sent);
 	for (i = sent; i < p->nstage; i++) {
 		if (p->nbacklog < MRDP_BACKLOG) {
+			linearize(p, p->stage[i]);
 			p->backlog[p->nbacklog++] = p->stage[i];
 		} else {
 			p->c.tx_drop[MRDP_TXD_PORT]++;
@@ -252,8 +421,9 @@ static void tx_packet(struct mrdp_dev *d, struct rte_mbuf *m, size_t len,
 				: (uint16_t)(0xc000 | (meta->path_id & 0x3fff));
 	h.dport = d->me.udp_port;
 	h.ecn = MRDP_ECN_ECT0;
-	m->data_len = (uint16_t)(MRDP_HDR_LEN + len);
-	m->pkt_len = m->data_len;
+	if (!m->next)
+		m->data_len = (uint16_t)(MRDP_HDR_LEN + len);
+	m->pkt_len = (uint32_t)(MRDP_HDR_LEN + len);
 	if (p->tx_csum_offload) {
 		mrdp_encap_write(f, &h, len, 0);
 		/* The port fills both checksums; it wants the IPv4 one 0
@@ -285,6 +455,9 @@ static void tx_packet(struct mrdp_dev *d, struct rte_mbuf *m, size_t len,
 		return;
 	}
 	PLANE_OF(m) = plane;
+	/* It waits for ARP beyond this round: it must not reference the
+	 * application's memory (lifetime rule). */
+	linearize(p, m);
 	if (mrdp_neigh_enqueue(e, m) != 0) {
 		p->c.tx_drop[MRDP_TXD_NEIGH_FULL]++;
 		rte_pktmbuf_free(m);
@@ -304,11 +477,15 @@ static int planes_backlogged(const struct mrdp_dev *d)
 int mrdp_io_round(struct mrdp_dev *d, uint64_t now)
 {
 	struct rte_mbuf *pkts[MRDP_BURST];
+	struct mr_tx_zc zc;
 	unsigned i, k, n;
 	int work = 0;
 	size_t cap = rte_pktmbuf_data_room_size(d->pool) -
 		     RTE_PKTMBUF_HEADROOM - MRDP_HDR_LEN;
 
+	if (!d->zc_ready)
+		zc_setup(d);
+	zc.min_len = MRDP_ZC_MIN;
 	for (i = 0; i < d->nplanes; i++) {
 		n = rte_eth_rx_burst(d->plane[i].port_id, 0, pkts, MRDP_BURST);
 		for (k = 0; k < n; k++)
@@ -338,12 +515,33 @@ int mrdp_io_round(struct mrdp_dev *d, uint64_t now)
 			break;
 		}
 		memset(&meta, 0, sizeof(meta));
-		len = d->ops.tx(d->ops.user, now,
-				rte_pktmbuf_mtod(m, uint8_t *) + MRDP_HDR_LEN,
-				cap, &meta);
+		zc.nseg = 0;
+		if (d->zc_any)
+			len = d->ops.tx_zc(d->ops.user, now,
+					   rte_pktmbuf_mtod(m, uint8_t *) +
+						   MRDP_HDR_LEN,
+					   cap, &meta, &zc);
+		else
+			len = d->ops.tx(d->ops.user, now,
+					rte_pktmbuf_mtod(m, uint8_t *) +
+						MRDP_HDR_LEN,
+					cap, &meta);
 		if (len == 0 || len > cap) {
 			rte_pktmbuf_free(m);
 			break;
+		}
+		if (zc.nseg) {
+			struct mrdp_plane *p =
+				&d->plane[meta.plane % d->nplanes];
+
+			/* Loopback goes to our own receive path, which wants
+			 * it contiguous; a plane without zero-copy, or an
+			 * empty pool, gets the copy ops.tx would have made. */
+			if (!p->c.zerocopy || meta.dest == d->me.ip ||
+			    zc_chain(d, m, &zc) != 0) {
+				zc_copy(m, &zc);
+				p->c.tx_zc_linearized++;
+			}
 		}
 		tx_packet(d, m, len, &meta, now);
 		work++;
@@ -351,6 +549,13 @@ int mrdp_io_round(struct mrdp_dev *d, uint64_t now)
 	mrdp_neigh_tick(d->neigh, now, neigh_request, neigh_drop, d);
 	for (i = 0; i < d->nplanes; i++)
 		flush_plane(d, &d->plane[i]);
+	/* The lifetime rule, checked: every attached mbuf is gone. */
+	if (d->zc_any && rte_mbuf_ext_refcnt_read(zc_shinfo(d)) != 1) {
+		d->zc_outlived++;
+		MRDP_LOG("%s: %u mbufs still reference application memory\n",
+			 d->conf.name,
+			 rte_mbuf_ext_refcnt_read(zc_shinfo(d)) - 1u);
+	}
 	if (work) {
 		d->progress_rounds++;
 		atomic_store_explicit(&d->last_work_ns, now,

@@ -57,6 +57,7 @@ void mrdp_snapshot(struct mrdp_dev *d, struct mrdp_counters *out)
 	out->progress_rounds = d->progress_rounds;
 	out->inline_rounds = d->inline_rounds;
 	out->sleeps = d->sleeps;
+	out->zc_outlived = d->zc_outlived;
 	/* The engine's counters are read under the same lock that
 	 * serialises every engine call, so the snapshot is consistent. */
 	if (d->ops.counters) {
@@ -138,12 +139,13 @@ int mrdp_counters_json(const struct mrdp_counters *c, const char *name,
 	   "{\"device\":\"%s\",\"pid\":%ld,\"loopback_pkts\":%llu,"
 	   "\"neigh_entries\":%llu,\"neigh_resolved\":%llu,"
 	   "\"progress_rounds\":%llu,\"inline_rounds\":%llu,"
-	   "\"sleeps\":%llu,\"planes\":[",
+	   "\"sleeps\":%llu,\"zc_outlived\":%llu,\"planes\":[",
 	   name, (long)getpid(), (unsigned long long)c->loopback_pkts,
 	   (unsigned long long)c->neigh_entries,
 	   (unsigned long long)c->neigh_resolved,
 	   (unsigned long long)c->progress_rounds,
-	   (unsigned long long)c->inline_rounds, (unsigned long long)c->sleeps);
+	   (unsigned long long)c->inline_rounds, (unsigned long long)c->sleeps,
+	   (unsigned long long)c->zc_outlived);
 	for (i = 0; i < c->nplanes && i < MR_DEVCONF_MAX_PORTS; i++) {
 		const struct mrdp_plane_counters *p = &c->plane[i];
 
@@ -153,7 +155,8 @@ int mrdp_counters_json(const struct mrdp_counters *c, const char *name,
 		   "\"rx_ecn_ce\":%llu,\"rx_frames\":%llu,"
 		   "\"arp_req_rx\":%llu,\"arp_req_tx\":%llu,"
 		   "\"arp_reply_rx\":%llu,\"arp_reply_tx\":%llu,"
-		   "\"rx_drop\":{",
+		   "\"zerocopy\":%d,\"tx_zc_pkts\":%llu,"
+		   "\"tx_zc_linearized\":%llu,\"rx_drop\":{",
 		   i ? "," : "", i, (unsigned long long)p->rx_pkts,
 		   (unsigned long long)p->rx_bytes,
 		   (unsigned long long)p->tx_pkts,
@@ -163,7 +166,9 @@ int mrdp_counters_json(const struct mrdp_counters *c, const char *name,
 		   (unsigned long long)p->arp_req_rx,
 		   (unsigned long long)p->arp_req_tx,
 		   (unsigned long long)p->arp_reply_rx,
-		   (unsigned long long)p->arp_reply_tx);
+		   (unsigned long long)p->arp_reply_tx, p->zerocopy,
+		   (unsigned long long)p->tx_zc_pkts,
+		   (unsigned long long)p->tx_zc_linearized);
 		for (k = 0; k < MRDP_RXD_MAX; k++)
 			jp(&b, "%s\"%s\":%llu", k ? "," : "", rx_drop_names[k],
 			   (unsigned long long)p->rx_drop[k]);
