@@ -75,6 +75,14 @@ struct mrdp_dev {
 	uint64_t progress_rounds;
 	uint64_t inline_rounds;
 	uint64_t sleeps;
+	/* Zero-copy transmit (mrdp_io.c): decided on the first round, per
+	 * plane in plane[i].c.zerocopy; the shared info of every mbuf
+	 * attached to application memory (a struct
+	 * rte_mbuf_ext_shared_info, kept opaque here). */
+	int zc_ready;
+	int zc_any;
+	uint64_t zc_outlived;
+	_Alignas(16) unsigned char zc_shinfo[32];
 
 	pthread_t thread;
 	int has_thread;
