@@ -5,7 +5,8 @@
 # data from SGE lists that cross MR boundaries and READs it back, every
 # byte compared on both sides, once with zero-copy (the default) and once
 # with METAROCE_DP_ZEROCOPY=0; each run checks the zero-copy counters say
-# which it was.
+# which it was. A third run starts WRITEs before the server's address is
+# resolved: the frames that wait for ARP must be made contiguous.
 # Usage: dp_zc.sh PATH/TO/mrdp-zc [MTU] [LINK_MTU]
 set -u
 BIN=${1:?usage: dp_zc.sh mrdp-zc [mtu] [link_mtu]}
@@ -79,4 +80,4 @@ run() {
 	[ "$crc" = 0 ] && [ "$src" = 0 ]
 }
 
-run "" && run 0
+run "" && run 0 && MRDP_ZC_NO_RESOLVE=1 run ""

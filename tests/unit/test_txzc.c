@@ -133,7 +133,10 @@ static int node_init(struct node *n, int is_b, uint64_t seed, uint32_t mtu)
 	struct mr_mem mm = { t_calloc, t_free, NULL };
 	struct mr_rand rnd = { t_rand, n };
 	struct mr_memreg reg = { lookup, n };
-	struct mr_callbacks cb = { place, complete, qp_error, NULL, n };
+	struct mr_callbacks cb = { .place = place,
+				   .complete = complete,
+				   .qp_error = qp_error,
+				   .user = n };
 	struct mr_qp_config qc = { 0 };
 	struct mr_qp_attr at = { 0 };
 	int rc;
