@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Starting DPDK's EAL inside an application process, once: no hugepages,
- * no PCI scan, no shared config or telemetry (no extra threads, files or
+ * no PCI scan unless the device has PCI ports (then only those, by an
+ * allow-list), no shared config or telemetry (no extra threads, files or
  * atexit handlers), a file prefix of our own, the caller's CPU set and
  * signal mask unchanged (../shared/guides/testbed.md measured why each
  * matters inside a verbs application).
@@ -22,10 +23,10 @@
 #include <rte_errno.h>
 #include <rte_log.h>
 
+#include "mr_pci.h"
 #include "mrdp_int.h"
 
 #define MRDP_EAL_MEM_MB_DEFAULT 512
-#define MRDP_EAL_ARGS 24
 
 int mrdp_debug;
 
@@ -36,18 +37,15 @@ static char eal_fail[160];
 
 int mrdp_is_pci(const char *args)
 {
-	unsigned dom, bus, dev, fn;
-	char c;
+	char addr[MR_PCI_ADDR_LEN];
 
-	/* DDDD:BB:DD.F or BB:DD.F, then ',' or end. */
-	if (sscanf(args, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &c) >= 4)
-		return 1;
-	if (sscanf(args, "%x:%x.%x%c", &bus, &dev, &fn, &c) >= 3 &&
-	    isxdigit((unsigned char)args[0]) && strchr(args, '.') &&
-	    strncmp(args, "net_", 4) != 0)
-		return 1;
-	return 0;
+	return mr_pci_port_addr(args, addr) != 0;
 }
+
+/* The PCI devices EAL was started with (its allow-list); a later device
+ * of this process can use only those. */
+static char eal_pci[MR_DEVCONF_MAX_PORTS][MR_PCI_ADDR_LEN];
+static unsigned eal_npci;
 
 int mrdp_with_signals_blocked(int (*f)(void *), void *arg)
 {
@@ -126,18 +124,96 @@ static int eal_init_call(void *p)
 	return 0;
 }
 
+/* Every PCI port of c: its full address, after checking (sysfs) that
+ * DPDK can drive it; n set to how many. 0 or -errno, reason in err. */
+static int pci_ports(const struct mr_devconf *c,
+		     char addr[MR_DEVCONF_MAX_PORTS][MR_PCI_ADDR_LEN],
+		     unsigned *n, char *err, size_t errlen)
+{
+	char why[400];
+	unsigned i;
+	int ret;
+
+	*n = 0;
+	for (i = 0; i < c->nports && i < MR_DEVCONF_MAX_PORTS; i++) {
+		if (!mr_pci_port_addr(c->ports[i], addr[*n]))
+			continue;
+		ret = mr_pci_check(MR_PCI_SYSFS, addr[*n], why, sizeof(why));
+		if (ret) {
+			snprintf(err, errlen, "port '%s': %s", c->ports[i],
+				 why);
+			return ret;
+		}
+		(*n)++;
+	}
+	return 0;
+}
+
+int mrdp_eal_argv_build(struct mrdp_eal_argv *a, const struct mr_devconf *c,
+			long mem_mb, long log_level, const char *cpus,
+			const char *file_prefix, char *err, size_t errlen)
+{
+	unsigned i, npci = 0;
+	int w;
+
+	a->argc = 0;
+#define ARG(...)                                                       \
+	do {                                                           \
+		if (a->argc == MRDP_EAL_ARGS)                          \
+			goto toolong;                                  \
+		w = snprintf(a->buf[a->argc], sizeof(a->buf[a->argc]), \
+			     __VA_ARGS__);                             \
+		if (w < 0 || (size_t)w >= sizeof(a->buf[a->argc]))     \
+			goto toolong;                                  \
+		a->argv[a->argc] = a->buf[a->argc];                    \
+		a->argc++;                                             \
+	} while (0)
+	ARG("metaroce");
+	ARG("--no-huge");
+	ARG("-m");
+	ARG("%ld", mem_mb);
+	/* Only the PCI devices of the record, with their device arguments:
+	 * EAL probes nothing else (a NIC the kernel uses stays the
+	 * kernel's). Without hugepages DMA addresses must be virtual. */
+	for (i = 0; i < c->nports && i < MR_DEVCONF_MAX_PORTS; i++) {
+		char addr[MR_PCI_ADDR_LEN];
+		size_t n = mr_pci_port_addr(c->ports[i], addr);
+
+		if (!n)
+			continue;
+		ARG("-a");
+		ARG("%s%s", addr, c->ports[i] + n);
+		npci++;
+	}
+	if (npci)
+		ARG("--iova-mode=va");
+	else
+		ARG("--no-pci");
+	ARG("--no-shconf");
+	ARG("--no-telemetry");
+	ARG("--file-prefix=%s", file_prefix);
+	ARG("--lcores=0@(%s)", cpus);
+	ARG("--log-level=%ld", log_level);
+#undef ARG
+	a->argv[a->argc] = NULL;
+	return 0;
+toolong:
+	snprintf(err, errlen, "%s: EAL arguments too long", c->name);
+	return -EINVAL;
+}
+
 static int eal_start_locked(const struct mr_devconf *c, char *err,
 			    size_t errlen)
 {
-	static char args[MRDP_EAL_ARGS][PATH_MAX > 512 ? 512 : PATH_MAX];
-	char *argv[MRDP_EAL_ARGS + 1];
-	char cpus[400];
+	/* Static: EAL keeps pointers into its argv. */
+	static struct mrdp_eal_argv a;
+	char **argv;
+	char cpus[400], prefix[64];
 	cpu_set_t set;
 	struct eal_call call;
-	int argc = 0, bad = 0, saved_optind, saved_opterr, saved_optopt;
+	int argc, bad = 0, saved_optind, saved_opterr, saved_optopt, ret;
 	char *saved_optarg;
 	long mem, loglvl;
-	unsigned i;
 	struct timespec ts;
 
 	mrdp_debug = getenv("METAROCE_DP_DEBUG") &&
@@ -156,44 +232,25 @@ static int eal_start_locked(const struct mr_devconf *c, char *err,
 			 "METAROCE_DP_EAL_LOG must be a level in 1..8");
 		return -EINVAL;
 	}
-	for (i = 0; i < c->nports; i++) {
-		if (mrdp_is_pci(c->ports[i])) {
-			/* This build links the af_packet, af_xdp and memif
-			 * PMDs only; a PCI NIC needs its own driver. */
-			snprintf(err, errlen,
-				 "port '%s' is a PCI device: this build has "
-				 "no PCI drivers (use net_af_packet, "
-				 "net_af_xdp or net_memif)",
-				 c->ports[i]);
-			return -EINVAL;
-		}
-	}
 	if (pthread_getaffinity_np(pthread_self(), sizeof(set), &set) != 0 ||
 	    cpuset_list(&set, cpus, sizeof(cpus)) != 0) {
 		snprintf(err, errlen, "cannot read the caller's CPU set");
 		return -EIO;
 	}
+	/* Refused before EAL sees it: EAL would take a device the kernel
+	 * uses, or fail in ways it reports less clearly. */
+	ret = pci_ports(c, eal_pci, &eal_npci, err, errlen);
+	if (ret)
+		return -EINVAL; /* refused, EAL untouched: can be retried */
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-
-#define ARG(...)                                                       \
-	do {                                                           \
-		snprintf(args[argc], sizeof(args[argc]), __VA_ARGS__); \
-		argv[argc] = args[argc];                               \
-		argc++;                                                \
-	} while (0)
-	ARG("metaroce");
-	ARG("--no-huge");
-	ARG("-m");
-	ARG("%ld", mem);
-	ARG("--no-pci");
-	ARG("--no-shconf");
-	ARG("--no-telemetry");
-	ARG("--file-prefix=metaroce-%ld-%lx", (long)getpid(),
-	    (unsigned long)ts.tv_nsec);
-	ARG("--lcores=0@(%s)", cpus);
-	ARG("--log-level=%ld", loglvl);
-#undef ARG
-	argv[argc] = NULL;
+	snprintf(prefix, sizeof(prefix), "metaroce-%ld-%lx", (long)getpid(),
+		 (unsigned long)ts.tv_nsec);
+	ret = mrdp_eal_argv_build(&a, c, mem, loglvl, cpus, prefix, err,
+				  errlen);
+	if (ret)
+		return ret;
+	argc = a.argc;
+	argv = a.argv;
 
 	/* EAL parses with getopt: leave the application's state as it
 	 * was. Its logs go to stderr, not syslog. */
@@ -218,7 +275,39 @@ static int eal_start_locked(const struct mr_devconf *c, char *err,
 			 rte_strerror(call.err));
 		return -EIO;
 	}
-	MRDP_LOG("EAL started: -m %ld, lcores 0@(%s)\n", mem, cpus);
+	MRDP_LOG("EAL started: -m %ld, lcores 0@(%s), %u PCI device(s)\n", mem,
+		 cpus, eal_npci);
+	return 0;
+}
+
+/* A device opened after EAL started may use only the PCI devices EAL was
+ * started with. */
+static int pci_later(const struct mr_devconf *c, char *err, size_t errlen)
+{
+	char addr[MR_DEVCONF_MAX_PORTS][MR_PCI_ADDR_LEN];
+	unsigned n, i, k;
+	int ret;
+
+	ret = pci_ports(c, addr, &n, err, errlen);
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < eal_npci; k++)
+			if (!strcmp(addr[i], eal_pci[k]))
+				break;
+		if (k == eal_npci) {
+			snprintf(err, errlen,
+				 "%s: PCI device %s cannot be used in this "
+				 "process: DPDK was started by the first "
+				 "device opened, %s; open a device with all "
+				 "the PCI ports first, or use one process per "
+				 "device",
+				 c->name, addr[i],
+				 eal_npci ? "with other PCI devices only"
+					  : "without PCI");
+			return -EINVAL;
+		}
+	}
 	return 0;
 }
 
@@ -227,6 +316,13 @@ int mrdp_eal_start(const struct mr_devconf *c, char *err, size_t errlen)
 	int ret;
 
 	pthread_mutex_lock(&eal_mu);
+	if (eal_state > 0) {
+		ret = pci_later(c, err, errlen);
+		if (ret) {
+			pthread_mutex_unlock(&eal_mu);
+			return ret;
+		}
+	}
 	if (eal_state == 0) {
 		ret = eal_start_locked(c, eal_fail, sizeof(eal_fail));
 		/* A refused environment can be fixed and retried; a failed

@@ -38,6 +38,7 @@ struct mrdp_plane {
 	int open; /* probed (needs hot-unplug on close) */
 	int started;
 	char vdev_name[64];  /* name given to rte_dev_probe */
+	int pci;	     /* a PCI device (vdev_name = its address) */
 	int tx_csum_offload; /* port computes IPv4 + UDP checksums */
 	int rx_csum_offload; /* port reports checksum status */
 	unsigned nstage;     /* frames built this round */
@@ -49,6 +50,7 @@ struct mrdp_plane {
 	 * (-1: none); see mrdp_wait.c. */
 	int wait_fd;
 	int wait_ifindex;
+	int wait_xsk; /* looking for an AF_XDP socket, not AF_PACKET */
 	unsigned wait_nbefore;
 	int wait_before[MRDP_WAIT_SCAN_MAX];
 };
@@ -103,6 +105,17 @@ struct mrdp_dev {
 
 /* mrdp_eal.c: start EAL once per process (0 or -errno, reason in err). */
 int mrdp_eal_start(const struct mr_devconf *c, char *err, size_t errlen);
+/* EAL's command line for the first device record c (its PCI ports, if
+ * any, as an allow-list; else --no-pci). */
+#define MRDP_EAL_ARGS (16 + 2 * MR_DEVCONF_MAX_PORTS)
+struct mrdp_eal_argv {
+	int argc;
+	char *argv[MRDP_EAL_ARGS + 1]; /* NULL-terminated */
+	char buf[MRDP_EAL_ARGS][2 * MR_DEVCONF_ARGS_MAX];
+};
+int mrdp_eal_argv_build(struct mrdp_eal_argv *a, const struct mr_devconf *c,
+			long mem_mb, long log_level, const char *cpus,
+			const char *file_prefix, char *err, size_t errlen);
 /* Is this port argument a PCI address (rather than a vdev)? */
 int mrdp_is_pci(const char *args);
 /* Run f(arg) with every signal blocked, restoring the caller's mask. */
@@ -128,9 +141,10 @@ int mrdp_io_resolve(struct mrdp_dev *d, uint32_t ip, uint8_t mac[6],
 		    uint64_t now);
 
 /* mrdp_wait.c: sleeping until a frame, a kick or a timeout. Around
- * rte_dev_probe() of a port (ifname: its interface, NULL if none): find
- * the socket the port opened. */
-void mrdp_wait_probe_begin(struct mrdp_plane *p, const char *ifname);
+ * rte_dev_probe() of a port (ifname: its interface, NULL if none), or
+ * with xsk around an AF_XDP port's RX queue setup: find the socket the
+ * port opened. */
+void mrdp_wait_probe_begin(struct mrdp_plane *p, const char *ifname, int xsk);
 void mrdp_wait_probe_end(struct mrdp_plane *p);
 /* The kick eventfd: 0 or -errno. */
 int mrdp_wait_init(struct mrdp_dev *d);

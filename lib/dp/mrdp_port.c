@@ -21,6 +21,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "mr_pci.h"
 #include "mrdp_int.h"
 
 /* Bytes the kernel puts in front of a frame in a TPACKET_V2 ring slot
@@ -37,10 +38,34 @@
 #define AFP_RING_BYTES (16u << 20)
 #define AFP_FRAMECNT_MIN 1024
 
+/*
+ * AF_XDP: DPDK 22.11's PMD makes our mbuf pool the socket's UMEM (zero
+ * copy between kernel and mbuf), one pool object = one UMEM chunk, and the
+ * kernel takes chunks of 2 KiB up to one page only. It writes a received
+ * frame XDP_PACKET_HEADROOM (256) bytes past the mbuf's own headroom, so
+ * a page holds a frame of about 3.5 KiB: RoCE MTU 2048, never 4096.
+ */
+#define AFXDP_CHUNK_MIN 2048
+#define AFXDP_HEADROOM 256 /* XDP_PACKET_HEADROOM of linux/bpf.h */
+/* Mbufs the PMD parks in the fill ring per queue (2048 in 22.11) plus the
+ * TX ring's: the pool must hold them on top of our own. */
+#define AFXDP_POOL_EXTRA (2048 + MRDP_RING)
+/* veth attaches an XDP program (without multi-buffer support, as libxdp's
+ * default one) only while its peer's MTU leaves a frame, XDP's headroom and
+ * the skb's shared info in one 4 KiB page: 4096 - 256 - 320 - 14. */
+#define AFXDP_VETH_MAX_MTU 3506
+#define AFXDP_VETH_MAX_MTU_S "3506"
+
 static int is_af_packet(const char *args)
 {
 	return strncmp(args, "net_af_packet", 13) == 0 ||
 	       strncmp(args, "eth_af_packet", 13) == 0;
+}
+
+static int is_af_xdp(const char *args)
+{
+	return strncmp(args, "net_af_xdp", 10) == 0 ||
+	       strncmp(args, "eth_af_xdp", 10) == 0;
 }
 
 /* Value of key=... in a devargs string (after the name), or NULL. */
@@ -75,9 +100,25 @@ static unsigned afp_framesz(const struct mrdp_dev *d)
 	return f;
 }
 
-static unsigned pool_room(const struct mrdp_dev *d)
+static unsigned pool_room(const struct mrdp_dev *d, int *xdp)
 {
 	unsigned room = (unsigned)d->max_frame, i;
+
+	*xdp = 0;
+	for (i = 0; i < d->conf.nports; i++)
+		if (is_af_xdp(d->conf.ports[i]))
+			(*xdp)++;
+	if (*xdp) {
+		unsigned min = AFXDP_CHUNK_MIN -
+			       (unsigned)sizeof(struct rte_mbuf) -
+			       RTE_PKTMBUF_HEADROOM -
+			       RTE_CACHE_LINE_ROUNDUP(
+				       sizeof(struct rte_mempool_objhdr));
+
+		room += AFXDP_HEADROOM;
+		if (room < min)
+			room = min;
+	}
 
 	/* af_packet refuses a queue whose mbufs cannot take a whole ring
 	 * slot. */
@@ -97,12 +138,35 @@ static unsigned pool_room(const struct mrdp_dev *d)
 int mrdp_pool_create(struct mrdp_dev *d, unsigned seq, char *err, size_t errlen)
 {
 	char name[RTE_MEMPOOL_NAMESIZE];
-	unsigned n, room = pool_room(d);
+	int xdp;
+	unsigned n, room = pool_room(d, &xdp);
 	struct rte_mempool *mp;
 
+	if (xdp) {
+		uint32_t chunk = rte_mempool_calc_obj_size(
+			(uint32_t)sizeof(struct rte_mbuf) + room,
+			RTE_MEMPOOL_F_NO_IOVA_CONTIG, NULL);
+		long page = sysconf(_SC_PAGESIZE);
+
+		if (chunk > (uint32_t)page) {
+			unsigned i, afp = 0;
+
+			for (i = 0; i < d->conf.nports; i++)
+				afp |= is_af_packet(d->conf.ports[i]);
+			snprintf(err, errlen,
+				 "%s: an AF_XDP port's buffers are at most one "
+				 "page (%ld bytes) but RoCE MTU %u%s needs %u: "
+				 "use mtu 2048 or less",
+				 d->conf.name, page, d->conf.mtu,
+				 afp ? " with af_packet ring slots" : "",
+				 chunk);
+			return -EINVAL;
+		}
+	}
 	/* Descriptors of every queue + staged/backlogged frames + queued
 	 * packets of unresolved peers + slack for the caches. */
 	n = d->nplanes * (2 * MRDP_RING + MRDP_BACKLOG + MRDP_BURST) + 512;
+	n += (unsigned)xdp * AFXDP_POOL_EXTRA;
 	snprintf(name, sizeof(name), "mrdp%u", seq);
 	/* Not IOVA-contiguous: the vdev PMDs copy, and it saves memory. */
 	mp = rte_mempool_create_empty(
@@ -177,6 +241,16 @@ static int build_devargs(struct mrdp_dev *d, unsigned idx, unsigned seq,
 	char base[48], v[64];
 	int w;
 
+	if (mr_pci_port_addr(args, base)) {
+		/* A PCI device keeps its address as its name (EAL probed it
+		 * from the allow-list, or rte_dev_probe plugs it again). */
+		snprintf(p->vdev_name, sizeof(p->vdev_name), "%s", base);
+		p->pci = 1;
+		w = snprintf(out, cap, "%s%s", base, rest ? rest : "");
+		if (w < 0 || (size_t)w >= cap)
+			goto toolong;
+		return 0;
+	}
 	if (nlen == 0 || nlen >= sizeof(base)) {
 		snprintf(err, errlen, "port '%s': bad device name", args);
 		return -EINVAL;
@@ -193,15 +267,13 @@ static int build_devargs(struct mrdp_dev *d, unsigned idx, unsigned seq,
 	w = snprintf(out, cap, "%s%s", p->vdev_name, rest ? rest : "");
 	if (w < 0 || (size_t)w >= cap)
 		goto toolong;
-	if (is_af_packet(args)) {
-		unsigned need = (unsigned)d->max_frame + AFP_RX_OVERHEAD;
+	if (is_af_packet(args) || is_af_xdp(args)) {
 		int mtu;
 
 		if (!devarg(args, "iface", v, sizeof(v))) {
 			snprintf(err, errlen,
-				 "port '%s': af_packet needs "
-				 "iface=<interface>",
-				 args);
+				 "port '%s': %s needs iface=<interface>", args,
+				 is_af_xdp(args) ? "af_xdp" : "af_packet");
 			return -EINVAL;
 		}
 		mtu = iface_mtu(v);
@@ -216,11 +288,15 @@ static int build_devargs(struct mrdp_dev *d, unsigned idx, unsigned seq,
 			snprintf(err, errlen,
 				 "interface %s has MTU %d but RoCE MTU %u "
 				 "needs %zu: raise it (ip link set %s mtu "
-				 "9000) or lower the record's mtu",
+				 "%s) or lower the record's mtu",
 				 v, mtu, d->conf.mtu,
-				 d->max_frame - MRDP_ETH_LEN, v);
+				 d->max_frame - MRDP_ETH_LEN, v,
+				 is_af_xdp(args) ? "3000" : "9000");
 			return -EINVAL;
 		}
+	}
+	if (is_af_packet(args)) {
+		unsigned need = (unsigned)d->max_frame + AFP_RX_OVERHEAD;
 		if (devarg(args, "framesz", v, sizeof(v))) {
 			if (strtoul(v, NULL, 10) < need) {
 				snprintf(err, errlen,
@@ -254,6 +330,16 @@ static int build_devargs(struct mrdp_dev *d, unsigned idx, unsigned seq,
 		if ((size_t)w >= cap)
 			goto toolong;
 	}
+	if (is_af_xdp(args) && !devarg(args, "busy_budget", v, sizeof(v))) {
+		/* The PMD's default "preferred busy polling" keeps the
+		 * kernel from serving the queue unless we busy-poll it; our
+		 * progress thread sleeps when idle, and each frame waited
+		 * for a kernel timer (8.8 ms per ibv_rc_pingpong round trip
+		 * against 1.2 ms without). */
+		w += snprintf(out + w, cap - (size_t)w, ",busy_budget=0");
+		if ((size_t)w >= cap)
+			goto toolong;
+	}
 	if (strncmp(args, "net_memif", 9) == 0) {
 		/* A frame longer than a memif buffer is chained, and DPDK
 		 * 22.11 corrupted such frames between two processes (seen in
@@ -283,6 +369,29 @@ toolong:
 	return -EINVAL;
 }
 
+/* The PMD could not make its AF_XDP socket: libbpf/libxdp printed the
+ * kernel's reason; say what to do about the one we see on veth. */
+static int xsk_refused(const struct mrdp_dev *d, unsigned idx, char *err,
+		       size_t errlen)
+{
+	const char *args = d->conf.ports[idx];
+	char ifn[IF_NAMESIZE + 1] = "?";
+	int mtu;
+
+	devarg(args, "iface", ifn, sizeof(ifn));
+	mtu = iface_mtu(ifn);
+	snprintf(err, errlen,
+		 "port '%s': the kernel refused an AF_XDP socket on %s (its "
+		 "reason is printed above)%s",
+		 args, ifn,
+		 mtu > AFXDP_VETH_MAX_MTU
+			 ? "; veth takes XDP only while both ends' MTU is at "
+			   "most " AFXDP_VETH_MAX_MTU_S
+			   " (ip link set IFACE mtu 3000 on both)"
+			 : "");
+	return -EIO;
+}
+
 int mrdp_port_open(struct mrdp_dev *d, unsigned idx, unsigned seq, char *err,
 		   size_t errlen)
 {
@@ -304,8 +413,11 @@ int mrdp_port_open(struct mrdp_dev *d, unsigned idx, unsigned seq, char *err,
 		if (is_af_packet(d->conf.ports[idx]) &&
 		    devarg(d->conf.ports[idx], "iface", ifname, sizeof(ifname)))
 			ifn = ifname;
-		mrdp_wait_probe_begin(p, ifn);
+		mrdp_wait_probe_begin(p, ifn, 0);
 		ret = rte_dev_probe(devargs);
+		/* EAL probes allow-listed PCI devices at its start. */
+		if (ret == -EEXIST && p->pci)
+			ret = 0;
 		if (ret >= 0)
 			mrdp_wait_probe_end(p);
 	}
@@ -337,20 +449,13 @@ int mrdp_port_open(struct mrdp_dev *d, unsigned idx, unsigned seq, char *err,
 					RTE_ETH_RX_OFFLOAD_UDP_CKSUM;
 		p->rx_csum_offload = 1;
 	}
-	/* af_packet takes any frame its ring slot holds and memif chains
-	 * buffers for a long frame: both ignore the ethdev MTU (and setting
-	 * it would change the interface's for af_packet). AF_XDP cannot
-	 * carry frames over about 2 KiB on these kernels (testbed.md). Other
-	 * PMDs must be told the frame size. */
-	if (strncmp(d->conf.ports[idx], "net_af_xdp", 10) == 0 &&
-	    d->max_frame > 2048) {
-		snprintf(err, errlen,
-			 "port '%s': AF_XDP carries frames up to 2 KiB; RoCE "
-			 "MTU %u needs %zu (use mtu 1024)",
-			 d->conf.ports[idx], d->conf.mtu, d->max_frame);
-		return -EINVAL;
-	}
+	/* af_packet takes any frame its ring slot holds, AF_XDP any its
+	 * UMEM chunk holds (the pool was sized for it) and memif chains
+	 * buffers for a long frame: they ignore the ethdev MTU (the
+	 * interface's was checked above). Other PMDs must be told the frame
+	 * size. */
 	if (!is_af_packet(d->conf.ports[idx]) &&
+	    !is_af_xdp(d->conf.ports[idx]) &&
 	    strncmp(d->conf.ports[idx], "net_memif", 9) != 0 &&
 	    d->max_frame - MRDP_ETH_LEN > RTE_ETHER_MTU) {
 		if (d->max_frame > info.max_rx_pktlen) {
@@ -372,10 +477,17 @@ int mrdp_port_open(struct mrdp_dev *d, unsigned idx, unsigned seq, char *err,
 		ret = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nrx, &ntx);
 		if (ret)
 			goto eio;
+		/* AF_XDP creates its socket here (AF_PACKET at probe). */
+		if (is_af_xdp(d->conf.ports[idx]))
+			mrdp_wait_probe_begin(p, NULL, 1);
 		ret = rte_eth_rx_queue_setup(port, 0, nrx, SOCKET_ID_ANY, NULL,
 					     d->pool);
+		if (ret && is_af_xdp(d->conf.ports[idx]))
+			return xsk_refused(d, idx, err, errlen);
 		if (ret)
 			goto eio;
+		if (is_af_xdp(d->conf.ports[idx]))
+			mrdp_wait_probe_end(p);
 		txc = info.default_txconf;
 		txc.offloads = conf.txmode.offloads;
 		ret = rte_eth_tx_queue_setup(port, 0, ntx, SOCKET_ID_ANY, &txc);
@@ -408,7 +520,7 @@ void mrdp_port_close(struct mrdp_dev *d, unsigned idx)
 		if (rte_eth_dev_get_port_by_name(p->vdev_name, &port) == 0)
 			rte_eth_dev_close(port);
 		/* Unplug so the name can be probed again by a later open. */
-		rte_eal_hotplug_remove("vdev", p->vdev_name);
+		rte_eal_hotplug_remove(p->pci ? "pci" : "vdev", p->vdev_name);
 	}
 	p->open = 0;
 }

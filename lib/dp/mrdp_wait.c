@@ -16,6 +16,10 @@
  * interface that appeared while the port was probed. poll() on a
  * TPACKET ring socket reports POLLIN while a frame is waiting in the
  * ring, so no arrival between the last receive and the sleep is missed.
+ * The AF_XDP PMD's socket is found the same way (the one AF_XDP socket
+ * that appeared while its RX queue was set up: an XSK cannot tell its
+ * interface through getsockname); poll() reports POLLIN while its RX ring
+ * holds a frame.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -31,9 +35,13 @@
 
 #include "mrdp_int.h"
 
-/* The AF_PACKET socket fds of this process bound to ifindex, at most max;
- * returns how many. */
-static unsigned packet_sockets(int ifindex, int *out, unsigned max)
+#ifndef AF_XDP
+#define AF_XDP 44
+#endif
+
+/* The AF_PACKET socket fds of this process bound to ifindex (or, with
+ * xsk, its AF_XDP sockets), at most max; returns how many. */
+static unsigned packet_sockets(int ifindex, int xsk, int *out, unsigned max)
 {
 	DIR *dir = opendir("/proc/self/fd");
 	struct dirent *de;
@@ -52,8 +60,12 @@ static unsigned packet_sockets(int ifindex, int *out, unsigned max)
 		if (*end || end == de->d_name || fd == dirfd(dir))
 			continue;
 		if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &dlen) != 0 ||
-		    dom != AF_PACKET)
+		    dom != (xsk ? AF_XDP : AF_PACKET))
 			continue;
+		if (xsk) {
+			out[n++] = fd;
+			continue;
+		}
 		memset(&sll, 0, sizeof(sll));
 		if (getsockname(fd, (struct sockaddr *)&sll, &len) != 0 ||
 		    sll.sll_ifindex != ifindex)
@@ -64,14 +76,16 @@ static unsigned packet_sockets(int ifindex, int *out, unsigned max)
 	return n;
 }
 
-void mrdp_wait_probe_begin(struct mrdp_plane *p, const char *ifname)
+void mrdp_wait_probe_begin(struct mrdp_plane *p, const char *ifname, int xsk)
 {
 	p->wait_fd = -1;
-	p->wait_ifindex = ifname ? (int)if_nametoindex(ifname) : 0;
+	p->wait_xsk = xsk;
+	p->wait_ifindex = xsk ? 1 : ifname ? (int)if_nametoindex(ifname) : 0;
 	p->wait_nbefore = 0;
 	if (p->wait_ifindex > 0)
-		p->wait_nbefore = packet_sockets(
-			p->wait_ifindex, p->wait_before, MRDP_WAIT_SCAN_MAX);
+		p->wait_nbefore =
+			packet_sockets(p->wait_ifindex, xsk, p->wait_before,
+				       MRDP_WAIT_SCAN_MAX);
 }
 
 void mrdp_wait_probe_end(struct mrdp_plane *p)
@@ -81,7 +95,8 @@ void mrdp_wait_probe_end(struct mrdp_plane *p)
 
 	if (p->wait_ifindex <= 0)
 		return;
-	n = packet_sockets(p->wait_ifindex, now, MRDP_WAIT_SCAN_MAX);
+	n = packet_sockets(p->wait_ifindex, p->wait_xsk, now,
+			   MRDP_WAIT_SCAN_MAX);
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < p->wait_nbefore; k++)
 			if (p->wait_before[k] == now[i])

@@ -279,6 +279,22 @@ static int cmd_add(int argc, char **argv)
 			have_mac = 1;
 		}
 	}
+	for (unsigned i = 0; i < c.nports; i++) {
+		/* An AF_XDP frame lives in one page with the PMD's and XDP's
+		 * headroom (lib/dp/mrdp_port.c): RoCE MTU 2048 at most. */
+		if (ports[i].is_pci || strncmp(ports[i].dev, "net_af_xdp", 10))
+			continue;
+		if (mtu > MRCTL_AF_XDP_MAX_MTU) {
+			snprintf(err, sizeof(err),
+				 "--mtu %lu: an af_xdp port (%.40s) carries at "
+				 "most RoCE MTU %u (a frame and its headroom "
+				 "fit one page)",
+				 mtu, ports[i].dev, MRCTL_AF_XDP_MAX_MTU);
+			return fail(err);
+		}
+		if (carried > MRCTL_AF_XDP_MAX_MTU)
+			carried = MRCTL_AF_XDP_MAX_MTU;
+	}
 	if (mtu && mtu > carried) {
 		snprintf(err, sizeof(err),
 			 "--mtu %lu: interface %s carries at "

@@ -105,8 +105,10 @@ static int parse_kv(const char *devargs, const char *kv, size_t len,
 		       devargs, (int)len, kv);
 		return -1;
 	}
+	/* DPDK keys have '-' too (memif's socket-abstract). */
 	for (size_t i = 0; i < klen; i++)
-		if (!isalnum((unsigned char)kv[i]) && kv[i] != '_') {
+		if (!isalnum((unsigned char)kv[i]) && kv[i] != '_' &&
+		    kv[i] != '-') {
 			seterr(err, errlen, "--port '%s': bad key '%.*s'",
 			       devargs, (int)klen, kv);
 			return -1;

@@ -14,6 +14,8 @@
 /* Bytes a MetaRoCE packet adds to its RoCE payload on an IP netdev:
  * IPv4 20 + UDP 8 + BTH 32 + PTH 8 + up to 32 of extensions + ICRC 4. */
 #define MRCTL_HDR_OVERHEAD 104
+/* Largest RoCE MTU an af_xdp port carries (lib/dp/mrdp_port.c). */
+#define MRCTL_AF_XDP_MAX_MTU 2048
 
 struct mrctl_port {
 	char dev[64]; /* vdev name (net_af_packet0) or PCI addr */
