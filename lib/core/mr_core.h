@@ -182,6 +182,9 @@ struct mr_callbacks {
 	void (*qp_error)(void *user, void *qp_user);
 	/* An SRQ fell below its limit (async SRQ limit event). */
 	void (*srq_limit)(void *user, void *srq_user);
+	/* A QP moved to SQD has completed every message it had started
+	 * (async SQ drained event); optional, once per entry into SQD. */
+	void (*sq_drained)(void *user, void *qp_user);
 	void *user;
 };
 
@@ -272,6 +275,7 @@ struct mr_qp_attr {
 	uint8_t max_dest_rd_atomic;
 	uint32_t dest; /* caller's id of the peer address, echoed in tx meta */
 	/* mr_qp_query() only: */
+	uint8_t sq_draining; /* SQD, messages started still in flight */
 	uint32_t qp_num;
 	enum mr_mode mode;
 	enum mr_qp_type type;

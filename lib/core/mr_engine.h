@@ -232,6 +232,7 @@ struct mr_qp {
 
 	/* ACK policy */
 	uint8_t ack_now;      /* send an ACK at the next tx opportunity */
+	uint8_t sqd_drained;  /* SQD: the drained callback was made */
 	uint8_t rnr_nak;      /* include an RNR NAK */
 	uint8_t seq_nak_sent; /* gbn: SEQ_ERR sent for the current gap */
 	uint8_t seq_nak;      /* gbn: include a SEQ_ERR NAK */
@@ -341,6 +342,10 @@ int mr_req_started(const struct mr_qp *qp, uint32_t msn);
 void mr_req_mark_err(struct mr_qp *qp, uint32_t msn, enum mr_wc_status st);
 void mr_req_reset(struct mr_qp *qp, uint64_t now);
 /* zc NULL: the whole packet in buf (mr_ep_tx); else mr_ep_tx_zc's form. */
+/* SQD: 1 while a message started before SQD is not complete. */
+int mr_req_sq_draining(const struct mr_qp *qp);
+/* SQD: make the drained callback once nothing started is in flight. */
+void mr_req_sqd_check(struct mr_qp *qp);
 size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 		 struct mr_tx_meta *meta, struct mr_tx_zc *zc);
 int mr_req_has_data(const struct mr_qp *qp, uint64_t now);

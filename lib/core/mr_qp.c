@@ -409,7 +409,11 @@ int mr_qp_modify(struct mr_qp *qp, const struct mr_qp_attr *attr,
 	if (from == MR_QPS_RTR && to == MR_QPS_RTS &&
 	    qp->cfg.type == MR_QPT_RC && qp->snd_nxt == qp->snd_base)
 		mr_req_reset(qp, 0); /* nothing sent yet: start at sq_psn */
+	if (to == MR_QPS_SQD && from != MR_QPS_SQD)
+		qp->sqd_drained = 0;
 	qp->state = to;
+	if (to == MR_QPS_SQD)
+		mr_req_sqd_check(qp); /* nothing in flight: drained now */
 	mr_ep_kick(qp);
 	return 0;
 }
@@ -420,6 +424,7 @@ int mr_qp_query(const struct mr_qp *qp, struct mr_qp_attr *out)
 		return -MR_EINVAL;
 	*out = qp->attr;
 	out->state = qp->state;
+	out->sq_draining = (uint8_t)mr_req_sq_draining(qp);
 	out->qp_num = qp->cfg.qpn;
 	out->mode = qp->cfg.mode;
 	out->type = qp->cfg.type;

@@ -329,6 +329,30 @@ static int is_rd_atomic(uint8_t op)
 	       op == MR_WR_ATOMIC_FETCH_AND_ADD;
 }
 
+int mr_req_sq_draining(const struct mr_qp *qp)
+{
+	struct mr_qp *q = (struct mr_qp *)qp;
+
+	if (qp->state != MR_QPS_SQD)
+		return 0;
+	if (qp->sq_head != qp->sq_next)
+		return 1;
+	return qp->sq_next != qp->sq_tail &&
+	       mr_sq_wqe(q, qp->sq_next)->sent_pkts != 0;
+}
+
+void mr_req_sqd_check(struct mr_qp *qp)
+{
+	struct mr_ep *ep = qp->ep;
+
+	if (qp->state != MR_QPS_SQD || qp->sqd_drained ||
+	    mr_req_sq_draining(qp))
+		return;
+	qp->sqd_drained = 1;
+	if (ep->cb.sq_drained)
+		ep->cb.sq_drained(ep->cb.user, qp->cfg.user);
+}
+
 void mr_req_complete(struct mr_qp *qp)
 {
 	while (qp->state != MR_QPS_ERR && qp->sq_head != qp->sq_tail) {
@@ -348,7 +372,7 @@ void mr_req_complete(struct mr_qp *qp)
 			return;
 		}
 		if (!wqe_done(qp, w))
-			return;
+			break;
 		if (is_rd_atomic(w->opcode))
 			qp->rd_out--;
 		qp->sq_head++;
@@ -356,6 +380,7 @@ void mr_req_complete(struct mr_qp *qp)
 		if (w->signaled)
 			sq_cqe(qp, w, MR_WC_SUCCESS);
 	}
+	mr_req_sqd_check(qp);
 }
 
 void mr_req_flush(struct mr_qp *qp)
@@ -642,8 +667,12 @@ static struct mr_swqe *next_new(struct mr_qp *qp)
 	struct mr_swqe *w;
 	uint32_t max_rd;
 
-	if (qp->sq_next == qp->sq_tail || qp->state != MR_QPS_RTS ||
-	    qp->rnr_wait)
+	if (qp->sq_next == qp->sq_tail || qp->rnr_wait)
+		return NULL;
+	/* SQD (IB 10.3.1): no new message starts; one already started
+	 * finishes. */
+	if (qp->state != MR_QPS_RTS &&
+	    !(qp->state == MR_QPS_SQD && mr_sq_wqe(qp, qp->sq_next)->sent_pkts))
 		return NULL;
 	if (qp->have_err && !mr_seq_lt(qp->sq_next, qp->err_msn))
 		return NULL;

@@ -102,6 +102,18 @@ static void eng_qp_error(void *user, void *qp_user)
 			     IBV_EVENT_QP_FATAL);
 }
 
+/* Verbs: IBV_EVENT_SQ_DRAINED only when the move to SQD asked for it. */
+static void eng_sq_drained(void *user, void *qp_user)
+{
+	struct metaroce_qp *qp = qp_user;
+
+	if (!qp->attr.en_sqd_async_notify)
+		return;
+	qp->async_events++;
+	metaroce_async_event(to_mctx(qp->vqp.qp.context), (uintptr_t)qp,
+			     IBV_EVENT_SQ_DRAINED);
+}
+
 static void eng_srq_limit(void *user, void *srq_user)
 {
 	struct metaroce_srq *srq = srq_user;
@@ -200,6 +212,7 @@ static int engine_open(struct metaroce_device *dev,
 		.complete = eng_complete,
 		.qp_error = eng_qp_error,
 		.srq_limit = eng_srq_limit,
+		.sq_drained = eng_sq_drained,
 	};
 	int ret;
 

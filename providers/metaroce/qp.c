@@ -177,6 +177,7 @@ int metaroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	struct mr_qp_attr ca;
 	struct mr_qp_attr now;
 	unsigned cmask;
+	uint8_t old_notify;
 	int ret;
 
 	if (attr_mask & IBV_QP_AV) {
@@ -200,7 +201,14 @@ int metaroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 			return EINVAL;
 		}
 	}
+	/* The move to SQD may report "drained" from inside mr_qp_modify()
+	 * (nothing in flight): the callback must see the request. */
+	old_notify = qp->attr.en_sqd_async_notify;
+	if (attr_mask & IBV_QP_EN_SQD_ASYNC_NOTIFY)
+		qp->attr.en_sqd_async_notify = attr->en_sqd_async_notify;
 	ret = mr_qp_modify(qp->core, &ca, cmask);
+	if (ret)
+		qp->attr.en_sqd_async_notify = old_notify;
 	metaroce_engine_unlock(qp->eng);
 	if (ret)
 		return metaroce_errno(ret);
@@ -232,7 +240,7 @@ int metaroce_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	attr->qp_state = (enum ibv_qp_state)ca.state;
 	attr->cur_qp_state = attr->qp_state;
 	attr->path_mig_state = IBV_MIG_MIGRATED;
-	attr->sq_draining = 0;
+	attr->sq_draining = ca.sq_draining;
 	attr->port_num = 1;
 	attr->pkey_index = 0;
 	attr->cap = qp->cap;

@@ -311,7 +311,10 @@ static int setup(const char *record, uint32_t peer, int server,
 	struct mr_mem mm = { m_calloc, m_free, NULL };
 	struct mr_rand rnd = { m_rand, NULL };
 	struct mr_memreg reg = { lookup, NULL };
-	struct mr_callbacks cb = { place, complete, qp_error, srq_limit, NULL };
+	struct mr_callbacks cb = { .place = place,
+				   .complete = complete,
+				   .qp_error = qp_error,
+				   .srq_limit = srq_limit };
 	struct mr_qp_config qc;
 	struct mr_qp_attr at;
 	struct mrdp_config dc;

@@ -277,9 +277,10 @@ static int setup(struct world *w)
 	static const struct mr_mem mem = { fz_calloc, fz_free, NULL };
 	static const struct mr_rand rnd = { fz_rand, NULL };
 	static const struct mr_memreg memreg = { fz_lookup, NULL };
-	static const struct mr_callbacks cb = { fz_place, fz_complete,
-						fz_qp_error, fz_srq_limit,
-						NULL };
+	static const struct mr_callbacks cb = { .place = fz_place,
+						.complete = fz_complete,
+						.qp_error = fz_qp_error,
+						.srq_limit = fz_srq_limit };
 	struct mr_ep_config ec;
 	struct mr_srq_config sc;
 	unsigned i, k;

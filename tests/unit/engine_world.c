@@ -89,6 +89,11 @@ static void t_srq_limit(void *user, void *srqu)
 	((struct node *)user)->srq_limits++;
 }
 
+static void t_sq_drained(void *user, void *qpu)
+{
+	((struct node *)user)->sq_drained++;
+}
+
 static uint64_t rng_state[2];
 
 int world_init(struct world *w, const struct mr_ep_config *cfg)
@@ -100,8 +105,12 @@ int world_init(struct world *w, const struct mr_ep_config *cfg)
 		struct mr_mem mem = { t_calloc, t_free, NULL };
 		struct mr_rand rnd = { t_rand, &rng_state[i] };
 		struct mr_memreg mr = { t_lookup, &w->n[i] };
-		struct mr_callbacks cb = { t_place, t_complete, t_qp_error,
-					   t_srq_limit, &w->n[i] };
+		struct mr_callbacks cb = { .place = t_place,
+					   .complete = t_complete,
+					   .qp_error = t_qp_error,
+					   .srq_limit = t_srq_limit,
+					   .sq_drained = t_sq_drained,
+					   .user = &w->n[i] };
 
 		rng_state[i] = 0x9e3779b97f4a7c15ull * (i + 1);
 		rc = mr_ep_create(cfg, &mem, &rnd, &mr, &cb, &w->n[i].ep);

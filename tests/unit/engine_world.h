@@ -42,6 +42,7 @@ struct node {
 	int ncqe;
 	int qp_errors;
 	int srq_limits;
+	int sq_drained;
 	/* Two threads that read the clock before taking the endpoint's
 	 * lock: every stale_every-th packet is delivered with a time
 	 * stale_ns older than the calls before it (0: never). */

@@ -615,6 +615,76 @@ static void test_large_messages(void)
 	free(back);
 }
 
+/* SQD (IB 10.3.1): a message started before SQD finishes, none starts
+ * after; the drained callback comes once, when the last started message
+ * completes; back in RTS the queue goes on; entering SQD with nothing in
+ * flight is drained at once. */
+static void test_sqd_drain(void)
+{
+	static struct world w;
+	const uint32_t len = 256u << 10;
+	uint8_t *a = malloc(2 * len), *b = calloc(1, 2 * len);
+	struct mr_qp_attr at;
+	struct pair p;
+	int i;
+
+	MR_CHECK(a && b);
+	MR_CHECK_EQ(world_init(&w, &base_cfg), 0);
+	connect_qps(&w, &p, MR_MODE_METAROCE, 16, NULL);
+	fill(a, 2 * len, 33);
+	reg(&w.n[0], 5, a, 2 * len, MR_ACCESS_LOCAL_WRITE);
+	reg(&w.n[1], 6, b, 2 * len, RW);
+	MR_CHECK_EQ(post_send(p.a, MR_WR_RDMA_WRITE, 1, a, len, 5, b, 6,
+			      MR_SEND_SIGNALED, w.now),
+		    0);
+	MR_CHECK_EQ(post_send(p.a, MR_WR_RDMA_WRITE, 2, a + len, len, 5,
+			      b + len, 6, MR_SEND_SIGNALED, w.now),
+		    0);
+	for (i = 0; i < 1000 && !mr_qp_counters(p.a)->tx_data_pkts; i++)
+		world_step(&w);
+	MR_CHECK(mr_qp_counters(p.a)->tx_data_pkts > 0);
+	MR_CHECK(mr_qp_counters(p.a)->tx_data_pkts < len / 1024);
+	memset(&at, 0, sizeof(at));
+	at.state = MR_QPS_SQD;
+	MR_CHECK_EQ(mr_qp_modify(p.a, &at, MR_QP_STATE), 0);
+	MR_CHECK_EQ(mr_qp_query(p.a, &at), 0);
+	MR_CHECK_EQ(at.state, MR_QPS_SQD);
+	MR_CHECK_EQ(at.sq_draining, 1);
+	MR_CHECK_EQ(w.n[0].sq_drained, 0);
+	want_a = 1;
+	want_b = 0;
+	MR_CHECK(run_until(&w, cqe_done, w.now + 1000000000ull));
+	MR_CHECK_EQ(w.n[0].cqe[0].wr_id, 1);
+	MR_CHECK_EQ(w.n[0].cqe[0].status, MR_WC_SUCCESS);
+	MR_CHECK_EQ(w.n[0].sq_drained, 1);
+	/* Nothing of the second message goes while in SQD. */
+	run_until(&w, NULL, w.now + 50000000ull);
+	MR_CHECK_EQ(w.n[0].ncqe, 1);
+	MR_CHECK_EQ(mr_qp_counters(p.a)->tx_data_pkts, len / 1024);
+	MR_CHECK_EQ(mr_qp_query(p.a, &at), 0);
+	MR_CHECK_EQ(at.sq_draining, 0);
+	MR_CHECK_EQ(w.n[0].sq_drained, 1);
+	MR_CHECK_MEM(b, a, len);
+	/* Back to RTS: the second message goes. */
+	memset(&at, 0, sizeof(at));
+	at.state = MR_QPS_RTS;
+	MR_CHECK_EQ(mr_qp_modify(p.a, &at, MR_QP_STATE), 0);
+	want_a = 2;
+	MR_CHECK(run_until(&w, cqe_done, w.now + 1000000000ull));
+	MR_CHECK_EQ(w.n[0].cqe[1].wr_id, 2);
+	MR_CHECK_EQ(w.n[0].cqe[1].status, MR_WC_SUCCESS);
+	MR_CHECK_MEM(b, a, 2 * len);
+	/* SQD with nothing in flight: drained at once. */
+	memset(&at, 0, sizeof(at));
+	at.state = MR_QPS_SQD;
+	MR_CHECK_EQ(mr_qp_modify(p.a, &at, MR_QP_STATE), 0);
+	MR_CHECK_EQ(w.n[0].sq_drained, 2);
+	destroy_pair(&p);
+	world_fini(&w);
+	free(a);
+	free(b);
+}
+
 /* The qpn table: insert, find, backward-shift removal, the max_qp cap. */
 static void test_qpn_table(void)
 {
@@ -660,4 +730,4 @@ MR_TEST_MAIN(MR_TEST(test_send_recv), MR_TEST(test_write_read_atomic),
 	     MR_TEST(test_retry_exceeded), MR_TEST(test_last_byte_visible_last),
 	     MR_TEST(test_write_imm_zero_and_srq), MR_TEST(test_ud),
 	     MR_TEST(test_state_machine_and_drops), MR_TEST(test_qpn_table),
-	     MR_TEST(test_large_messages))
+	     MR_TEST(test_large_messages), MR_TEST(test_sqd_drain))
