@@ -10,6 +10,9 @@
  * on the core's own cost.
  *
  * Usage: mrbench-core [-m msgs] [-o results.md] [-c "command line"]
+ *                     [-C results.csv]
+ * -C writes the same rows as comma-separated values (one header line), the
+ * data set bench/core/plot.sh draws from.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -213,6 +216,42 @@ static void print_table(FILE *f, const struct row *rows, int n)
 	}
 }
 
+/* The rows of print_table, unrounded: what bench/core/plot.sh draws. */
+static int write_csv(const char *path, const struct row *rows, int n)
+{
+	FILE *f = fopen(path, "w");
+	int i;
+
+	if (!f) {
+		perror(path);
+		return -1;
+	}
+	fprintf(f, "mode,loss_pct,messages,data_pkts,retx_pkts,ack_pkts,"
+		   "cpu_s,data_mpps_core,all_mpps_core,payload_gbps_core,"
+		   "harness_cpu_s,core_only_data_mpps_core\n");
+	for (i = 0; i < n; i++) {
+		const struct row *r = &rows[i];
+
+		fprintf(f,
+			"%s,%.0f,%u,%llu,%llu,%llu,%.4f,%.4f,%.4f,%.3f,"
+			"%.4f,%.4f\n",
+			r->mode, r->loss, r->msgs,
+			(unsigned long long)r->data_pkts,
+			(unsigned long long)r->retx,
+			(unsigned long long)r->ack_pkts, r->cpu_s,
+			r->data_pkts / r->cpu_s / 1e6,
+			r->all_pkts / r->cpu_s / 1e6,
+			(double)r->msgs * MSG_LEN * 8 / r->cpu_s / 1e9,
+			r->harness_s,
+			r->data_pkts / (r->cpu_s - r->harness_s) / 1e6);
+	}
+	if (fclose(f)) {
+		perror(path);
+		return -1;
+	}
+	return 0;
+}
+
 static void machine(FILE *f)
 {
 	struct utsname u;
@@ -263,14 +302,14 @@ int main(int argc, char **argv)
 		{ MR_MODE_GBN, 10000 },
 	};
 	struct row rows[4];
-	const char *out = NULL, *cmd = NULL;
+	const char *out = NULL, *cmd = NULL, *csv = NULL;
 	unsigned msgs = 200;
 	int opt, i;
 	time_t now = time(NULL);
 	char date[64];
 	FILE *f;
 
-	while ((opt = getopt(argc, argv, "m:o:c:")) != -1) {
+	while ((opt = getopt(argc, argv, "m:o:c:C:")) != -1) {
 		switch (opt) {
 		case 'm':
 			msgs = (unsigned)strtoul(optarg, NULL, 0);
@@ -281,10 +320,13 @@ int main(int argc, char **argv)
 		case 'c':
 			cmd = optarg;
 			break;
+		case 'C':
+			csv = optarg;
+			break;
 		default:
 			fprintf(stderr,
 				"usage: %s [-m msgs] [-o results.md] "
-				"[-c command]\n",
+				"[-c command] [-C results.csv]\n",
 				argv[0]);
 			return 2;
 		}
@@ -303,6 +345,8 @@ int main(int argc, char **argv)
 			rows[i].loss, rows[i].cpu_s);
 	}
 	print_table(stdout, rows, 4);
+	if (csv && write_csv(csv, rows, 4))
+		return 1;
 	if (!out)
 		return 0;
 	f = fopen(out, "w");
