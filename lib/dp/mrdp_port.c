@@ -497,6 +497,21 @@ int mrdp_port_open(struct mrdp_dev *d, unsigned idx, unsigned seq, char *err,
 	ret = rte_eth_dev_start(port);
 	if (ret)
 		goto eio;
+	if (p->pci) {
+		/* A NIC filters unicast frames by its own MAC; the record's
+		 * (from --mac, or made from the address) may differ. */
+		struct rte_ether_addr mac;
+
+		memcpy(mac.addr_bytes, d->conf.mac, 6);
+		if (rte_eth_dev_mac_addr_add(port, &mac, 0) != 0 &&
+		    rte_eth_promiscuous_enable(port) != 0) {
+			snprintf(err, errlen,
+				 "port '%s' neither takes the device's MAC "
+				 "nor promiscuous mode",
+				 d->conf.ports[idx]);
+			return -EIO;
+		}
+	}
 	p->started = 1;
 	MRDP_LOG("%s: plane %u = %s (port %u)%s\n", d->conf.name, idx, devargs,
 		 port, p->tx_csum_offload ? " csum offload" : "");
