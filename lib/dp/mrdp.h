@@ -194,6 +194,11 @@ int mrdp_progress(struct mrdp_dev *dev);
  * not call mrdp_progress()). Cheap when the thread is awake. */
 void mrdp_kick(struct mrdp_dev *dev);
 
+/* The calling application thread stops polling (it is about to block,
+ * e.g. ibv_req_notify_cq before ibv_get_cq_event): the progress thread
+ * takes over at once, even from a nap. */
+void mrdp_handoff(struct mrdp_dev *dev);
+
 /* CLOCK_MONOTONIC in ns: the `now` the datapath passes to the engine. */
 uint64_t mrdp_now(void);
 

@@ -132,6 +132,14 @@ void mrdp_kick(struct mrdp_dev *d)
 		mrdp_wait_wake(d);
 }
 
+void mrdp_handoff(struct mrdp_dev *d)
+{
+	atomic_store_explicit(&d->last_inline_ns, 0, memory_order_relaxed);
+	atomic_store(&d->kicked, 1);
+	if (atomic_load(&d->sleeping))
+		mrdp_wait_wake(d);
+}
+
 int mrdp_resolve(struct mrdp_dev *d, uint32_t ip, uint8_t mac[6])
 {
 	int ret;

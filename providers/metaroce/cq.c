@@ -185,6 +185,9 @@ int metaroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	else if (cq->armed == METAROCE_CQ_DISARMED)
 		cq->armed = METAROCE_CQ_ARMED_SOLICITED;
 	pthread_mutex_unlock(&cq->lock);
+	/* The caller is going to wait for the event instead of polling:
+	 * the progress thread must not finish its nap first. */
+	metaroce_progress_handoff(cq->mctx);
 	return 0;
 }
 

@@ -333,6 +333,14 @@ void metaroce_engine_release(struct metaroce_context *mctx)
 	pthread_mutex_unlock(&dev->eng_lock);
 }
 
+void metaroce_progress_handoff(struct metaroce_context *mctx)
+{
+	struct metaroce_engine *eng = mctx->uses_engine ? mctx->dev->eng : NULL;
+
+	if (eng)
+		mrdp_handoff(eng->dp);
+}
+
 void metaroce_progress(struct metaroce_context *mctx)
 {
 	struct metaroce_engine *eng = mctx->uses_engine ? mctx->dev->eng : NULL;

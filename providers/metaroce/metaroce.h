@@ -208,6 +208,8 @@ void metaroce_free_obj(struct metaroce_context *mctx, void *obj,
  * while no QP has opened the datapath. Must not be called with a CQ lock
  * or the datapath lock held. */
 void metaroce_progress(struct metaroce_context *mctx);
+/* The caller stops polling: the progress thread takes over now. */
+void metaroce_progress_handoff(struct metaroce_context *mctx);
 /* Resolve the peer's MAC (ARP) before the first packet, as a RoCE kernel
  * does in create_ah and modify_qp: waits up to 1 s for the answer; an
  * unanswered peer is not an error here (packets to it are counted as
