@@ -37,6 +37,10 @@
  * long between its own rounds. */
 #define MRDP_INLINE_RECENT_NS 10000ull
 #define MRDP_INLINE_NAP_NS 50000ull
+/* A sched_yield() that returns after this long means another thread ran
+ * on our core; then no spinning for the next MRDP_CROWDED_HOLD_NS. */
+#define MRDP_CROWDED_YIELD_NS 20000ull
+#define MRDP_CROWDED_HOLD_NS 100000000ull
 
 static pthread_mutex_t open_mu = PTHREAD_MUTEX_INITIALIZER;
 static unsigned open_seq;
@@ -192,6 +196,7 @@ static void *progress_main(void *arg)
 {
 	struct mrdp_dev *d = arg;
 	uint64_t last_work = mrdp_now(), backoff = MRDP_SLEEP_MIN_NS;
+	uint64_t crowded_until = 0;
 	const int frames = mrdp_wait_on_frames(d);
 	const uint64_t spin_ns = spin_time(frames);
 	char tname[16];
@@ -265,9 +270,19 @@ static void *progress_main(void *arg)
 			}
 			continue;
 		}
-		if (now - last_work < spin_ns) {
-			/* Let a thread that shares our core run. */
+		if (now - last_work < spin_ns && now >= crowded_until) {
+			uint64_t t0 = mrdp_now();
+
+			/* Let a thread that shares our core run. If one did
+			 * (the yield took long), the core is crowded: a
+			 * thread that spins there only runs when the other
+			 * one's slice ends (milliseconds), while a sleeper
+			 * woken by a frame preempts it at once. So sleep
+			 * right after work for a while. */
 			sched_yield();
+			if (mrdp_now() - t0 > MRDP_CROWDED_YIELD_NS) {
+				crowded_until = t0 + MRDP_CROWDED_HOLD_NS;
+			}
 			continue;
 		}
 		if (deadline <= now)
