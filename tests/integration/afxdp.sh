@@ -20,6 +20,9 @@
 #                      300 iterations each
 #         verbs_hosts  the project's mri-verbs: every opcode, every byte
 #                      checked, between the hosts
+#         two_planes   devices with two af_xdp ports (two veth pairs, one
+#                      pool for both sockets' UMEMs): ib_write_bw, and
+#                      each plane's counters show the received data
 #         errors       what a user gets wrong: --mtu 4096 on an af_xdp
 #                      port, a veth MTU XDP refuses
 # Exit 77 only when the kernel has no AF_XDP sockets (checked and printed).
@@ -249,6 +252,35 @@ verbs_hosts)
 	add_devices
 	client_server verbs 18600 "$VERBS" server -d $DEV_A -c data \
 		-- "$VERBS" client -d $DEV_B -c data $TCP_A
+	;;
+two_planes)
+	ip link add "${VA}x" netns "$NSA" type veth peer name "${VB}x" \
+		netns "$NSB" || die "veth (second plane)"
+	ip -n "$NSA" link set "${VA}x" mtu 3000 up &&
+		ip -n "$NSB" link set "${VB}x" mtu 3000 up || die "link up"
+	for n in A B; do
+		ns=NS$n
+		v=V$n
+		d=DEV_$n
+		ip netns exec "${!ns}" "$CTL" link add "${!d}" \
+			--port "$(port "${!v}")" \
+			--port "net_af_xdp1,iface=${!v}x,start_queue=0,queue_count=1" \
+			--ip "10.85.0.$([ $n = A ] && echo 1 || echo 2)/24" \
+			>"$W/ctl.log" 2>&1 || die "link add $n: $(cat "$W/ctl.log")"
+	done
+	perf ib_write_bw 65536
+	# 300 x 64 KiB = 9600 packets of 2 KiB at least: each plane of the
+	# receiving device must have carried a share of them.
+	inA "$CTL" stats $DEV_A --last --json >"$W/stats.json" ||
+		die "stats $DEV_A"
+	python3 - "$W/stats.json" <<'EOF' || die "a plane carried nothing"
+import json, sys
+d = json.load(open(sys.argv[1]))
+planes = d["processes"][0]["counters"]["planes"]
+rx = [p["rx_pkts"] for p in planes]
+print("received packets per plane:", rx)
+sys.exit(0 if len(rx) == 2 and min(rx) > 0 and sum(rx) >= 9600 else 1)
+EOF
 	;;
 errors)
 	# A RoCE MTU an AF_XDP frame cannot carry: refused, nothing made.
