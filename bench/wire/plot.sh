@@ -53,7 +53,10 @@ ceil = $ceil
 tcp = $tcp
 set grid ytics
 set xtics nomirror
-set ytics nomirror"
+set ytics nomirror
+t80 = ceil == ceil ? sprintf('80%% of the testpmd ceiling: %.2f Gb/s (issue 4 target)', 0.8 * ceil) : ''
+tceil = ceil == ceil ? sprintf('testpmd ceiling, 4214 B frames: %.2f Gb/s', ceil) : 'testpmd ceiling: not measured'
+ttcp = tcp == tcp ? sprintf('kernel TCP, iperf3: %.2f Gb/s', tcp) : 'kernel TCP: not measured'"
 
 gnuplot <<EOF
 $pre
@@ -83,9 +86,7 @@ plot '$data/bw64k.csv' using 0:2:(color(strcol(1))):xtic(1) \
 		with labels offset 0, 0.8 notitle, \
 	'' using 0:(strcol(2) eq 'NaN' ? top * 0.05 : NaN):('no result') \
 		with labels notitle, \
-	NaN with lines dt 2 lc rgb '#cc3311' lw 1.5 \
-		title sprintf('80%% of the testpmd ceiling: %.2f Gb/s (issue 4 target)', \
-		0.8 * ceil)
+	NaN with lines dt 2 lc rgb '#cc3311' lw 1.5 title t80
 EOF
 
 if [ -s "$data/sweep.csv" ]; then
@@ -111,12 +112,9 @@ plot '$data/sweep.csv' using 1:3 with linespoints lw 2 pt 7 \
 		lc rgb '#4477aa' title 'ib_write_bw', \
 	'' using 1:4 with linespoints lw 2 pt 5 lc rgb '#228833' \
 		title 'ib_send_bw', \
-	(ceil == ceil ? ceil : NaN) with lines dt 1 lw 2 lc rgb '#cc3311' \
-		title sprintf('testpmd ceiling, 4214 B frames: %.2f Gb/s', ceil), \
-	(ceil == ceil ? 0.8 * ceil : NaN) with lines dt 2 lw 1.5 \
-		lc rgb '#cc3311' title '80% of the ceiling (issue 4 target)', \
-	(tcp == tcp ? tcp : NaN) with lines dt 3 lw 2 lc rgb '#777777' \
-		title sprintf('kernel TCP, iperf3: %.2f Gb/s', tcp)
+	ceil with lines dt 1 lw 2 lc rgb '#cc3311' title tceil, \
+	0.8 * ceil with lines dt 2 lw 1.5 lc rgb '#cc3311' title t80, \
+	tcp with lines dt 3 lw 2 lc rgb '#777777' title ttcp
 EOF
 fi
 
