@@ -14,6 +14,8 @@ msgs=${1:-2000}
 build=${BUILD:-build-bench}
 outdir=${OUT_DIR:-bench/core}
 out=$outdir/results.md
+cmd="bench/core/run.sh $msgs"
+[ -z "${BUILD:-}" ] || cmd="BUILD=$BUILD $cmd"
 command -v gnuplot >/dev/null ||
 	{ echo "run.sh: gnuplot missing (scripts/deps.sh installs it)" >&2; exit 1; }
 mkdir -p "$outdir/data"
@@ -22,7 +24,7 @@ if [ ! -d "$build" ]; then
 fi
 ninja -C "$build" -j2 bench/core/mrbench-core >/dev/null
 "$build/bench/core/mrbench-core" -m "$msgs" -o "$out" \
-	-C "$outdir/data/core.csv" -c "bench/core/run.sh $msgs"
+	-C "$outdir/data/core.csv" -c "$cmd"
 dirty=$(git status --porcelain -- lib/core | wc -l)
 commit=$(git rev-parse --short HEAD)
 echo "- source: commit $commit, lib/core files with uncommitted changes: $dirty" >>"$out"
@@ -33,7 +35,7 @@ model=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo |
 	echo "date,$(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "commit,$commit$([ "$dirty" = 0 ] || echo '+dirty')"
 	echo "machine,$(nproc) vCPU $model"
-	echo "command,bench/core/run.sh $msgs"
+	echo "command,$cmd"
 } >"$outdir/data/meta.csv"
 bash bench/core/plot.sh "$outdir" >/dev/null
 {
