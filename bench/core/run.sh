@@ -46,6 +46,7 @@ bash bench/core/plot.sh "$outdir" >/dev/null
 } >>"$out"
 if command -v perf >/dev/null 2>&1; then
 	data=$(mktemp)
+	trap 'rm -f "$data"' EXIT
 	if perf record -q -o "$data" "$build/bench/core/mrbench-core" \
 		-m $((msgs / 4 + 1)) >/dev/null 2>&1; then
 		{
@@ -53,8 +54,11 @@ if command -v perf >/dev/null 2>&1; then
 			echo "## Where the CPU time goes (perf, all four configurations, $((msgs / 4 + 1)) messages each)"
 			echo
 			echo '```'
+			# awk, not head: head's early exit would kill grep
+			# with SIGPIPE, which pipefail and set -e turn into
+			# the end of this script.
 			perf report -i "$data" --no-children --stdio 2>/dev/null |
-				grep -E '^ +[0-9]+\.[0-9]+%' | head -12
+				grep -E '^ +[0-9]+\.[0-9]+%' | awk 'NR <= 12'
 			echo '```'
 			echo
 			echo "The whole process is profiled, setup included (_int_malloc and the kernel page faults are the endpoints, pools and 1 MiB regions being created). crc32c_hw_update: the ICRC (seal on send, verify on receive) over each 4 KiB packet; memmove: the core's gather into the transmit buffer plus the harness's link copy and placement; mrsim_*: the harness."
