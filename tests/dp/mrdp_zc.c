@@ -143,8 +143,10 @@ static uint64_t used;
 
 static int make_script(void)
 {
-	static const uint32_t fixed[] = { 1,	1023, 1024,  4095,
-					  4096, 4097, 65536, 262144 };
+	/* The first is large: with MRDP_ZC_NO_RESOLVE the very first
+	 * packet is a zero-copy one that must wait for ARP. */
+	static const uint32_t fixed[] = { 65536, 1,    1023, 1024,
+					  4095,	 4096, 4097, 262144 };
 	uint64_t s = SEED;
 	unsigned i, j, k, n;
 
