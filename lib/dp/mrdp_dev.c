@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "mrdp_int.h"
@@ -41,6 +43,8 @@
  * on our core; then no spinning for the next MRDP_CROWDED_HOLD_NS. */
 #define MRDP_CROWDED_YIELD_NS 20000ull
 #define MRDP_CROWDED_HOLD_NS 100000000ull
+/* See progress_priority(). */
+#define MRDP_PROGRESS_NICE (-10)
 
 static pthread_mutex_t open_mu = PTHREAD_MUTEX_INITIALIZER;
 static unsigned open_seq;
@@ -192,6 +196,33 @@ static uint64_t spin_time(int frames)
 	return frames ? MRDP_SPIN_FRAMES_NS : MRDP_SPIN_NS;
 }
 
+/* The progress thread plays the NIC: an application thread that spins on
+ * its memory (ib_write_lat) must not keep it off the core for a whole
+ * slice when a frame arrives. A higher weight (nice) makes the woken
+ * thread preempt sooner and win more of a shared core; it needs
+ * CAP_SYS_NICE or RLIMIT_NICE, and without them the thread runs at the
+ * application's priority (METAROCE_DP_NICE=0 asks for that). */
+static void progress_priority(void)
+{
+	const char *s = getenv("METAROCE_DP_NICE");
+	long v = MRDP_PROGRESS_NICE;
+	char *end;
+
+	if (s && *s) {
+		errno = 0;
+		v = strtol(s, &end, 10);
+		if (errno || *end || v < -20 || v > 19) {
+			fprintf(stderr,
+				"mrdp: ignoring METAROCE_DP_NICE=%s "
+				"(-20..19)\n",
+				s);
+			v = MRDP_PROGRESS_NICE;
+		}
+	}
+	if (v)
+		(void)setpriority(PRIO_PROCESS, (id_t)gettid(), (int)v);
+}
+
 static void *progress_main(void *arg)
 {
 	struct mrdp_dev *d = arg;
@@ -207,6 +238,7 @@ static void *progress_main(void *arg)
 	/* Short sleeps must be short: the default 50 us slack would make
 	 * every idle sleep at least that. */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+	progress_priority();
 	while (!atomic_load(&d->stop)) {
 		uint64_t now = mrdp_now(), deadline;
 		int n;
