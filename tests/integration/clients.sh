@@ -10,8 +10,9 @@
 #          its value checks, UD), each for 2 s; qperf addresses ports by LID
 #          (no GRH), see providers/metaroce/xlate.h.
 #   ucx    ucx_info lists rc_verbs and ud_verbs on the device; ucx_perftest
-#          UCP tag matching over rc_verbs and over ud_verbs alone, UCP
-#          atomics, UCT put/get/active messages.
+#          UCP tag matching and atomics over rc_verbs, UCT put and get.
+#   ucx_ud ucx_perftest over ud_verbs alone: UCP tag matching, UCT active
+#          messages.
 #   lid    ibv_rc/ud/srq_pingpong without -g: LID addressing, no GRH.
 # Each program must exit 0 and report nonzero numbers. Exit 77 (skip) when
 # not root or when the case's programs are not installed
@@ -30,7 +31,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 case $CASE in
 qperf) NEED=(qperf) ;;
-ucx) NEED=(ucx_info ucx_perftest) ;;
+ucx | ucx_ud) NEED=(ucx_info ucx_perftest) ;;
 lid) NEED=(ibv_rc_pingpong ibv_ud_pingpong ibv_srq_pingpong) ;;
 *)
 	echo "FAIL: unknown case '$CASE'"
@@ -62,10 +63,11 @@ NS_MADE=
 
 cleanup() {
 	local p
-	# Each pid is a timeout(1) process: its child first, then itself.
+	# Each pid leads a process group of its own (setsid): timeout(1) and
+	# the program under it. Killing timeout alone would orphan the
+	# program, which then polls on, in a namespace already deleted.
 	for p in "${PIDS[@]}"; do
-		pkill -9 -P "$p" 2>/dev/null
-		kill -9 "$p" 2>/dev/null
+		kill -9 -- "-$p" 2>/dev/null
 	done
 	for p in "${PIDS[@]}"; do
 		wait "$p" 2>/dev/null
@@ -130,8 +132,10 @@ serve() {
 		shift
 	done
 	shift
-	inA env "${env[@]}" timeout -k 5 "$T" stdbuf -oL -eL "$RUN" "$@" \
-		>"$log" 2>&1 &
+	# setsid execs (a background job of a script leads no group), so
+	# $! is the group to kill.
+	setsid ip netns exec "$NSA" env "${env[@]}" timeout -k 5 "$T" \
+		stdbuf -oL -eL "$RUN" "$@" >"$log" 2>&1 &
 	SPID=$!
 	PIDS+=("$SPID")
 	for _ in $(seq 200); do
@@ -224,11 +228,11 @@ ucx_run() {
 	echo "ok: $(grep '^Final:' "$W/u.cli")"
 }
 
-ucx_case() {
-	local md
+# ucx_info -d lists both verbs transports on the device's memory domain
+# (rc_mlx5, dc_mlx5 and ud_mlx5 are for mlx5 hardware only).
+ucx_info_check() {
+	local md t
 	inB "$RUN" ucx_info -d >"$W/info" 2>&1 || die "ucx_info -d failed"
-	# The device's memory domain lists both verbs transports (rc_mlx5,
-	# dc_mlx5 and ud_mlx5 are for mlx5 hardware only).
 	md=$(awk -v d="# Memory domain: $DEV" '$0 == d {on = 1; print; next}
 		/^# Memory domain:/ {on = 0} on' "$W/info")
 	echo "$md"
@@ -238,19 +242,28 @@ ucx_case() {
 	done
 	echo "$md" | grep -qE "^# +Device: $DEV:1\$" ||
 		die "ucx_info -d: no device $DEV:1"
+}
+
+ucx_case() {
+	ucx_info_check
 	# UCP over rc_verbs (ud_verbs carries the wireup): eager and
-	# rendezvous (64 KiB: RDMA READ of the sender's buffer), latency,
-	# atomics; UCP over ud_verbs alone; UCT put, get and active messages.
-	ucx_run rc_verbs,ud_verbs,self 500 -t tag_bw -s 65536
+	# rendezvous (64 KiB), latency, atomics; UCT put and get.
+	ucx_run rc_verbs,ud_verbs,self 300 -t tag_bw -s 65536
 	ucx_run rc_verbs,ud_verbs,self 500 -t tag_bw -s 1024
-	ucx_run rc_verbs,ud_verbs,self 500 -t tag_lat -s 8
-	ucx_run rc_verbs,ud_verbs,self 200 -t ucp_fadd -s 8
-	ucx_run ud_verbs,self 500 -t tag_bw -s 65536
-	ucx_run rc_verbs,ud_verbs,self 500 -t put_bw -d $DEV:1 -x rc_verbs \
+	ucx_run rc_verbs,ud_verbs,self 300 -t tag_lat -s 8
+	ucx_run rc_verbs,ud_verbs,self 100 -t ucp_fadd -s 8
+	ucx_run rc_verbs,ud_verbs,self 300 -t put_bw -d $DEV:1 -x rc_verbs \
 		-D zcopy -s 65536
-	ucx_run rc_verbs,ud_verbs,self 500 -t get -d $DEV:1 -x rc_verbs \
+	ucx_run rc_verbs,ud_verbs,self 300 -t get -d $DEV:1 -x rc_verbs \
 		-D zcopy -s 65536
-	ucx_run rc_verbs,ud_verbs,self 500 -t am_bw -d $DEV:1 -x ud_verbs \
+}
+
+# UCX's own reliability over UD datagrams: UCP tag matching over
+# ud_verbs alone, UCT active messages. UCX checks the destination GID in
+# the GRH of every datagram it receives (UCX_UD_VERBS_ETH_DGID_CHECK).
+ucx_ud_case() {
+	ucx_run ud_verbs,self 300 -t tag_bw -s 65536
+	ucx_run ud_verbs,self 500 -t am_bw -d $DEV:1 -x ud_verbs \
 		-D bcopy -s 1024
 }
 
@@ -279,6 +292,7 @@ lid_case() {
 case $CASE in
 qperf) qperf_case ;;
 ucx) ucx_case ;;
+ucx_ud) ucx_ud_case ;;
 lid) lid_case ;;
 esac
 echo "PASS: $CASE"
