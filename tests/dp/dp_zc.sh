@@ -42,17 +42,21 @@ ip -n "$NSA" link set "$VA" mtu "$LMTU" up
 ip -n "$NSB" link set "$VB" mtu "$LMTU" up
 set +e
 
-for side in a b; do
-	if [ $side = a ]; then N=1; IF=$VA; else N=2; IF=$VB; fi
-	cat >"$DIR/$side.conf" <<EOC
+# conf PORT_A PORT_B: the two device records.
+conf() {
+	local side N PORT
+	for side in a b; do
+		if [ $side = a ]; then N=1; PORT=$1; else N=2; PORT=$2; fi
+		cat >"$DIR/$side.conf" <<EOC
 name=mrz$side
-port=net_af_packet0,iface=$IF
+port=$PORT
 ip=10.79.0.$N/24
 mac=02:00:0a:4f:00:0$N
 mtu=$MTU
 udp_port=4797
 EOC
-done
+	done
+}
 
 # run ZEROCOPY_VALUE: one server + one client; 0 when both pass.
 run() {
@@ -80,4 +84,11 @@ run() {
 	[ "$crc" = 0 ] && [ "$src" = 0 ]
 }
 
-run "" && run 0 && MRDP_ZC_NO_RESOLVE=1 run ""
+conf "net_af_packet0,iface=$VA" "net_af_packet0,iface=$VB"
+run "" && run 0 && MRDP_ZC_NO_RESOLVE=1 run "" || exit 1
+# memif in copy mode also takes chains (one memif buffer per frame).
+SOCK=$DIR/memif.sock
+conf "net_memif0,role=client,socket=$SOCK,socket-abstract=no" \
+	"net_memif0,role=server,socket=$SOCK,socket-abstract=no"
+echo "== memif"
+run ""
