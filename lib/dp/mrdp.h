@@ -116,8 +116,9 @@ struct mrdp_ops {
 		     struct mr_tx_meta *meta);
 	/* tx, with the payload of a large packet left in registered memory
 	 * (mr_ep_tx_zc: zc->nseg > 0). Optional (NULL: tx only). The
-	 * segments are used before the call returns to the lock's holder's
-	 * caller: copied by the port or into a buffer (see Zero-copy). */
+	 * datapath is done with the segments (the port copied them, or they
+	 * were copied into a frame) before it releases the device lock (see
+	 * Zero-copy below). */
 	size_t (*tx_zc)(void *user, uint64_t now, uint8_t *buf, size_t cap,
 			struct mr_tx_meta *meta, struct mr_tx_zc *zc);
 	/* When the engine next needs mrdp to call expire (UINT64_MAX:

@@ -32,8 +32,9 @@ static const uint8_t zero_mac[6];
  * accounting after tx_burst (which reset the chain) can still tell. */
 #define ZC_MARK (RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_UDP)
 
-/* Payloads shorter than this are copied: below it an mbuf per segment
- * and one for the ICRC cost more than the copy saves. */
+/* Payloads shorter than this are copied: a chain costs at least two more
+ * mbufs (a segment and the ICRC), which a small copy does not repay. The
+ * value is a judgement, not a measured crossover. */
 #define MRDP_ZC_MIN 1024
 
 _Static_assert(sizeof(struct rte_mbuf_ext_shared_info) <=
