@@ -25,7 +25,7 @@
 #                     bench/wire; a trial run elsewhere leaves the
 #                     committed results alone)
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 TOP=$PWD
 B=$(cd "${1:-build}" 2>/dev/null && pwd) || { echo "run.sh: no build directory ${1:-build}" >&2; exit 1; }
 SECS=${2:-10}
@@ -202,7 +202,8 @@ latrun() { # tool -> "t_min t_typical p99", or "- - -"
 }
 LATS="ib_write_lat ib_send_lat ib_read_lat"
 declare -A LMIN LTYP LP99
-WBW_ALL= SBW_ALL=
+WBW_ALL=
+SBW_ALL=
 for r in $(seq "$RUNS"); do
 	echo "== verbs run $r"
 	WBW_ALL="$WBW_ALL $(bwrun ib_write_bw 65536 2000)"
