@@ -70,6 +70,7 @@ top = STATS_max
 top = (ceil == ceil && ceil > top) ? ceil : top
 set xrange [-0.6:$(rows bw64k.csv) - 0.4]
 set yrange [0:top * 1.3]
+set bmargin 5
 set key top right
 is_verbs(s) = s[1:3] eq 'ib_'
 color(s) = is_verbs(s) ? 0x4477aa : 0x999999
@@ -78,7 +79,7 @@ if (ceil == ceil) {
 	set arrow 1 from graph 0, first 0.8 * ceil to graph 1, \
 		first 0.8 * ceil nohead dt 2 lc rgb '#cc3311' lw 1.5 front
 }
-plot '$data/bw64k.csv' using 0:2:(color(strcol(1))):xtic(1) \
+plot '$data/bw64k.csv' using 0:2:(color(strcol(1))):xtic(strcol(1) . "\n" . strcol(6)) \
 		with boxes lc rgb variable notitle, \
 	'' using 0:3:(0):(\$4 - \$3) with vectors heads size 0.08, 90 \
 		lc rgb 'black' notitle, \

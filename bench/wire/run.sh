@@ -268,12 +268,12 @@ DIRTY=$(git -C "$TOP" status --porcelain -- lib providers utils kernel-abi 2>/de
 	echo "ceiling_gbps,$(nan "$CEIL")"
 } >"$DATA/meta.csv"
 {
-	echo "what,gbps,gbps_min,gbps_max,runs"
-	echo "testpmd ceiling,$(nan "$CEIL"),$(nan "$CEIL"),$(nan "$CEIL"),1"
-	echo "kernel TCP (iperf3),$(nan "$TCP"),$(nan "$TCP"),$(nan "$TCP"),1"
-	echo "lib/dp alone,$(nan "$DP_DELIV"),$(nan "$DP_DELIV"),$(nan "$DP_DELIV"),1"
-	echo "ib_write_bw,$(nan "$WBW_G"),$(nan "$(minof "$WBW_ALL")"),$(nan "$(maxof "$WBW_ALL")"),$(cnt "$WBW_ALL")"
-	echo "ib_send_bw,$(nan "$SBW_G"),$(nan "$(minof "$SBW_ALL")"),$(nan "$(maxof "$SBW_ALL")"),$(cnt "$SBW_ALL")"
+	echo "what,gbps,gbps_min,gbps_max,runs,how"
+	echo "testpmd ceiling,$(nan "$CEIL"),$(nan "$CEIL"),$(nan "$CEIL"),1,4214 B frames"
+	echo "kernel TCP (iperf3),$(nan "$TCP"),$(nan "$TCP"),$(nan "$TCP"),1,1 stream"
+	echo "lib/dp alone,$(nan "$DP_DELIV"),$(nan "$DP_DELIV"),$(nan "$DP_DELIV"),1,4214 B frames received"
+	echo "ib_write_bw,$(nan "$WBW_G"),$(nan "$(minof "$WBW_ALL")"),$(nan "$(maxof "$WBW_ALL")"),$(cnt "$WBW_ALL"),-s 65536 -n 2000"
+	echo "ib_send_bw,$(nan "$SBW_G"),$(nan "$(minof "$SBW_ALL")"),$(nan "$(maxof "$SBW_ALL")"),$(cnt "$SBW_ALL"),-s 65536 -n 2000"
 } >"$DATA/bw64k.csv"
 {
 	echo "what,basis,t_min_us,t_typical_us,p99_us,runs"
