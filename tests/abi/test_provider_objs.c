@@ -133,6 +133,53 @@ static void test_gid_dest(void)
 	MR_CHECK_EQ(metaroce_mtu_bytes((enum ibv_mtu)6), 0);
 }
 
+/* LIDs: the host part of the device's IPv4 address in its subnet. */
+static void test_lid(void)
+{
+	static const uint8_t want[16] = { 0, 0, 0,    0,    0,	0, 0, 0,
+					  0, 0, 0xff, 0xff, 10, 1, 2, 9 };
+	struct ibv_ah_attr in, out;
+	const uint32_t ip = 0x0a010203; /* 10.1.2.3 */
+
+	MR_CHECK_EQ(metaroce_port_lid(ip, 24), 3);
+	MR_CHECK_EQ(metaroce_port_lid(ip, 16), 0x203);
+	MR_CHECK_EQ(metaroce_port_lid(ip, 8), 0); /* 0x10203 > 0xbfff */
+	MR_CHECK_EQ(metaroce_port_lid(ip, 32), 0);
+	MR_CHECK_EQ(metaroce_port_lid(0x0a0102ff, 24), 0); /* broadcast */
+	MR_CHECK_EQ(metaroce_port_lid(0x0a010200, 24), 0); /* network */
+
+	memset(&in, 0, sizeof(in));
+	in.dlid = 9;
+	in.port_num = 1;
+	in.sl = 3;
+	memset(&out, 0xa5, sizeof(out));
+	MR_CHECK_EQ(metaroce_av_from_lid(&in, ip, 24, &out), 0);
+	MR_CHECK_EQ(out.is_global, 1);
+	MR_CHECK(!memcmp(out.grh.dgid.raw, want, 16));
+	MR_CHECK_EQ(out.grh.sgid_index, 1);
+	MR_CHECK_EQ(out.grh.flow_label, 0);
+	MR_CHECK_EQ(out.dlid, 9);
+	MR_CHECK_EQ(out.sl, 3);
+	MR_CHECK_EQ(out.port_num, 1);
+	/* Not a host of the subnet: 0, broadcast, beyond the host bits. */
+	in.dlid = 0;
+	MR_CHECK_EQ(metaroce_av_from_lid(&in, ip, 24, &out), EINVAL);
+	in.dlid = 255;
+	MR_CHECK_EQ(metaroce_av_from_lid(&in, ip, 24, &out), EINVAL);
+	in.dlid = 256;
+	MR_CHECK_EQ(metaroce_av_from_lid(&in, ip, 24, &out), EINVAL);
+	MR_CHECK_EQ(metaroce_av_from_lid(&in, ip, 16, &out), 0);
+	MR_CHECK_EQ(out.grh.dgid.raw[14], 1);
+	MR_CHECK_EQ(out.grh.dgid.raw[15], 0);
+	in.dlid = 0xc000; /* multicast LID */
+	MR_CHECK_EQ(metaroce_av_from_lid(&in, ip, 16, &out), EINVAL);
+	/* A global vector is kept as it is. */
+	in.is_global = 1;
+	in.grh.dgid.raw[15] = 77;
+	MR_CHECK_EQ(metaroce_av_from_lid(&in, ip, 24, &out), 0);
+	MR_CHECK(!memcmp(&out, &in, sizeof(in)));
+}
+
 /* The RC path of ibv_rc_pingpong / perftest: INIT, RTR, RTS. */
 static void test_qp_attr_rc(void)
 {
@@ -518,7 +565,7 @@ static void test_cq_notify(void)
 }
 
 MR_TEST_MAIN(MR_TEST(test_mrt_keys), MR_TEST(test_mrt_grow),
-	     MR_TEST(test_gid_dest), MR_TEST(test_qp_attr_rc),
-	     MR_TEST(test_qp_attr_ud), MR_TEST(test_send_wr),
-	     MR_TEST(test_recv_wr_and_wc), MR_TEST(test_cq_ring),
-	     MR_TEST(test_cq_notify))
+	     MR_TEST(test_gid_dest), MR_TEST(test_lid),
+	     MR_TEST(test_qp_attr_rc), MR_TEST(test_qp_attr_ud),
+	     MR_TEST(test_send_wr), MR_TEST(test_recv_wr_and_wc),
+	     MR_TEST(test_cq_ring), MR_TEST(test_cq_notify))
