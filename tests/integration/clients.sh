@@ -231,7 +231,7 @@ ucx_run() {
 # ucx_info -d lists both verbs transports on the device's memory domain
 # (rc_mlx5, dc_mlx5 and ud_mlx5 are for mlx5 hardware only).
 ucx_info_check() {
-	local md t
+	local md t f
 	inB "$RUN" ucx_info -d >"$W/info" 2>&1 || die "ucx_info -d failed"
 	md=$(awk -v d="# Memory domain: $DEV" '$0 == d {on = 1; print; next}
 		/^# Memory domain:/ {on = 0} on' "$W/info")
@@ -242,6 +242,12 @@ ucx_info_check() {
 	done
 	echo "$md" | grep -qE "^# +Device: $DEV:1\$" ||
 		die "ucx_info -d: no device $DEV:1"
+	# UCX reads the GID types from /sys/class/infiniband itself, without
+	# SYSFS_PATH: metaroce-run's shim serves them from the view.
+	f=/sys/class/infiniband/$DEV/ports/1
+	[ "$(inB "$RUN" cat $f/gid_attrs/types/1 $f/lid)" = "RoCE v2
+0x2" ] || die "$f: not the view's GID type and LID"
+	echo "ok: $f/gid_attrs/types/1 is RoCE v2, lid 0x2 (the view)"
 }
 
 ucx_case() {
