@@ -191,6 +191,16 @@ int mrdp_pool_create(struct mrdp_dev *d, unsigned seq, char *err, size_t errlen)
 		rte_mempool_free(mp);
 		goto fail;
 	}
+	/* The AF_XDP PMD registers the pool's first memory chunk, sized for
+	 * every object, as the UMEM: objects elsewhere would not be in it. */
+	if (xdp && mp->nb_mem_chunks != 1) {
+		rte_mempool_free(mp);
+		snprintf(err, errlen,
+			 "%s: the buffers of an AF_XDP port must be in one "
+			 "piece of memory (got %u); raise METAROCE_DP_MEM_MB",
+			 d->conf.name, mp->nb_mem_chunks);
+		return -ENOMEM;
+	}
 	rte_mempool_obj_iter(mp, rte_pktmbuf_init, NULL);
 	d->pool = mp;
 	MRDP_LOG("%s: pool %u mbufs of %u bytes\n", d->conf.name, n, room);

@@ -56,6 +56,7 @@ static const char usage_link[] =
 	"capped\n"
 	"                  at what the iface= interfaces carry (netdev MTU - "
 	"104)\n"
+	"                  and at 2048 with an af_xdp port\n"
 	"  --udp-port P    UDP destination port, default 4797 (not 4791)\n"
 	"link show [NAME] [--json]   devices, ports, address, MAC, MTU, GIDs\n"
 	"link del NAME   remove the device and everything made for it\n"
