@@ -424,12 +424,25 @@ int mrdp_port_open(struct mrdp_dev *d, unsigned idx, unsigned seq, char *err,
 		    devarg(d->conf.ports[idx], "iface", ifname, sizeof(ifname)))
 			ifn = ifname;
 		mrdp_wait_probe_begin(p, ifn, 0);
-		ret = rte_dev_probe(devargs);
-		/* EAL probes allow-listed PCI devices at its start. */
-		if (ret == -EEXIST && p->pci)
+		/* EAL probed allow-listed PCI devices at its start; a device
+		 * closed since (unplugged) is probed again. */
+		if (p->pci &&
+		    rte_eth_dev_get_port_by_name(p->vdev_name, &port) == 0)
 			ret = 0;
+		else
+			ret = rte_dev_probe(devargs);
 		if (ret >= 0)
 			mrdp_wait_probe_end(p);
+	}
+	if (ret < 0 && p->pci) {
+		snprintf(
+			err, errlen,
+			"port '%s': DPDK could not open it (%s): no PMD of "
+			"this build (virtio, e1000/igb, igc, ixgbe, i40e, ice, "
+			"iavf, vmxnet3) takes it, or its device arguments are "
+			"wrong",
+			d->conf.ports[idx], strerror(-ret));
+		return -ENODEV;
 	}
 	if (ret < 0) {
 		snprintf(err, errlen, "port '%s': DPDK could not open it (%s)",
