@@ -260,6 +260,58 @@ static void test_eal_refuses_missing_pci(void)
 	MR_CHECK(strstr(err, "no PCI device ffff:ff:1f.7"));
 }
 
+static int no_rx(void *user, uint64_t now, const uint8_t *pkt, size_t len,
+		 const struct mr_rx_meta *meta)
+{
+	return 0;
+}
+
+static size_t no_tx(void *user, uint64_t now, uint8_t *buf, size_t cap,
+		    struct mr_tx_meta *meta)
+{
+	return 0;
+}
+
+/*
+ * The same through mrdp_open, as the provider opens a device: a record
+ * with a vdev port and a missing PCI port fails with one line naming the
+ * PCI port, and leaves nothing behind: the same name with the vdev port
+ * alone opens (and closes) right after.
+ */
+static void test_open_refuses_missing_pci(void)
+{
+	char sock[80], port[160], err[400];
+	const char *ports[2] = { port, "ffff:ff:1f.7" };
+	struct mrdp_config cfg;
+	struct mr_devconf c;
+	struct mrdp_dev *d = NULL;
+	int ret;
+
+	snprintf(sock, sizeof(sock), "/tmp/mrdp-test-eal.%ld.sock",
+		 (long)getpid());
+	unlink(sock);
+	snprintf(port, sizeof(port),
+		 "net_memif0,role=server,socket=%s,socket-abstract=no", sock);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.conf = &c;
+	cfg.ops.rx = no_rx;
+	cfg.ops.tx = no_tx;
+	cfg.no_thread = 1;
+
+	conf_init(&c, ports, 2);
+	err[0] = 0;
+	MR_CHECK(mrdp_open(&cfg, &d, err, sizeof(err)) < 0);
+	printf("refused: %s\n", err);
+	MR_CHECK(strstr(err, "ffff:ff:1f.7") && !strchr(err, '\n'));
+	conf_init(&c, ports, 1);
+	ret = mrdp_open(&cfg, &d, err, sizeof(err));
+	if (ret)
+		printf("open: %s\n", err);
+	MR_CHECK_EQ(ret, 0);
+	mrdp_close(d);
+	unlink(sock);
+}
+
 static void cleanup_tree(void)
 {
 	char cmd[128];
@@ -280,4 +332,5 @@ static void test_cleanup(void)
 MR_TEST_MAIN(MR_TEST(test_port_addr), MR_TEST(test_args_no_pci),
 	     MR_TEST(test_args_pci), MR_TEST(test_args_too_long),
 	     MR_TEST(test_pci_check_tree), MR_TEST(test_pci_check_machine),
-	     MR_TEST(test_eal_refuses_missing_pci), MR_TEST(test_cleanup))
+	     MR_TEST(test_eal_refuses_missing_pci),
+	     MR_TEST(test_open_refuses_missing_pci), MR_TEST(test_cleanup))
