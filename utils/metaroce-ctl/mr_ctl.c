@@ -10,7 +10,6 @@
 #include "mr_ctl_stats.h"
 #include "mr_ctl_view.h"
 #include "mr_devconf.h"
-#include "mr_pci.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -321,18 +320,6 @@ static int cmd_add(int argc, char **argv)
 	mrctl_view_close(&view);
 	if (ret)
 		return fail(err);
-	/* A record may name a NIC before it is bound to vfio-pci; say now
-	 * what a program opening the device would be told. */
-	for (unsigned i = 0; i < c.nports; i++) {
-		char addr[MR_PCI_ADDR_LEN], why[400];
-
-		if (mr_pci_port_addr(c.ports[i], addr) &&
-		    mr_pci_check(MR_PCI_SYSFS, addr, why, sizeof(why)))
-			fprintf(stderr,
-				"metaroce-ctl: warning: %s recorded, but "
-				"programs cannot open it yet: %s\n",
-				c.name, why);
-	}
 	return 0;
 }
 
