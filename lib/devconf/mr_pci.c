@@ -74,6 +74,8 @@ static int link_base(const char *root, const char *addr, const char *what,
 	return 0;
 }
 
+/* The reasons stay short: callers prefix the port's arguments and the
+ * provider's error buffer is 256 bytes. */
 int mr_pci_check(const char *root, const char *addr, char *err, size_t errlen)
 {
 	char path[PATH_MAX], drv[64], group[32];
@@ -81,53 +83,47 @@ int mr_pci_check(const char *root, const char *addr, char *err, size_t errlen)
 
 	snprintf(path, sizeof(path), "%s/%s", root, addr);
 	if (stat(path, &st) != 0) {
-		snprintf(err, errlen,
-			 "no PCI device %s on this machine (lspci -D lists "
-			 "them)",
-			 addr);
+		snprintf(err, errlen, "no PCI device %s here (lspci -D)", addr);
 		return -ENODEV;
 	}
 	if (link_base(root, addr, "driver", drv, sizeof(drv)) != 0) {
 		snprintf(err, errlen,
-			 "PCI device %s is bound to no driver: bind it to "
-			 "vfio-pci (dpdk-devbind.py -b vfio-pci %s)",
+			 "PCI device %s has no driver: bind it to vfio-pci "
+			 "(dpdk-devbind.py -b vfio-pci %s)",
 			 addr, addr);
 		return -EBUSY;
 	}
 	if (strcmp(drv, "vfio-pci") != 0) {
+		/* uio gives physical DMA addresses, which need hugepages;
+		 * MetaRoCE runs DPDK without them. */
 		if (!strcmp(drv, "uio_pci_generic") || !strcmp(drv, "igb_uio"))
 			snprintf(err, errlen,
-				 "PCI device %s is bound to %s, which gives "
-				 "DPDK physical DMA addresses, and those need "
-				 "hugepages; MetaRoCE runs DPDK without them: "
-				 "bind it to vfio-pci (dpdk-devbind.py -b "
-				 "vfio-pci %s)",
-				 addr, drv, addr);
+				 "PCI device %s is on %s, which needs "
+				 "hugepages: bind it to vfio-pci",
+				 addr, drv);
 		else
 			snprintf(err, errlen,
-				 "PCI device %s is bound to the kernel driver "
-				 "%s: bind it to vfio-pci for DPDK "
-				 "(dpdk-devbind.py -b vfio-pci %s; the kernel "
-				 "then loses it)",
+				 "PCI device %s is on kernel driver %s: bind "
+				 "it to vfio-pci (dpdk-devbind.py -b vfio-pci "
+				 "%s)",
 				 addr, drv, addr);
 		return -EBUSY;
 	}
-	/* vfio's no-IOMMU mode has no IOMMU group of a real IOMMU and
-	 * gives physical addresses only. */
+	/* Without hugepages DMA addresses are virtual: an IOMMU is needed,
+	 * and vfio's no-IOMMU mode gives physical addresses only. */
 	if (link_base(root, addr, "iommu_group", group, sizeof(group)) != 0) {
 		snprintf(err, errlen,
-			 "PCI device %s is bound to vfio-pci but has no IOMMU "
-			 "group: MetaRoCE runs DPDK without hugepages, which "
-			 "needs an IOMMU (intel_iommu=on / amd_iommu=on)",
+			 "PCI device %s is on vfio-pci without an IOMMU "
+			 "(needed without hugepages): boot with "
+			 "intel_iommu=on or amd_iommu=on",
 			 addr);
 		return -EPERM;
 	}
 	snprintf(path, sizeof(path), "/dev/vfio/noiommu-%s", group);
 	if (access(path, F_OK) == 0) {
 		snprintf(err, errlen,
-			 "PCI device %s is bound to vfio-pci in no-IOMMU mode "
-			 "(physical DMA addresses, which need hugepages); "
-			 "MetaRoCE runs DPDK without them: enable the IOMMU",
+			 "PCI device %s is on vfio-pci in no-IOMMU mode "
+			 "(needs hugepages): enable the IOMMU",
 			 addr);
 		return -EPERM;
 	}

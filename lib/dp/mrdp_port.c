@@ -391,14 +391,13 @@ static int xsk_refused(const struct mrdp_dev *d, unsigned idx, char *err,
 	devarg(args, "iface", ifn, sizeof(ifn));
 	mtu = iface_mtu(ifn);
 	snprintf(err, errlen,
-		 "port '%s': the kernel refused an AF_XDP socket on %s (its "
-		 "reason is printed above)%s",
+		 "port '%s': the kernel refused AF_XDP on %s (reason "
+		 "above)%s",
 		 args, ifn,
-		 mtu > AFXDP_VETH_MAX_MTU
-			 ? "; veth takes XDP only while both ends' MTU is at "
-			   "most " AFXDP_VETH_MAX_MTU_S
-			   " (ip link set IFACE mtu 3000 on both)"
-			 : "");
+		 mtu > AFXDP_VETH_MAX_MTU ? "; veth takes XDP only with both "
+					    "ends' MTU <= " AFXDP_VETH_MAX_MTU_S
+					    " (use 3000)"
+					  : "");
 	return -EIO;
 }
 

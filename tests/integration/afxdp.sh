@@ -305,7 +305,7 @@ errors)
 		die "a device on a veth of MTU 9000 opened"
 	fi
 	show "ibv_rc_pingpong on a veth of MTU 9000" "$W/e.log"
-	grep -q "the kernel refused an AF_XDP socket on $VA .*both ends' MTU is at most 3506" \
+	grep -q "the kernel refused AF_XDP on $VA .*both ends' MTU <= 3506" \
 		"$W/e.log" || die "no clear reason for the refused socket"
 	inA ip -d link show dev "$VA" | grep -q 'xdp' &&
 		die "an XDP program stayed on $VA"
