@@ -427,14 +427,6 @@ static int validate(const struct mrdp_config *cfg, char *err, size_t errlen)
 				 c->name, i);
 			return -EINVAL;
 		}
-		if (mrdp_is_pci(c->ports[i])) {
-			snprintf(err, errlen,
-				 "port '%s' is a PCI device: this build has "
-				 "no PCI drivers (use net_af_packet, "
-				 "net_af_xdp or net_memif)",
-				 c->ports[i]);
-			return -EINVAL;
-		}
 	}
 	if (!mrdp_ip_unicast(c->ip)) {
 		snprintf(err, errlen,

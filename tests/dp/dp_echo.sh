@@ -92,7 +92,7 @@ sed "s/^port=.*/port=0000:3b:00.0/" "$DIR/a.conf" >"$DIR/bad3.conf"
 sed "s/^port=.*/port=net_nosuchdriver0/" "$DIR/a.conf" >"$DIR/bad4.conf"
 expect_open "$DIR/bad1.conf" "no interface 'nosuch$TAG'"
 expect_open "$DIR/bad2.conf" "has MTU 1500 but RoCE MTU $MTU needs"
-expect_open "$DIR/bad3.conf" "is a PCI device"
+expect_open "$DIR/bad3.conf" "no PCI device 0000:3b:00.0"
 expect_open "$DIR/bad4.conf" "could not open it"
 [ -z "${DP_PORT_A:-}" ] &&
 	expect_open "$DIR/a.conf" "already open in this process"
