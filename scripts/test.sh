@@ -35,6 +35,9 @@ run_build build-san "--suite unit --num-processes 2" \
 	-Dunit_only=true -Db_sanitize=address,undefined -Db_lundef=false
 CC=clang run_build build-fuzz "--suite fuzz --num-processes 1" \
 	-Dunit_only=true -Dfuzz=true
+# What the packages build (-O3): some warnings (format truncation) only
+# appear with optimisation, and warnings are errors.
+run_build build-release "--suite abi --num-processes 1" -Dbuildtype=release
 
 python3 - "$build_failed" "${builds[@]}" <<'PY'
 import json, sys

@@ -140,8 +140,10 @@ static int pci_ports(const struct mr_devconf *c,
 			continue;
 		ret = mr_pci_check(MR_PCI_SYSFS, addr[*n], why, sizeof(why));
 		if (ret) {
-			snprintf(err, errlen, "port '%s': %s", c->ports[i],
-				 why);
+			/* A message cut at errlen is still one clear line. */
+			if (snprintf(err, errlen, "port '%s': %s", c->ports[i],
+				     why) >= (int)errlen)
+				err[errlen - 1] = 0;
 			return ret;
 		}
 		(*n)++;

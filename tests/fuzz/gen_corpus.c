@@ -68,7 +68,11 @@ static int write_pkt(const char *dir, const char *name, unsigned idx,
 		fprintf(stderr, "gen_corpus: generated an invalid %s\n", name);
 		return -1;
 	}
-	snprintf(path, sizeof(path), "%s/%s-%02u", dir, name, idx);
+	if (snprintf(path, sizeof(path), "%s/%s-%02u", dir, name, idx) >=
+	    (int)sizeof(path)) {
+		fprintf(stderr, "gen_corpus: %s: path too long\n", dir);
+		return -1;
+	}
 	f = fopen(path, "wb");
 	if (!f) {
 		fprintf(stderr, "gen_corpus: %s: %s\n", path, strerror(errno));
@@ -104,7 +108,11 @@ static int write_script(const char *dir, const char *name, unsigned idx,
 	char path[4096];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s-%02u", dir, name, idx);
+	if (snprintf(path, sizeof(path), "%s/%s-%02u", dir, name, idx) >=
+	    (int)sizeof(path)) {
+		fprintf(stderr, "gen_corpus: %s: path too long\n", dir);
+		return -1;
+	}
 	f = fopen(path, "wb");
 	if (!f || fwrite(s->b, 1, s->n, f) != s->n || fclose(f)) {
 		fprintf(stderr, "gen_corpus: %s: write failed\n", path);
