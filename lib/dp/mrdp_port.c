@@ -459,6 +459,10 @@ int mrdp_port_open(struct mrdp_dev *d, unsigned idx, unsigned seq, char *err,
 	if (ret)
 		goto eio;
 	memset(&conf, 0, sizeof(conf));
+	/* Zero-copy transmit hands the port chained mbufs (mrdp_io.c):
+	 * ethdev wants that asked for where it is offered. */
+	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
+		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	if ((info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM) &&
 	    (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_UDP_CKSUM)) {
 		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_IPV4_CKSUM |

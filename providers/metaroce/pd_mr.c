@@ -12,6 +12,9 @@
 #include <unistd.h>
 
 #include "metaroce.h"
+#if METAROCE_HAVE_ENGINE
+#include "engine.h"
+#endif
 
 struct ibv_pd *metaroce_alloc_pd(struct ibv_context *context)
 {
@@ -158,9 +161,26 @@ int metaroce_dereg_mr(struct verbs_mr *vmr)
 {
 	struct metaroce_context *mctx = to_mctx(vmr->ibv_mr.context);
 	struct metaroce_mr *mr = to_mmr(vmr);
+#if METAROCE_HAVE_ENGINE
+	struct metaroce_engine *eng =
+		mctx->uses_engine ? mctx->dev->eng : NULL;
+#endif
 	int ret;
 
+	/* The engine looks keys up and copies (or hands the port, zero
+	 * copy) registered memory with the device lock held: once the key
+	 * is gone under that lock, no round still uses the memory, and the
+	 * application may free it when we return. Lock order: device lock,
+	 * then the table's own (as in the engine's lookups). */
+#if METAROCE_HAVE_ENGINE
+	if (eng)
+		metaroce_engine_lock(eng);
+#endif
 	ret = metaroce_mrt_del(&mctx->dev->mrt, vmr->ibv_mr.lkey, mr);
+#if METAROCE_HAVE_ENGINE
+	if (eng)
+		metaroce_engine_unlock(eng);
+#endif
 	if (ret)
 		return ret;
 	to_mpd(vmr->ibv_mr.pd)->users--;
