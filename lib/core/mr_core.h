@@ -303,6 +303,7 @@ enum mr_qp_attr_mask {
 /* Metadata of a received packet, from the datapath. */
 struct mr_rx_meta {
 	uint32_t src;	/* caller's id of the source address (UD completions) */
+	uint32_t dst;	/* caller's id of the destination address (UD GRH) */
 	uint8_t ecn_ce; /* 1 if the IP header carried CE */
 };
 

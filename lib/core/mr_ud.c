@@ -71,9 +71,36 @@ size_t mr_ud_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 	return mr_wire_seal(buf, h + w->len);
 }
 
+/* The 40-byte GRH of a UD receive: an IPv4 header at offset 20. The
+ * lengths count the payload as a UDP datagram would carry it. */
+static void ud_grh(uint8_t *g, const struct mr_rx_meta *meta, uint32_t len)
+{
+	uint8_t *ip = g + 20;
+	uint32_t sum = 0, tot = 20 + 8 + len;
+	int i;
+
+	memset(g, 0, MR_UD_GRH_LEN);
+	ip[0] = 0x45;
+	ip[1] = meta->ecn_ce ? 3 : 0;
+	ip[2] = (uint8_t)(tot > 0xffff ? 0xff : tot >> 8);
+	ip[3] = (uint8_t)(tot > 0xffff ? 0xff : tot);
+	ip[8] = 64;
+	ip[9] = 17;
+	mr_put32(ip + 12, meta->src);
+	mr_put32(ip + 16, meta->dst);
+	for (i = 0; i < 20; i += 2)
+		sum += (uint32_t)ip[i] << 8 | ip[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	sum = ~sum & 0xffff;
+	ip[10] = (uint8_t)(sum >> 8);
+	ip[11] = (uint8_t)sum;
+}
+
 int mr_ud_rx(struct mr_qp *qp, const struct mr_pkt *pkt,
 	     const struct mr_rx_meta *meta)
 {
+	uint8_t grh[MR_UD_GRH_LEN];
 	struct mr_sge sge[1024];
 	struct mr_rwqe rw;
 	struct mr_cqe c;
@@ -110,6 +137,16 @@ int mr_ud_rx(struct mr_qp *qp, const struct mr_pkt *pkt,
 		c.status = MR_WC_LOC_LEN_ERR;
 		mr_qp_cqe(qp, &c);
 		return -MR_EMSGSIZE;
+	}
+	/* MR-UD-5: the GRH area holds the L3 header, as the RoCE v2 annex
+	 * (A17.4.5.2) asks for IPv4: bytes 0-19 zero, 20-39 the IPv4 header.
+	 * Programs read the addresses there (UCX drops datagrams whose
+	 * destination is not one of its GIDs). */
+	ud_grh(grh, meta, pkt->payload_len);
+	if (mr_rq_place(qp, &rw, 0, grh, MR_UD_GRH_LEN)) {
+		c.status = MR_WC_LOC_PROT_ERR;
+		mr_qp_cqe(qp, &c);
+		return -MR_EACCESS;
 	}
 	if (pkt->payload_len && mr_rq_place(qp, &rw, MR_UD_GRH_LEN,
 					    pkt->payload, pkt->payload_len)) {

@@ -349,7 +349,9 @@ static int rx_frame(struct mrdp_dev *d, unsigned plane, struct rte_mbuf *m,
 	mrdp_encap_classify(f, len, &d->me, flags, &r);
 	switch (r.kind) {
 	case MRDP_PKT_DATA: {
-		struct mr_rx_meta meta = { .src = r.src_ip, .ecn_ce = r.ce };
+		struct mr_rx_meta meta = { .src = r.src_ip,
+					   .dst = d->me.ip,
+					   .ecn_ce = r.ce };
 
 		learn(d, r.src_ip, r.src_mac, 1, now);
 		p->c.rx_pkts++;
@@ -389,7 +391,9 @@ static void tx_packet(struct mrdp_dev *d, struct rte_mbuf *m, size_t len,
 	struct mrdp_hdr h;
 
 	if (meta->dest == d->me.ip) {
-		struct mr_rx_meta rm = { .src = d->me.ip, .ecn_ce = 0 };
+		struct mr_rx_meta rm = { .src = d->me.ip,
+					 .dst = d->me.ip,
+					 .ecn_ce = 0 };
 
 		d->loopback_pkts++;
 		d->ops.rx(d->ops.user, now, f + MRDP_HDR_LEN, len, &rm);

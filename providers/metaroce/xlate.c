@@ -373,4 +373,6 @@ void metaroce_cqe_to_wc(const struct mr_cqe *cqe, struct ibv_wc *wc)
 	wc->qp_num = cqe->qp_num;
 	wc->src_qp = cqe->src_qp;
 	wc->wc_flags = cqe->wc_flags;
+	if (cqe->wc_flags & MR_WC_F_GRH)
+		wc->sl = METAROCE_WC_SL_ROCE_V2_IPV4;
 }

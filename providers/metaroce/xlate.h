@@ -86,7 +86,19 @@ int metaroce_xlate_send_wr(const struct ibv_send_wr *wr, enum ibv_qp_type qpt,
 int metaroce_xlate_recv_wr(const struct ibv_recv_wr *wr, unsigned max_sge,
 			   struct mr_sge *sges, struct mr_recv_wr *out);
 
-/* A core completion as the application sees it. */
+/*
+ * The SL of a UD receive completion. On RoCE the SL field of a UD receive
+ * carries the packet's network type, as mlx5 reports it (bit 3: the frame
+ * has a UDP header, i.e. RoCE v2; bits 2-0: 2 = IPv4). Consumers read it
+ * to know where the destination address lies in the 40-byte GRH area
+ * (IPv4: the last 4 bytes): UCX's ud_verbs drops every datagram whose
+ * destination is not one of the port's GIDs (uct_ud_iface_check_grh), and
+ * takes a 0 for a 16-byte GID. All our traffic is RoCE v2 over IPv4.
+ */
+#define METAROCE_WC_SL_ROCE_V2_IPV4 0xa
+
+/* A core completion as the application sees it: a UD receive (GRH
+ * present) has sl METAROCE_WC_SL_ROCE_V2_IPV4, every other completion 0. */
 void metaroce_cqe_to_wc(const struct mr_cqe *cqe, struct ibv_wc *wc);
 
 #endif /* METAROCE_XLATE_H */

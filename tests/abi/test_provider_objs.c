@@ -180,6 +180,26 @@ static void test_lid(void)
 	MR_CHECK(!memcmp(&out, &in, sizeof(in)));
 }
 
+/* A UD receive reports RoCE v2 over IPv4 in its SL (xlate.h). */
+static void test_ud_wc_sl(void)
+{
+	struct mr_cqe cqe;
+	struct ibv_wc wc;
+
+	memset(&cqe, 0, sizeof(cqe));
+	cqe.opcode = MR_WC_RECV;
+	cqe.byte_len = 40 + 8;
+	cqe.wc_flags = MR_WC_F_GRH;
+	memset(&wc, 0xa5, sizeof(wc));
+	metaroce_cqe_to_wc(&cqe, &wc);
+	MR_CHECK_EQ(wc.wc_flags, IBV_WC_GRH);
+	MR_CHECK_EQ(wc.sl, 0xa);
+	MR_CHECK_EQ(wc.sl & 7, 2); /* what UCX reads as IPv4 */
+	cqe.wc_flags = 0;	   /* RC: no GRH, no packet type */
+	metaroce_cqe_to_wc(&cqe, &wc);
+	MR_CHECK_EQ(wc.sl, 0);
+}
+
 /* The RC path of ibv_rc_pingpong / perftest: INIT, RTR, RTS. */
 static void test_qp_attr_rc(void)
 {
@@ -565,7 +585,7 @@ static void test_cq_notify(void)
 }
 
 MR_TEST_MAIN(MR_TEST(test_mrt_keys), MR_TEST(test_mrt_grow),
-	     MR_TEST(test_gid_dest), MR_TEST(test_lid),
+	     MR_TEST(test_gid_dest), MR_TEST(test_lid), MR_TEST(test_ud_wc_sl),
 	     MR_TEST(test_qp_attr_rc), MR_TEST(test_qp_attr_ud),
 	     MR_TEST(test_send_wr), MR_TEST(test_recv_wr_and_wc),
 	     MR_TEST(test_cq_ring), MR_TEST(test_cq_notify))

@@ -476,6 +476,7 @@ static void test_ud(void)
 	}
 	reg(&w.n[0], 5, a, sizeof(a), MR_ACCESS_LOCAL_WRITE);
 	reg(&w.n[1], 6, b, sizeof(b), MR_ACCESS_LOCAL_WRITE);
+	memset(b, 0xee, 40); /* the GRH area must be written, not kept */
 	MR_CHECK_EQ(post_recv(q[1], 40, b, 1024, 6), 0);
 	MR_CHECK_EQ(mr_qp_post_send(q[0], &wr, w.now), 0);
 	wr.wr_id = 2;
@@ -492,6 +493,17 @@ static void test_ud(void)
 	MR_CHECK_EQ(w.n[1].cqe[0].imm, 7);
 	MR_CHECK_EQ(w.n[1].cqe[0].wc_flags, MR_WC_F_GRH | MR_WC_F_WITH_IMM);
 	MR_CHECK_MEM(b + 40, a, 200);
+	{
+		/* MR-UD-5: 20 zero bytes, then the IPv4 header: total
+		 * length 20 + 8 + 200, TTL 64, UDP, the world's addresses
+		 * (0 -> 0), header checksum 0x7a0a. */
+		static const uint8_t grh[40] = {
+			[20] = 0x45, [23] = 228,  [28] = 64,
+			[29] = 17,   [30] = 0x7a, [31] = 0x0a,
+		};
+
+		MR_CHECK_MEM(b, grh, 40);
+	}
 	MR_CHECK_EQ(mr_qp_counters(q[1])->drop_qkey, 1);
 	mr_qp_destroy(q[0]);
 	mr_qp_destroy(q[1]);
