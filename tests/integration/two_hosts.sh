@@ -44,9 +44,11 @@ NS_MADE=
 
 cleanup() {
 	local p
-	# Each pid is a timeout(1) process: its child first, then itself.
+	# Each pid leads its own process group (setsid): timeout(1), the
+	# program and whatever it started go together (killing timeout
+	# alone left servers polling in a deleted namespace).
 	for p in "${PIDS[@]}"; do
-		pkill -9 -P "$p" 2>/dev/null
+		kill -9 -- "-$p" 2>/dev/null
 		kill -9 "$p" 2>/dev/null
 	done
 	for p in "${PIDS[@]}"; do
@@ -100,7 +102,8 @@ SPID=
 serve() {
 	local log=$1 port=$2
 	shift 2
-	inA timeout -k 5 "$T" stdbuf -oL -eL "$RUN" "$@" >"$log" 2>&1 &
+	setsid ip netns exec "$NSA" timeout -k 5 "$T" stdbuf -oL -eL "$RUN" \
+		"$@" >"$log" 2>&1 &
 	SPID=$!
 	PIDS+=("$SPID")
 	for _ in $(seq 200); do
@@ -270,8 +273,8 @@ verbs_peer_gone)
 	need_verbs
 	echo "server (host A): mri-verbs server -c peer_gone (killed -9 later)"
 	serve "$W/gone.srv" 18600 "$VERBS" server -d $DEV_A -c peer_gone
-	inB timeout -k 5 "$T" "$RUN" "$VERBS" client -d $DEV_B -c peer_gone \
-		$TCP_A >"$W/gone.cli" 2>&1 &
+	setsid ip netns exec "$NSB" timeout -k 5 "$T" "$RUN" "$VERBS" client \
+		-d $DEV_B -c peer_gone $TCP_A >"$W/gone.cli" 2>&1 &
 	CPID=$!
 	PIDS+=("$CPID")
 	# The server announces its pid once a transfer has worked; then it
