@@ -40,14 +40,10 @@
  * long between its own rounds. */
 #define MRDP_INLINE_RECENT_NS 10000ull
 #define MRDP_INLINE_NAP_NS 50000ull
-/* A sched_yield() that returns after this long means another thread ran
- * on our core; then no spinning for the next MRDP_CROWDED_HOLD_NS. */
-#define MRDP_CROWDED_YIELD_NS 20000ull
-#define MRDP_CROWDED_HOLD_NS 100000000ull
 /* See progress_priority(). */
 #define MRDP_PROGRESS_NICE (-10)
 /* See progress_slice(). */
-#define MRDP_PROGRESS_SLICE_US 100
+#define MRDP_PROGRESS_SLICE_US 0
 
 static pthread_mutex_t open_mu = PTHREAD_MUTEX_INITIALIZER;
 static unsigned open_seq;
@@ -202,10 +198,10 @@ static uint64_t spin_time(int frames)
 /* EEVDF (Linux 6.6+) lets a running thread finish its slice (0.75 ms x
  * (1 + log2 CPUs)) before a woken one preempts it, unless the woken one
  * asks for a shorter slice (6.12+, sched_attr.sched_runtime for
- * SCHED_OTHER; no privilege needed). A progress thread woken by a frame
- * then runs within its 100 us slice instead of after the application's
- * 1.5 ms. METAROCE_DP_SLICE_US=0 keeps the default; older kernels
- * refuse the call, which changes nothing. */
+ * SCHED_OTHER; no privilege needed). METAROCE_DP_SLICE_US=100 asks for
+ * a 100 us slice. Off by default: on 2 vCPUs (kernel 6.18) it did not
+ * lower ib_write_lat measurably and made the lib/dp round trip worse in
+ * some runs (FINDINGS section 8); older kernels refuse the call. */
 static void progress_slice(void)
 {
 	struct {
@@ -302,7 +298,6 @@ static void *progress_main(void *arg)
 {
 	struct mrdp_dev *d = arg;
 	uint64_t last_work = mrdp_now(), backoff = MRDP_SLEEP_MIN_NS;
-	uint64_t crowded_until = 0;
 	struct progress_prio pr;
 	const int frames = mrdp_wait_on_frames(d);
 	const uint64_t spin_ns = spin_time(frames);
@@ -378,20 +373,11 @@ static void *progress_main(void *arg)
 			}
 			continue;
 		}
-		if (now - last_work < spin_ns && now >= crowded_until) {
-			uint64_t t0 = mrdp_now();
-
-			/* Let a thread that shares our core run. If one did
-			 * (the yield took long), the core is crowded: a
-			 * thread that spins there only runs when the other
-			 * one's slice ends (milliseconds), while a sleeper
-			 * woken by a frame preempts it at once. So sleep
-			 * right after work for a while. */
+		if (now - last_work < spin_ns) {
+			/* Let a thread that shares our core run; spin at the
+			 * application's weight (progress_priority()). */
 			prio_set(&pr, pr.base);
 			sched_yield();
-			if (mrdp_now() - t0 > MRDP_CROWDED_YIELD_NS) {
-				crowded_until = t0 + MRDP_CROWDED_HOLD_NS;
-			}
 			continue;
 		}
 		if (deadline <= now)
