@@ -40,10 +40,6 @@
  * long between its own rounds. */
 #define MRDP_INLINE_RECENT_NS 10000ull
 #define MRDP_INLINE_NAP_NS 50000ull
-/* A sched_yield() that returns after this long means another thread ran
- * on our core; then no spinning for the next MRDP_CROWDED_HOLD_NS. */
-#define MRDP_CROWDED_YIELD_NS 200000ull
-#define MRDP_CROWDED_HOLD_NS 20000000ull
 /* See progress_priority(). */
 #define MRDP_PROGRESS_NICE (-10)
 /* See progress_slice(). */
@@ -303,7 +299,6 @@ static void *progress_main(void *arg)
 	struct mrdp_dev *d = arg;
 	uint64_t last_work = mrdp_now(), backoff = MRDP_SLEEP_MIN_NS;
 	struct progress_prio pr;
-	uint64_t crowded_until = 0;
 	const int frames = mrdp_wait_on_frames(d);
 	const uint64_t spin_ns = spin_time(frames);
 	char tname[16];
@@ -378,21 +373,19 @@ static void *progress_main(void *arg)
 			}
 			continue;
 		}
-		if (now - last_work < spin_ns && now >= crowded_until) {
-			uint64_t t0 = mrdp_now();
-
+		if (now - last_work < spin_ns) {
 			/* Let a thread that shares our core run; spin at the
-			 * application's weight (progress_priority()). If one
-			 * did run (the yield took long), the core is crowded:
-			 * a spinner there gets the core back only when the
-			 * other thread's slice ends (ib_write_lat: a 4 ms
-			 * round trip, one tick), while a sleeper woken by a
-			 * frame preempts it. So sleep right after work for a
-			 * while. */
+			 * application's weight (progress_priority()). A
+			 * spinner shares a core badly with an application
+			 * that spins on its memory (ib_write_lat on 2 vCPUs):
+			 * it gets the core back only when the other thread's
+			 * slice ends, a 4 ms round trip. METAROCE_DP_SPIN_US=0
+			 * (sleep at once, a woken sleeper preempts) is the
+			 * setting for that case; measured in bench/wire
+			 * FINDINGS section 8, where sleeping after every round
+			 * by default cost bandwidth. */
 			prio_set(&pr, pr.base);
 			sched_yield();
-			if (mrdp_now() - t0 > MRDP_CROWDED_YIELD_NS)
-				crowded_until = t0 + MRDP_CROWDED_HOLD_NS;
 			continue;
 		}
 		if (deadline <= now)
