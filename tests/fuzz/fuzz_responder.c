@@ -401,7 +401,7 @@ static void drain(struct world *w)
 
 static void rx(struct world *w, const uint8_t *pkt, size_t len, int ce)
 {
-	struct mr_rx_meta meta = { 7, (uint8_t)ce };
+	struct mr_rx_meta meta = { .src = 7, .dst = 9, .ecn_ce = (uint8_t)ce };
 
 	rx_pkt = pkt;
 	(void)mr_ep_rx(w->ep, w->now, pkt, len, &meta);
