@@ -69,41 +69,9 @@ TB=mrxtb$TAG
 TCP_A=10.84.0.1
 DEV_A=mrxa
 DEV_B=mrxb
-W=$(mktemp -d /tmp/mri-afxdp.XXXXXX)
-chmod 755 "$W"
-export METAROCE_RUNDIR=$W/run
-unset SYSFS_PATH RDMAV_DRIVERS METAROCE_HOST_SYSFS
-PIDS=()
-NS_MADE=
-
-cleanup() {
-	local p
-	# Each pid is a timeout(1) process: its child first, then itself.
-	for p in "${PIDS[@]}"; do
-		pkill -9 -P "$p" 2>/dev/null
-		kill -9 "$p" 2>/dev/null
-	done
-	for p in "${PIDS[@]}"; do
-		wait "$p" 2>/dev/null
-	done
-	if [ -n "$NS_MADE" ]; then
-		ip netns exec "$NSA" "$CTL" link del "$DEV_A" >/dev/null 2>&1
-		ip netns exec "$NSB" "$CTL" link del "$DEV_B" >/dev/null 2>&1
-		ip netns del "$NSA" 2>/dev/null
-		ip netns del "$NSB" 2>/dev/null
-	fi
-	rm -rf "$W"
-}
-trap cleanup EXIT
-trap 'exit 143' TERM INT
-
-die() {
-	echo "FAIL: $*"
-	exit 1
-}
-
-inA() { ip netns exec "$NSA" "$@"; }
-inB() { ip netns exec "$NSB" "$@"; }
+# shellcheck source=tests/integration/hosts.sh
+. "$(dirname "$0")/hosts.sh"
+hosts_init mri-afxdp
 
 port() { echo "net_af_xdp0,iface=$1,start_queue=0,queue_count=1"; }
 
@@ -152,9 +120,8 @@ SPID=
 serve() {
 	local log=$1 port=$2
 	shift 2
-	inA timeout -k 5 "$T" stdbuf -oL -eL "$RUN" "$@" >"$log" 2>&1 &
-	SPID=$!
-	PIDS+=("$SPID")
+	bg_in "$NSA" "$log" timeout -k 5 "$T" stdbuf -oL -eL "$RUN" "$@"
+	SPID=$BG_PID
 	for _ in $(seq 200); do
 		inA ss -Hltn "sport = :$port" 2>/dev/null | grep -q . && return 0
 		kill -0 "$SPID" 2>/dev/null || break

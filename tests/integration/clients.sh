@@ -54,43 +54,11 @@ TCP_A=10.84.0.1
 # One name on both hosts: ucx_perftest's server opens the device the
 # client names (-d), as on a cluster of identical machines.
 DEV=mr0
-W=$(mktemp -d /tmp/mrc-int.XXXXXX)
-chmod 755 "$W"
-export METAROCE_RUNDIR=$W/run
-unset SYSFS_PATH RDMAV_DRIVERS METAROCE_HOST_SYSFS
-PIDS=()
-NS_MADE=
-
-cleanup() {
-	local p
-	# Each pid leads a process group of its own (setsid): timeout(1) and
-	# the program under it. Killing timeout alone would orphan the
-	# program, which then polls on, in a namespace already deleted.
-	for p in "${PIDS[@]}"; do
-		kill -9 -- "-$p" 2>/dev/null
-	done
-	for p in "${PIDS[@]}"; do
-		wait "$p" 2>/dev/null
-	done
-	if [ -n "$NS_MADE" ]; then
-		# Devices first: their /dev nodes outlive a namespace.
-		ip netns exec "$NSA" "$CTL" link del $DEV >/dev/null 2>&1
-		ip netns exec "$NSB" "$CTL" link del $DEV >/dev/null 2>&1
-		ip netns del "$NSA" 2>/dev/null
-		ip netns del "$NSB" 2>/dev/null
-	fi
-	rm -rf "$W"
-}
-trap cleanup EXIT
-trap 'exit 143' TERM INT
-
-die() {
-	echo "FAIL: $*"
-	exit 1
-}
-
-inA() { ip netns exec "$NSA" "$@"; }
-inB() { ip netns exec "$NSB" "$@"; }
+DEV_A=$DEV
+DEV_B=$DEV
+# shellcheck source=tests/integration/hosts.sh
+. "$(dirname "$0")/hosts.sh"
+hosts_init mrc-int
 
 NS_MADE=1
 ip netns add "$NSA" || die "ip netns add $NSA"
@@ -132,12 +100,9 @@ serve() {
 		shift
 	done
 	shift
-	# setsid execs (a background job of a script leads no group), so
-	# $! is the group to kill.
-	setsid ip netns exec "$NSA" env "${env[@]}" timeout -k 5 "$T" \
-		stdbuf -oL -eL "$RUN" "$@" >"$log" 2>&1 &
-	SPID=$!
-	PIDS+=("$SPID")
+	bg_in "$NSA" "$log" env "${env[@]}" timeout -k 5 "$T" \
+		stdbuf -oL -eL "$RUN" "$@"
+	SPID=$BG_PID
 	for _ in $(seq 200); do
 		inA ss -Hltn "sport = :$port" 2>/dev/null | grep -q . && return 0
 		kill -0 "$SPID" 2>/dev/null || break

@@ -35,44 +35,9 @@ VB=mrivb$TAG
 TCP_A=10.82.0.1
 DEV_A=mria
 DEV_B=mrib
-W=$(mktemp -d /tmp/mri-int.XXXXXX)
-chmod 755 "$W"
-export METAROCE_RUNDIR=$W/run
-unset SYSFS_PATH RDMAV_DRIVERS METAROCE_HOST_SYSFS
-PIDS=()
-NS_MADE=
-
-cleanup() {
-	local p
-	# Each pid leads its own process group (setsid): timeout(1), the
-	# program and whatever it started go together (killing timeout
-	# alone left servers polling in a deleted namespace).
-	for p in "${PIDS[@]}"; do
-		kill -9 -- "-$p" 2>/dev/null
-		kill -9 "$p" 2>/dev/null
-	done
-	for p in "${PIDS[@]}"; do
-		wait "$p" 2>/dev/null
-	done
-	if [ -n "$NS_MADE" ]; then
-		# Devices first: their /dev nodes outlive a namespace.
-		ip netns exec "$NSA" "$CTL" link del "$DEV_A" >/dev/null 2>&1
-		ip netns exec "$NSB" "$CTL" link del "$DEV_B" >/dev/null 2>&1
-		ip netns del "$NSA" 2>/dev/null
-		ip netns del "$NSB" 2>/dev/null
-	fi
-	rm -rf "$W"
-}
-trap cleanup EXIT
-trap 'exit 143' TERM INT
-
-die() {
-	echo "FAIL: $*"
-	exit 1
-}
-
-inA() { ip netns exec "$NSA" "$@"; }
-inB() { ip netns exec "$NSB" "$@"; }
+# shellcheck source=tests/integration/hosts.sh
+. "$(dirname "$0")/hosts.sh"
+hosts_init mri-int
 
 NS_MADE=1
 ip netns add "$NSA" || die "ip netns add $NSA"
@@ -102,10 +67,8 @@ SPID=
 serve() {
 	local log=$1 port=$2
 	shift 2
-	setsid ip netns exec "$NSA" timeout -k 5 "$T" stdbuf -oL -eL "$RUN" \
-		"$@" >"$log" 2>&1 &
-	SPID=$!
-	PIDS+=("$SPID")
+	bg_in "$NSA" "$log" timeout -k 5 "$T" stdbuf -oL -eL "$RUN" "$@"
+	SPID=$BG_PID
 	for _ in $(seq 200); do
 		inA ss -Hltn "sport = :$port" 2>/dev/null | grep -q . && return 0
 		kill -0 "$SPID" 2>/dev/null || break
@@ -273,10 +236,9 @@ verbs_peer_gone)
 	need_verbs
 	echo "server (host A): mri-verbs server -c peer_gone (killed -9 later)"
 	serve "$W/gone.srv" 18600 "$VERBS" server -d $DEV_A -c peer_gone
-	setsid ip netns exec "$NSB" timeout -k 5 "$T" "$RUN" "$VERBS" client \
-		-d $DEV_B -c peer_gone $TCP_A >"$W/gone.cli" 2>&1 &
-	CPID=$!
-	PIDS+=("$CPID")
+	bg_in "$NSB" "$W/gone.cli" timeout -k 5 "$T" "$RUN" "$VERBS" client \
+		-d $DEV_B -c peer_gone $TCP_A
+	CPID=$BG_PID
 	# The server announces its pid once a transfer has worked; then it
 	# vanishes as a crashed host would.
 	for _ in $(seq 600); do
