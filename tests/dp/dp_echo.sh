@@ -19,30 +19,12 @@ for t in ip unshare; do
 	command -v $t >/dev/null || { echo "dp_echo: no $t; skipped"; exit 77; }
 done
 
-TAG=$$
-NSA=mrdpA$TAG
-NSB=mrdpB$TAG
-VA=mda$TAG
-VB=mdb$TAG
-DIR=$(mktemp -d /tmp/mrdp-echo.XXXXXX)
-SPID=
-cleanup() {
-	[ -n "$SPID" ] && kill "$SPID" 2>/dev/null
-	ip netns del "$NSA" 2>/dev/null
-	ip netns del "$NSB" 2>/dev/null
-	rm -rf "$DIR"
+# shellcheck source=tests/dp/veth_pair.sh
+. "$(dirname "$0")/veth_pair.sh"
+veth_pair echo mrd "$LMTU" || {
+	echo "dp_echo: cannot build the veth pair"
+	exit 1
 }
-trap cleanup EXIT INT TERM
-
-set -e
-ip netns add "$NSA"
-ip netns add "$NSB"
-ip link add "$VA" netns "$NSA" type veth peer name "$VB" netns "$NSB"
-ip -n "$NSA" link set "$VA" mtu "$LMTU" up
-ip -n "$NSB" link set "$VB" mtu "$LMTU" up
-ip -n "$NSA" link set lo up
-ip -n "$NSB" link set lo up
-set +e
 
 # The device addresses are not given to the kernel: the datapath owns them
 # (it answers ARP; the kernel would answer too and send ICMP errors).
@@ -82,15 +64,15 @@ expect_open() { # record-file expected-substring
 		echo "dp_echo: open $(basename "$1"): $(echo "$out" | head -1)"
 	fi
 }
-ip -n "$NSA" link add "mdd$TAG" type veth peer name "mde$TAG"
-ip -n "$NSA" link set "mdd$TAG" mtu 1500 up
-sed "s/^port=.*/port=net_af_packet0,iface=nosuch$TAG/" "$DIR/a.conf" \
+ip -n "$NSA" link add "mdd$$" type veth peer name "mde$$"
+ip -n "$NSA" link set "mdd$$" mtu 1500 up
+sed "s/^port=.*/port=net_af_packet0,iface=nosuch$$/" "$DIR/a.conf" \
 	>"$DIR/bad1.conf"
-sed "s/^port=.*/port=net_af_packet0,iface=mdd$TAG/" "$DIR/a.conf" \
+sed "s/^port=.*/port=net_af_packet0,iface=mdd$$/" "$DIR/a.conf" \
 	>"$DIR/bad2.conf"
 sed "s/^port=.*/port=0000:3b:00.0/" "$DIR/a.conf" >"$DIR/bad3.conf"
 sed "s/^port=.*/port=net_nosuchdriver0/" "$DIR/a.conf" >"$DIR/bad4.conf"
-expect_open "$DIR/bad1.conf" "no interface 'nosuch$TAG'"
+expect_open "$DIR/bad1.conf" "no interface 'nosuch$$'"
 expect_open "$DIR/bad2.conf" "has MTU 1500 but RoCE MTU $MTU needs"
 expect_open "$DIR/bad3.conf" "no PCI device 0000:3b:00.0"
 expect_open "$DIR/bad4.conf" "could not open it"

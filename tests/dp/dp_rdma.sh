@@ -15,28 +15,12 @@ if [ "$(id -u)" != 0 ]; then
 fi
 command -v ip >/dev/null || { echo "dp_rdma: no ip; skipped"; exit 77; }
 
-TAG=$$
-NSA=mrdrA$TAG
-NSB=mrdrB$TAG
-VA=mra$TAG
-VB=mrb$TAG
-DIR=$(mktemp -d /tmp/mrdp-rdma.XXXXXX)
-SPID=
-cleanup() {
-	[ -n "$SPID" ] && kill "$SPID" 2>/dev/null
-	ip netns del "$NSA" 2>/dev/null
-	ip netns del "$NSB" 2>/dev/null
-	rm -rf "$DIR"
+# shellcheck source=tests/dp/veth_pair.sh
+. "$(dirname "$0")/veth_pair.sh"
+veth_pair rdma mrr "$LMTU" || {
+	echo "dp_rdma: cannot build the veth pair"
+	exit 1
 }
-trap cleanup EXIT INT TERM
-
-set -e
-ip netns add "$NSA"
-ip netns add "$NSB"
-ip link add "$VA" netns "$NSA" type veth peer name "$VB" netns "$NSB"
-ip -n "$NSA" link set "$VA" mtu "$LMTU" up
-ip -n "$NSB" link set "$VB" mtu "$LMTU" up
-set +e
 
 # DP_PORT_A / DP_PORT_B override the ports (memif, as dp_echo.sh).
 for side in a b; do

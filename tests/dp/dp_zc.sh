@@ -19,28 +19,12 @@ if [ "$(id -u)" != 0 ]; then
 fi
 command -v ip >/dev/null || { echo "dp_zc: no ip; skipped"; exit 77; }
 
-TAG=$$
-NSA=mrzA$TAG
-NSB=mrzB$TAG
-VA=mza$TAG
-VB=mzb$TAG
-DIR=$(mktemp -d /tmp/mrdp-zc.XXXXXX)
-SPID=
-cleanup() {
-	[ -n "$SPID" ] && kill "$SPID" 2>/dev/null
-	ip netns del "$NSA" 2>/dev/null
-	ip netns del "$NSB" 2>/dev/null
-	rm -rf "$DIR"
+# shellcheck source=tests/dp/veth_pair.sh
+. "$(dirname "$0")/veth_pair.sh"
+veth_pair zc mrz "$LMTU" || {
+	echo "dp_zc: cannot build the veth pair"
+	exit 1
 }
-trap cleanup EXIT INT TERM
-
-set -e
-ip netns add "$NSA"
-ip netns add "$NSB"
-ip link add "$VA" netns "$NSA" type veth peer name "$VB" netns "$NSB"
-ip -n "$NSA" link set "$VA" mtu "$LMTU" up
-ip -n "$NSB" link set "$VB" mtu "$LMTU" up
-set +e
 
 # conf PORT_A PORT_B: the two device records.
 conf() {
