@@ -145,6 +145,17 @@ int mr_devconf_read(const char *path, struct mr_devconf *c, char *err,
 			if (!v || v > 65535 || v == 4791)
 				goto bad;
 			c->udp_port = (uint16_t)v;
+		} else if (!strncmp(key, "opt.", 4)) {
+			char nv[sizeof(line) + 8], why[200];
+
+			snprintf(nv, sizeof(nv), "%s=%s", key + 4, val);
+			if (mr_knob_set_parse(&c->opts, nv, "opt", why,
+					      sizeof(why))) {
+				fclose(f);
+				seterr(err, errlen, "%s:%u: %s", path, lineno,
+				       why);
+				return -1;
+			}
 		} else if (!strcmp(key, "uverbs")) {
 			if (!mr_devconf_valid_name(val) ||
 			    copy_str(c->uverbs, sizeof(c->uverbs), val))
@@ -178,6 +189,14 @@ int mr_devconf_write(FILE *f, const struct mr_devconf *c)
 	fprintf(f, "udp_port=%u\n", c->udp_port);
 	if (c->uverbs[0])
 		fprintf(f, "uverbs=%s\n", c->uverbs);
+	for (int i = 0; i < MR_KNOBS_N; i++) {
+		char v[32];
+
+		if (!(c->opts.mask & (1u << i)))
+			continue;
+		mr_knob_format(i, c->opts.v[i], v, sizeof(v));
+		fprintf(f, "opt.%s=%s\n", mr_knob_defs()[i].name, v);
+	}
 	return ferror(f) ? -1 : 0;
 }
 

@@ -18,9 +18,12 @@
  *   mtu=4096                            (RoCE active MTU, 256..4096)
  *   udp_port=4797
  *   uverbs=uverbs0                      (name of the /dev/infiniband node)
+ *   opt.paths=8                         (a knob, mr_knobs.h; repeated)
  */
 #ifndef MR_DEVCONF_H
 #define MR_DEVCONF_H
+
+#include "mr_knobs.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -40,6 +43,7 @@ struct mr_devconf {
 	uint32_t mtu;    /* 256, 512, 1024, 2048 or 4096 */
 	uint16_t udp_port;
 	char uverbs[MR_DEVCONF_NAME_MAX];
+	struct mr_knob_set opts; /* the device's layer of the knobs */
 };
 
 /* Parse "a.b.c.d/len" (len 0..32). Returns 0 or -1. */
@@ -50,7 +54,8 @@ int mr_devconf_parse_mac(const char *s, uint8_t mac[6]);
  * "." or "..")? */
 int mr_devconf_valid_name(const char *s);
 
-/* Read a record. Returns 0, or -1 with a one-line reason in err. */
+/* Read a record. Returns 0, or -1 with a one-line reason in err (an
+ * opt. line naming no knob, or out of its range, is refused). */
 int mr_devconf_read(const char *path, struct mr_devconf *c, char *err,
 		    size_t errlen);
 /* Write a record to f. Returns 0 or -1 (errno set). */

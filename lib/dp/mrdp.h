@@ -157,6 +157,9 @@ struct mrdp_config {
 	/* 1: do not start the progress thread; the owner calls
 	 * mrdp_progress() itself (tests, single-threaded tools). */
 	int no_thread;
+	/* The knobs in force (lib/devconf/mr_knobs.h), copied; NULL:
+	 * resolved here from conf's record and the environment. */
+	const struct mr_knobs *knobs;
 };
 
 /*

@@ -40,10 +40,8 @@
  * long between its own rounds. */
 #define MRDP_INLINE_RECENT_NS 10000ull
 #define MRDP_INLINE_NAP_NS 50000ull
-/* See progress_priority(). */
-#define MRDP_PROGRESS_NICE (-10)
-/* See progress_slice(). */
-#define MRDP_PROGRESS_SLICE_US 0
+/* The progress thread's nice and slice, the spin when set, UDP checksums:
+ * knobs (lib/devconf/mr_knobs.h), d->knobs. */
 
 static pthread_mutex_t open_mu = PTHREAD_MUTEX_INITIALIZER;
 static unsigned open_seq;
@@ -177,21 +175,11 @@ static void idle_sleep(struct mrdp_dev *d, uint64_t ns, int frames)
 	d->sleeps++;
 }
 
-static uint64_t spin_time(int frames)
+static uint64_t spin_time(const struct mrdp_dev *d, int frames)
 {
-	const char *s = getenv("METAROCE_DP_SPIN_US");
-	char *end;
-	unsigned long v;
-
-	if (s && *s) {
-		errno = 0;
-		v = strtoul(s, &end, 10);
-		if (!errno && !*end && v <= 1000000)
-			return (uint64_t)v * 1000ull;
-		fprintf(stderr,
-			"mrdp: ignoring METAROCE_DP_SPIN_US=%s (0..1000000)\n",
-			s);
-	}
+	if (d->knobs.src[MR_KNOB_DP_SPIN_US] != MR_KNOB_SRC_DEFAULT)
+		return (uint64_t)mr_knob_get(&d->knobs, MR_KNOB_DP_SPIN_US) *
+		       1000ull;
 	return frames ? MRDP_SPIN_FRAMES_NS : MRDP_SPIN_NS;
 }
 
@@ -202,7 +190,7 @@ static uint64_t spin_time(int frames)
  * a 100 us slice. Off by default: on 2 vCPUs (kernel 6.18) it did not
  * lower ib_write_lat measurably and made the lib/dp round trip worse in
  * some runs (FINDINGS section 8); older kernels refuse the call. */
-static void progress_slice(void)
+static void progress_slice(const struct mrdp_dev *d)
 {
 	struct {
 		uint32_t size;
@@ -214,21 +202,8 @@ static void progress_slice(void)
 		uint64_t sched_deadline;
 		uint64_t sched_period;
 	} a;
-	const char *s = getenv("METAROCE_DP_SLICE_US");
-	unsigned long us = MRDP_PROGRESS_SLICE_US;
-	char *end;
+	uint64_t us = (uint64_t)mr_knob_get(&d->knobs, MR_KNOB_DP_SLICE_US);
 
-	if (s && *s) {
-		errno = 0;
-		us = strtoul(s, &end, 10);
-		if (errno || *end || (us && (us < 100 || us > 100000))) {
-			fprintf(stderr,
-				"mrdp: ignoring METAROCE_DP_SLICE_US=%s "
-				"(0, or 100..100000)\n",
-				s);
-			us = MRDP_PROGRESS_SLICE_US;
-		}
-	}
 	if (!us)
 		return;
 	memset(&a, 0, sizeof(a));
@@ -263,23 +238,11 @@ static void prio_set(struct progress_prio *pr, int want)
 		pr->cur = want;
 }
 
-static void progress_priority(struct progress_prio *pr)
+static void progress_priority(const struct mrdp_dev *d,
+			      struct progress_prio *pr)
 {
-	const char *s = getenv("METAROCE_DP_NICE");
-	long v = MRDP_PROGRESS_NICE;
-	char *end;
+	long v = (long)mr_knob_get(&d->knobs, MR_KNOB_DP_NICE);
 
-	if (s && *s) {
-		errno = 0;
-		v = strtol(s, &end, 10);
-		if (errno || *end || v < -20 || v > 19) {
-			fprintf(stderr,
-				"mrdp: ignoring METAROCE_DP_NICE=%s "
-				"(-20..19)\n",
-				s);
-			v = MRDP_PROGRESS_NICE;
-		}
-	}
 	pr->tid = gettid();
 	errno = 0;
 	pr->base = getpriority(PRIO_PROCESS, (id_t)pr->tid);
@@ -291,7 +254,7 @@ static void progress_priority(struct progress_prio *pr)
 		 setpriority(PRIO_PROCESS, (id_t)pr->tid, (int)v) == 0;
 	if (pr->ok)
 		pr->cur = (int)v;
-	progress_slice();
+	progress_slice(d);
 }
 
 static void *progress_main(void *arg)
@@ -300,7 +263,7 @@ static void *progress_main(void *arg)
 	uint64_t last_work = mrdp_now(), backoff = MRDP_SLEEP_MIN_NS;
 	struct progress_prio pr;
 	const int frames = mrdp_wait_on_frames(d);
-	const uint64_t spin_ns = spin_time(frames);
+	const uint64_t spin_ns = spin_time(d, frames);
 	char tname[16];
 
 	/* Thread names hold 15 characters. */
@@ -309,7 +272,7 @@ static void *progress_main(void *arg)
 	/* Short sleeps must be short: the default 50 us slack would make
 	 * every idle sleep at least that. */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-	progress_priority(&pr);
+	progress_priority(d, &pr);
 	while (!atomic_load(&d->stop)) {
 		uint64_t now = mrdp_now(), deadline;
 		int n;
@@ -540,7 +503,7 @@ int mrdp_open(const struct mrdp_config *cfg, struct mrdp_dev **out, char *err,
 {
 	char dummy[8];
 	struct mrdp_dev *d;
-	const char *csum;
+	struct mr_knobs knobs;
 	unsigned seq, i;
 	int ret;
 
@@ -556,6 +519,10 @@ int mrdp_open(const struct mrdp_config *cfg, struct mrdp_dev **out, char *err,
 	ret = validate(cfg, err, errlen);
 	if (ret)
 		return ret;
+	if (cfg->knobs)
+		knobs = *cfg->knobs;
+	else if (mr_knobs_resolve(&knobs, &cfg->conf->opts, err, errlen))
+		return -EINVAL;
 	pthread_mutex_lock(&open_mu);
 	ret = claim_name(cfg->conf->name);
 	if (ret) {
@@ -568,7 +535,7 @@ int mrdp_open(const struct mrdp_config *cfg, struct mrdp_dev **out, char *err,
 		return ret;
 	}
 	seq = open_seq++;
-	ret = mrdp_eal_start(cfg->conf, err, errlen);
+	ret = mrdp_eal_start(cfg->conf, &knobs, err, errlen);
 	if (ret) {
 		release_name(cfg->conf->name);
 		pthread_mutex_unlock(&open_mu);
@@ -582,6 +549,7 @@ int mrdp_open(const struct mrdp_config *cfg, struct mrdp_dev **out, char *err,
 		return -ENOMEM;
 	}
 	d->conf = *cfg->conf;
+	d->knobs = knobs;
 	d->ops = cfg->ops;
 	d->me.ip = d->conf.ip;
 	memcpy(d->me.mac, d->conf.mac, 6);
@@ -590,10 +558,9 @@ int mrdp_open(const struct mrdp_config *cfg, struct mrdp_dev **out, char *err,
 	if (d->has_stats)
 		snprintf(d->stats_path, sizeof(d->stats_path), "%s",
 			 cfg->stats_path);
-	csum = getenv("METAROCE_DP_UDP_CSUM");
 	/* MR-ENC-4: zero by default, the ICRC covers the packet; a
 	 * checksum costs a pass over every payload byte on both ends. */
-	d->udp_csum = csum && !strcmp(csum, "1");
+	d->udp_csum = (int)mr_knob_get(&d->knobs, MR_KNOB_DP_UDP_CSUM);
 	d->max_pkt = MR_TX_BUF_MIN(d->conf.mtu);
 	d->max_frame = MRDP_HDR_LEN + d->max_pkt;
 	pthread_mutex_init(&d->lock, NULL);

@@ -26,8 +26,6 @@
 #include "mr_pci.h"
 #include "mrdp_int.h"
 
-#define MRDP_EAL_MEM_MB_DEFAULT 512
-
 int mrdp_debug;
 
 static pthread_mutex_t eal_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -88,24 +86,6 @@ static int cpuset_list(const cpu_set_t *set, char *buf, size_t cap)
 		}
 	}
 	return n ? 0 : -1;
-}
-
-/* A positive decimal number in [lo, hi] from the environment, or def. */
-static long env_num(const char *name, long lo, long hi, long def, int *bad)
-{
-	const char *s = getenv(name);
-	char *end;
-	long v;
-
-	if (!s || !*s)
-		return def;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v < lo || v > hi) {
-		*bad = 1;
-		return def;
-	}
-	return v;
 }
 
 struct eal_call {
@@ -204,8 +184,8 @@ toolong:
 	return -EINVAL;
 }
 
-static int eal_start_locked(const struct mr_devconf *c, char *err,
-			    size_t errlen)
+static int eal_start_locked(const struct mr_devconf *c,
+			    const struct mr_knobs *k, char *err, size_t errlen)
 {
 	/* Static: EAL keeps pointers into its argv. */
 	static struct mrdp_eal_argv a;
@@ -213,27 +193,14 @@ static int eal_start_locked(const struct mr_devconf *c, char *err,
 	char cpus[400], prefix[64];
 	cpu_set_t set;
 	struct eal_call call;
-	int argc, bad = 0, saved_optind, saved_opterr, saved_optopt, ret;
+	int argc, saved_optind, saved_opterr, saved_optopt, ret;
 	char *saved_optarg;
 	long mem, loglvl;
 	struct timespec ts;
 
-	mrdp_debug = getenv("METAROCE_DP_DEBUG") &&
-		     strcmp(getenv("METAROCE_DP_DEBUG"), "0") != 0;
-	mem = env_num("METAROCE_DP_MEM_MB", 64, 65536, MRDP_EAL_MEM_MB_DEFAULT,
-		      &bad);
-	if (bad) {
-		snprintf(err, errlen,
-			 "METAROCE_DP_MEM_MB must be a number of MB in "
-			 "64..65536");
-		return -EINVAL;
-	}
-	loglvl = env_num("METAROCE_DP_EAL_LOG", 1, 8, RTE_LOG_NOTICE, &bad);
-	if (bad) {
-		snprintf(err, errlen,
-			 "METAROCE_DP_EAL_LOG must be a level in 1..8");
-		return -EINVAL;
-	}
+	mrdp_debug = (int)mr_knob_get(k, MR_KNOB_DP_DEBUG);
+	mem = (long)mr_knob_get(k, MR_KNOB_DP_MEM_MB);
+	loglvl = (long)mr_knob_get(k, MR_KNOB_DP_EAL_LOG);
 	if (pthread_getaffinity_np(pthread_self(), sizeof(set), &set) != 0 ||
 	    cpuset_list(&set, cpus, sizeof(cpus)) != 0) {
 		snprintf(err, errlen, "cannot read the caller's CPU set");
@@ -313,9 +280,17 @@ static int pci_later(const struct mr_devconf *c, char *err, size_t errlen)
 	return 0;
 }
 
-int mrdp_eal_start(const struct mr_devconf *c, char *err, size_t errlen)
+int mrdp_eal_start(const struct mr_devconf *c, const struct mr_knobs *k,
+		   char *err, size_t errlen)
 {
+	struct mr_knobs own;
 	int ret;
+
+	if (!k) {
+		if (mr_knobs_resolve(&own, &c->opts, err, errlen))
+			return -EINVAL;
+		k = &own;
+	}
 
 	pthread_mutex_lock(&eal_mu);
 	if (eal_state > 0) {
@@ -326,7 +301,7 @@ int mrdp_eal_start(const struct mr_devconf *c, char *err, size_t errlen)
 		}
 	}
 	if (eal_state == 0) {
-		ret = eal_start_locked(c, eal_fail, sizeof(eal_fail));
+		ret = eal_start_locked(c, k, eal_fail, sizeof(eal_fail));
 		/* A refused environment can be fixed and retried; a failed
 		 * rte_eal_init cannot (EAL refuses a second init). */
 		if (ret == -EINVAL) {

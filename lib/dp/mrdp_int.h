@@ -57,6 +57,7 @@ struct mrdp_plane {
 
 struct mrdp_dev {
 	struct mr_devconf conf;
+	struct mr_knobs knobs; /* in force (mrdp_config.knobs) */
 	struct mrdp_ops ops;
 	struct mrdp_local me;
 	char stats_path[PATH_MAX];
@@ -104,7 +105,10 @@ struct mrdp_dev {
 };
 
 /* mrdp_eal.c: start EAL once per process (0 or -errno, reason in err). */
-int mrdp_eal_start(const struct mr_devconf *c, char *err, size_t errlen);
+/* Start EAL once per process; its process-wide knobs (dp_mem_mb,
+ * dp_eal_log, dp_debug) come from k, the first device's. */
+int mrdp_eal_start(const struct mr_devconf *c, const struct mr_knobs *k,
+		   char *err, size_t errlen);
 /* EAL's command line for the first device record c (its PCI ports, if
  * any, as an allow-list; else --no-pci). */
 #define MRDP_EAL_ARGS (16 + 2 * MR_DEVCONF_MAX_PORTS)

@@ -82,8 +82,7 @@ static int pmd_copies_chains(const struct mrdp_dev *d, unsigned idx,
 static void zc_setup(struct mrdp_dev *d)
 {
 	struct rte_mbuf_ext_shared_info *sh = zc_shinfo(d);
-	const char *env = getenv("METAROCE_DP_ZEROCOPY");
-	int on = d->ops.tx_zc && !(env && !strcmp(env, "0"));
+	int on = d->ops.tx_zc && mr_knob_get(&d->knobs, MR_KNOB_DP_ZEROCOPY);
 	unsigned i;
 
 	memset(sh, 0, sizeof(*sh));

@@ -121,8 +121,16 @@ static const struct verbs_device_ops metaroce_dev_ops = {
 /* As in-tree providers do: register when libibverbs dlopen()s us. */
 __attribute__((constructor)) static void metaroce_register(void)
 {
-	const char *d = getenv("METAROCE_DEBUG");
+	/* Logging may be needed before any device is opened: the
+	 * environment's word here (the table's parser), the device's
+	 * record's when its engine opens (engine.c). */
+	const char *d = getenv(mr_knob_defs()[MR_KNOB_DEBUG].env);
+	int64_t on = 0;
+	char err[160];
 
-	metaroce_debug_on = d && *d && strcmp(d, "0") != 0;
+	if (d && *d &&
+	    mr_knob_parse(MR_KNOB_DEBUG, d, &on, NULL, err, sizeof(err)))
+		fprintf(stderr, "metaroce: %s\n", err);
+	metaroce_debug_on = (int)on;
 	verbs_register_driver_34(&metaroce_dev_ops);
 }

@@ -16,22 +16,20 @@
 #include "mr_counters.h"
 #include "xlate.h"
 
-/* See engine_open(). */
-#define METAROCE_MIN_RTO_US_DEFAULT 20000ull
-/* Paths per connection unless METAROCE_PATHS says otherwise. */
-#define METAROCE_PATHS_DEFAULT 4
-/* A software datapath works in rounds (one burst in, one burst out per
- * round, each round a system call or more): the pacer may release what
- * the rate allowed since the last round, up to this many bytes at once
- * (MR-CC-4), else a sender gets one packet per round (bench/wire
- * FINDINGS section 8). */
-#define METAROCE_PACE_QUANTUM_DEFAULT (256ull * 1024)
-/* Every ACK is a transmit system call for the receiver's thread: ACK
- * every 16 packets (and at the end of every message, ACK_REQ) or 20 us
- * after the first unacknowledged one, instead of the core's 4 / 2 us
- * sized for a NIC. */
-#define METAROCE_ACK_EVERY_DEFAULT 16
-#define METAROCE_ACK_DELAY_US_DEFAULT 20
+/* The knobs' defaults and why they are what they are (lib/devconf/
+ * mr_knobs.h holds the values):
+ * - min_rto_us 20000: see engine_open().
+ * - pace_quantum 256 KiB: a software datapath works in rounds (one burst
+ *   in, one burst out per round, each round a system call or more): the
+ *   pacer may release what the rate allowed since the last round, up to
+ *   this many bytes at once (MR-CC-4), else a sender gets one packet per
+ *   round (bench/wire FINDINGS section 8).
+ * - ack_every 16, ack_delay_us 20: every ACK is a transmit system call
+ *   for the receiver's thread: ACK every 16 packets (and at the end of
+ *   every message, ACK_REQ) or 20 us after the first unacknowledged one,
+ *   instead of the core's 4 / 2 us sized for a NIC. */
+_Static_assert(MR_KNOBS_PATHS_MAX == MR_ACK_MAX_PATHS,
+	       "the paths knob's range is the ACK's path blocks");
 
 /* --- what the core needs injected --------------------------------------- */
 
@@ -127,17 +125,16 @@ static void eng_srq_limit(void *user, void *srq_user)
 
 /* --- open / close ------------------------------------------------------- */
 
-/* METAROCE_ENGINE_STATS=1: the endpoint's nonzero counters on stderr when
- * the engine closes (retransmissions, timeouts, duplicates: what the
+/* engine_stats=1: the endpoint's nonzero counters on stderr when the
+ * engine closes (retransmissions, timeouts, duplicates: what the
  * datapath's stats file cannot see). */
 static void engine_print_counters(struct metaroce_engine *eng)
 {
-	const char *e = getenv("METAROCE_ENGINE_STATS");
 	const uint64_t *v = (const uint64_t *)mr_ep_counters(eng->ep);
 	const char *const *names = mr_counters_names();
 	size_t i;
 
-	if (!e || strcmp(e, "1") != 0)
+	if (!mr_knob_get(&eng->knobs, MR_KNOB_ENGINE_STATS))
 		return;
 	fprintf(stderr, "metaroce: %s: engine counters:", eng->dev->conf.name);
 	for (i = 0; i < MR_COUNTERS_N; i++)
@@ -145,41 +142,6 @@ static void engine_print_counters(struct metaroce_engine *eng)
 			fprintf(stderr, " %s=%llu", names[i],
 				(unsigned long long)v[i]);
 	fprintf(stderr, "\n");
-}
-
-/* A positive integer from the environment, or def when unset; a value
- * that is not one is reported and ignored. */
-static uint64_t env_u64(const char *name, uint64_t def)
-{
-	const char *s = getenv(name);
-	unsigned long long v;
-	char *end;
-
-	if (!s || !*s)
-		return def;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v == 0) {
-		fprintf(stderr,
-			"metaroce: ignoring %s=%s: not a positive "
-			"integer\n",
-			name, s);
-		return def;
-	}
-	return v;
-}
-
-/* The same, at most max (a larger value is reported and ignored). */
-static uint64_t env_u64_max(const char *name, uint64_t def, uint64_t max)
-{
-	uint64_t v = env_u64(name, def);
-
-	if (v > max) {
-		fprintf(stderr, "metaroce: ignoring %s=%llu: above %llu\n",
-			name, (unsigned long long)v, (unsigned long long)max);
-		return def;
-	}
-	return v;
 }
 
 static void engine_close(struct metaroce_engine *eng)
@@ -228,14 +190,20 @@ static int engine_open(struct metaroce_device *dev,
 	rnd.user = eng;
 	memreg.user = eng;
 	cb.user = eng;
+	/* The knobs, once: defaults, the device's record, the environment
+	 * (lib/devconf/mr_knobs.h); a bad value refuses the open. */
+	if (mr_knobs_resolve(&eng->knobs, &dev->conf.opts, err, sizeof(err))) {
+		fprintf(stderr, "metaroce: %s: %s\n", dev->conf.name, err);
+		free(eng);
+		return EINVAL;
+	}
+	if (mr_knob_get(&eng->knobs, MR_KNOB_DEBUG))
+		metaroce_debug_on = 1;
 	ecfg.mtu = dev->conf.mtu;
 	ecfg.num_planes = (uint8_t)dev->conf.nports;
 	/* Spray every connection over several paths (UDP source ports =
 	 * ECMP entropy), at least one per plane; loss is found per path. */
-	ecfg.num_paths =
-		(uint16_t)env_u64("METAROCE_PATHS", METAROCE_PATHS_DEFAULT);
-	if (ecfg.num_paths > MR_ACK_MAX_PATHS)
-		ecfg.num_paths = MR_ACK_MAX_PATHS;
+	ecfg.num_paths = (uint16_t)mr_knob_get(&eng->knobs, MR_KNOB_PATHS);
 	if (ecfg.num_paths < ecfg.num_planes)
 		ecfg.num_paths = ecfg.num_planes;
 	ecfg.max_qp = METAROCE_MAX_QP;
@@ -245,21 +213,19 @@ static int engine_open(struct metaroce_device *dev,
 	 * packet. Holes in the SACK vector still find real losses at once;
 	 * the RTO only covers a lost tail. */
 	ecfg.min_rto_ns =
-		env_u64("METAROCE_MIN_RTO_US", METAROCE_MIN_RTO_US_DEFAULT) *
+		(uint64_t)mr_knob_get(&eng->knobs, MR_KNOB_MIN_RTO_US) *
 		1000ull;
-	/* Tuning of the controller and the ACK policy (README, knobs);
-	 * 0 means the core's default. */
-	ecfg.base_rtt_ns = env_u64("METAROCE_BASE_RTT_US", 0) * 1000ull;
+	/* Tuning of the controller and the ACK policy (README, knobs). */
+	ecfg.base_rtt_ns =
+		(uint64_t)mr_knob_get(&eng->knobs, MR_KNOB_BASE_RTT_US) *
+		1000ull;
 	ecfg.link_rate_mbps =
-		(uint32_t)env_u64_max("METAROCE_LINK_MBPS", 0, 1000000);
+		(uint32_t)mr_knob_get(&eng->knobs, MR_KNOB_LINK_MBPS);
 	ecfg.pace_quantum =
-		env_u64_max("METAROCE_PACE_QUANTUM",
-			    METAROCE_PACE_QUANTUM_DEFAULT, 64ull << 20);
-	ecfg.ack_every = (uint16_t)env_u64_max("METAROCE_ACK_EVERY",
-					       METAROCE_ACK_EVERY_DEFAULT, 256);
+		(uint64_t)mr_knob_get(&eng->knobs, MR_KNOB_PACE_QUANTUM);
+	ecfg.ack_every = (uint16_t)mr_knob_get(&eng->knobs, MR_KNOB_ACK_EVERY);
 	ecfg.ack_delay_ns =
-		(uint32_t)env_u64_max("METAROCE_ACK_DELAY_US",
-				      METAROCE_ACK_DELAY_US_DEFAULT, 1000000) *
+		(uint32_t)mr_knob_get(&eng->knobs, MR_KNOB_ACK_DELAY_US) *
 		1000u;
 	ret = mr_ep_create(&ecfg, &mem, &rnd, &memreg, &cb, &eng->ep);
 	if (ret) {
@@ -276,6 +242,7 @@ static int engine_open(struct metaroce_device *dev,
 	dcfg.conf = &dev->conf;
 	dcfg.ops = mrdp_ep_ops(eng->ep);
 	dcfg.stats_path = stats;
+	dcfg.knobs = &eng->knobs;
 	ret = mrdp_open(&dcfg, &eng->dp, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "metaroce: %s: cannot open the datapath: %s\n",

@@ -29,6 +29,7 @@ struct metaroce_engine {
 	struct mrdp_dev *dp;
 	uint64_t rng;		   /* splitmix64 state for the core */
 	_Atomic uint32_t next_qpn; /* QP numbers handed to the core */
+	struct mr_knobs knobs;	   /* in force, resolved at open */
 };
 
 /* The device's engine, opened if needed, for a context about to create a

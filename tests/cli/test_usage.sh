@@ -16,8 +16,8 @@ add() { "$CTL" link add "$@"; }
 expect_err "no command" "missing command" "$CTL"
 expect_err "unknown command" "unknown command 'frob'" "$CTL" frob mr0
 expect_err "unknown global option" "unknown option '--frob'" "$CTL" --frob
-expect_err "unknown link command" "unknown link command 'set'" \
-	"$CTL" link set mr0
+expect_err "unknown link command" "unknown link command 'frob'" \
+	"$CTL" link frob mr0
 expect_err "unknown add option" "unknown option '--speed'" \
 	add mr0 $P --ip 192.0.2.1/24 --speed 100
 expect_err "option without value" "option --ip needs a value" \

@@ -243,19 +243,19 @@ static void test_eal_refuses_missing_pci(void)
 
 	conf_init(&c, bad, 2);
 	err[0] = 0;
-	MR_CHECK_EQ(mrdp_eal_start(&c, err, sizeof(err)), -EINVAL);
+	MR_CHECK_EQ(mrdp_eal_start(&c, NULL, err, sizeof(err)), -EINVAL);
 	printf("refused: %s\n", err);
 	MR_CHECK(!strcmp(err, "port 'ffff:ff:1f.7,rxq=1': no PCI device "
 			      "ffff:ff:1f.7 here (lspci -D)"));
 	conf_init(&c, good, 1);
 	setenv("METAROCE_DP_MEM_MB", "64", 1);
-	ret = mrdp_eal_start(&c, err, sizeof(err));
+	ret = mrdp_eal_start(&c, NULL, err, sizeof(err));
 	if (ret)
 		printf("EAL: %s\n", err);
 	MR_CHECK_EQ(ret, 0);
 	conf_init(&c, bad, 2);
 	err[0] = 0;
-	MR_CHECK(mrdp_eal_start(&c, err, sizeof(err)) < 0);
+	MR_CHECK(mrdp_eal_start(&c, NULL, err, sizeof(err)) < 0);
 	MR_CHECK(strstr(err, "no PCI device ffff:ff:1f.7"));
 }
 

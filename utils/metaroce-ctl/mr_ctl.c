@@ -28,10 +28,13 @@ static const char usage_main[] =
 	"...]\n"
 	"                        --ip ADDR/LEN [--mac MAC] [--mtu N] "
 	"[--udp-port P]\n"
-	"       metaroce-ctl link show [NAME] [--json]\n"
+	"                        [--opt KNOB=VALUE ...]\n"
+	"       metaroce-ctl link set NAME --opt KNOB=VALUE|KNOB= ...\n"
+	"       metaroce-ctl link show [NAME] [-v] [--json]\n"
 	"       metaroce-ctl link del NAME\n"
 	"       metaroce-ctl link gc [--dry-run] [--skip-pid PID ...]\n"
 	"       metaroce-ctl stats NAME [--json] [--last]\n"
+	"       metaroce-ctl knobs\n"
 	"       metaroce-ctl link help | --help | --version\n";
 
 static const char usage_link[] =
@@ -58,7 +61,14 @@ static const char usage_link[] =
 	"104)\n"
 	"                  and at 2048 with an af_xdp port\n"
 	"  --udp-port P    UDP destination port, default 4797 (not 4791)\n"
-	"link show [NAME] [--json]   devices, ports, address, MAC, MTU, GIDs\n"
+	"  --opt KNOB=VALUE  a tuning knob of the device (metaroce-ctl knobs)\n"
+	"link set NAME --opt KNOB=VALUE   change knobs (KNOB= restores the\n"
+	"                default); programs that open the device later see "
+	"them\n"
+	"link show [NAME] [-v] [--json]   devices, ports, address, MAC, MTU,\n"
+	"                GIDs; -v: every knob in force and where it comes "
+	"from\n"
+	"                (default, device, environment of this command)\n"
 	"link del NAME   remove the device and everything made for it\n"
 	"link gc         remove the /dev/infiniband nodes and views that "
 	"network\n"
@@ -79,8 +89,13 @@ static const char usage_link[] =
 	"                --last: also those of the programs that ended "
 	"last\n"
 	"\n"
+	"knobs           every tuning knob: name, type, default, range, layer\n"
+	"\n"
 	"Environment: METAROCE_RUNDIR (default /run/metaroce) holds the "
-	"views.\n";
+	"views;\n"
+	"METAROCE_<KNOB> (upper case) overrides a knob for the programs "
+	"started\n"
+	"with it.\n";
 
 static void die_usage(const char *fmt, ...)
 {
@@ -223,6 +238,10 @@ static int cmd_add(int argc, char **argv)
 			if (udp == ROCEV2_UDP)
 				die_usage("--udp-port 4791 is RoCEv2's; "
 					  "MetaRoCE needs a port of its own");
+		} else if ((v = opt_value(argc, argv, &i, "--opt"))) {
+			if (mr_knob_set_parse(&c.opts, v, "--opt", err,
+					      sizeof(err)))
+				die_usage("%s", err);
 		} else if (argv[i][0] == '-') {
 			die_usage("unknown option '%s' for link add", argv[i]);
 		} else if (!name) {
@@ -342,6 +361,26 @@ static void print_text(const struct mr_devconf *c)
 	printf("    gid 1 %s RoCE v2\n", gid1);
 }
 
+/* The knobs a program started from here would run with. */
+static int print_knobs(const struct mr_devconf *c)
+{
+	const struct mr_knob_def *defs = mr_knob_defs();
+	struct mr_knobs k;
+	char err[256], v[32];
+
+	if (mr_knobs_resolve(&k, &c->opts, err, sizeof(err)))
+		return fail(err);
+	printf("    knobs (value, source):\n");
+	for (int i = 0; i < MR_KNOBS_N; i++) {
+		mr_knob_format(i, k.v[i], v, sizeof(v));
+		printf("      %-14s %-8s %s%s%s\n", defs[i].name, v,
+		       mr_knob_src_name(k.src[i]),
+		       k.src[i] == MR_KNOB_SRC_ENV ? " " : "",
+		       k.src[i] == MR_KNOB_SRC_ENV ? defs[i].env : "");
+	}
+	return 0;
+}
+
 static void json_str(const char *s)
 {
 	putchar('"');
@@ -391,13 +430,16 @@ static int cmd_show(int argc, char **argv)
 	const char *name = NULL;
 	struct mrctl_view view;
 	struct mr_devconf *all;
-	int json = 0;
+	int json = 0, verbose = 0;
 	char err[512];
 	unsigned n;
 
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j"))
 			json = 1;
+		else if (!strcmp(argv[i], "-v") ||
+			 !strcmp(argv[i], "--verbose"))
+			verbose = 1;
 		else if (argv[i][0] == '-')
 			die_usage("unknown option '%s' for link show", argv[i]);
 		else if (!name)
@@ -407,16 +449,28 @@ static int cmd_show(int argc, char **argv)
 	}
 	if (name && !mr_devconf_valid_name(name))
 		die_usage("invalid device name '%s'", name);
+	if (verbose) {
+		struct mr_knobs k;
+
+		/* A bad variable: the error a program would get, first. */
+		if (mr_knobs_resolve(&k, NULL, err, sizeof(err)))
+			return fail(err);
+	}
 	if (mrctl_view_open(&view, MRCTL_LOCK_NONE, err, sizeof(err)) ||
 	    mrctl_view_list(&view, name, &all, &n, err, sizeof(err)))
 		return fail(err);
 	if (json)
 		printf("[\n");
 	for (unsigned i = 0; i < n; i++) {
-		if (json)
+		if (json) {
 			print_json(&all[i], i + 1 == n);
-		else
+		} else {
 			print_text(&all[i]);
+			if (verbose && print_knobs(&all[i])) {
+				free(all);
+				return 1;
+			}
+		}
 	}
 	if (json)
 		printf("]\n");
@@ -445,6 +499,88 @@ static int cmd_del(int argc, char **argv)
 	return ret ? fail(err) : 0;
 }
 
+static int cmd_set(int argc, char **argv)
+{
+	struct mr_knob_set set = { 0 };
+	const char *name = NULL, *v;
+	struct mrctl_view view;
+	uint32_t unset = 0;
+	char err[512];
+	int ret;
+
+	for (int i = 0; i < argc; i++) {
+		if ((v = opt_value(argc, argv, &i, "--opt"))) {
+			size_t n = strlen(v);
+			char kn[64];
+			int id;
+
+			/* KNOB= : back to the default. */
+			if (n && v[n - 1] == '=' && n < sizeof(kn)) {
+				memcpy(kn, v, n - 1);
+				kn[n - 1] = 0;
+				id = mr_knob_find(kn);
+				if (id < 0)
+					die_usage("--opt '%s': no knob named "
+						  "%s (metaroce-ctl knobs "
+						  "lists them)",
+						  v, kn);
+				unset |= 1u << id;
+				set.mask &= ~(1u << id);
+				continue;
+			}
+			if (mr_knob_set_parse(&set, v, "--opt", err,
+					      sizeof(err)))
+				die_usage("%s", err);
+		} else if (argv[i][0] == '-') {
+			die_usage("unknown option '%s' for link set", argv[i]);
+		} else if (!name) {
+			name = argv[i];
+		} else {
+			die_usage("unexpected argument '%s'", argv[i]);
+		}
+	}
+	if (!name)
+		die_usage("link set: missing device NAME");
+	if (!mr_devconf_valid_name(name))
+		die_usage("invalid device name '%s'", name);
+	if (!set.mask && !unset)
+		die_usage("link set %s: nothing to change (--opt KNOB=VALUE)",
+			  name);
+	if (mrctl_view_open(&view, MRCTL_LOCK, err, sizeof(err)))
+		return fail(err);
+	ret = mrctl_view_set_opts(&view, name, &set, unset, err, sizeof(err));
+	mrctl_view_close(&view);
+	return ret ? fail(err) : 0;
+}
+
+/* The table of knobs, for people and for the README's check. */
+static int cmd_knobs(int argc, char **argv)
+{
+	static const char *const types[] = { "uint", "int", "bool", "name" };
+	const struct mr_knob_def *d = mr_knob_defs();
+	char def[32], range[48];
+
+	if (argc)
+		die_usage("knobs takes no arguments");
+	printf("%-14s %-5s %-7s %-18s %-8s %s\n", "KNOB", "TYPE", "DEFAULT",
+	       "RANGE", "LAYER", "HELP");
+	for (int i = 0; i < MR_KNOBS_N; i++) {
+		mr_knob_format(i, d[i].def, def, sizeof(def));
+		if (d[i].type == MR_KNOB_BOOL)
+			snprintf(range, sizeof(range), "no/yes");
+		else if (d[i].type == MR_KNOB_CHOICE)
+			snprintf(range, sizeof(range), "%s", d[i].choices);
+		else
+			snprintf(range, sizeof(range), "%s%lld..%lld",
+				 d[i].flags & MR_KNOB_F_ZERO_OFF ? "0," : "",
+				 (long long)d[i].min, (long long)d[i].max);
+		printf("%-14s %-5s %-7s %-18s %-8s %s%s\n", d[i].name,
+		       types[d[i].type], def, range, d[i].layer, d[i].help,
+		       d[i].flags & MR_KNOB_F_PROCESS ? " (per process)" : "");
+	}
+	return fflush(stdout) ? fail("cannot write output") : 0;
+}
+
 static int is_help(const char *a)
 {
 	return !strcmp(a, "help") || !strcmp(a, "--help") || !strcmp(a, "-h");
@@ -467,6 +603,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "stats"))
 		return mrctl_cmd_stats(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "knobs"))
+		return cmd_knobs(argc - 2, argv + 2);
 	if (strcmp(argv[1], "link")) {
 		if (argv[1][0] == '-')
 			die_usage("unknown option '%s'", argv[1]);
@@ -481,6 +619,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[2], "add"))
 		return cmd_add(argc - 3, argv + 3);
+	if (!strcmp(argv[2], "set"))
+		return cmd_set(argc - 3, argv + 3);
 	if (!strcmp(argv[2], "gc"))
 		return mrctl_cmd_gc(argc - 3, argv + 3);
 	if (!strcmp(argv[2], "del") || !strcmp(argv[2], "delete"))

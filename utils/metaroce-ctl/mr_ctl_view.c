@@ -753,6 +753,46 @@ static int cmp_conf(const void *a, const void *b)
 		      ((const struct mr_devconf *)b)->name);
 }
 
+int mrctl_view_set_opts(struct mrctl_view *v, const char *name,
+			const struct mr_knob_set *set, uint32_t unset,
+			char *err, size_t errlen)
+{
+	char rec[PATH_MAX], tmp[PATH_MAX];
+	struct mr_devconf c;
+	FILE *f;
+	int ret;
+
+	if (!is_device_dir(v->sysfs, name)) {
+		seterr(err, errlen,
+		       "no MetaRoCE device %s in this network namespace", name);
+		return -1;
+	}
+	pathf(rec, sizeof(rec), "%s/class/infiniband/%s/%s", v->sysfs, name,
+	      MR_DEVCONF_FILE);
+	if (mr_devconf_read(rec, &c, err, errlen))
+		return -1;
+	c.opts.mask &= ~unset;
+	for (int i = 0; i < MR_KNOBS_N; i++)
+		if (set->mask & (1u << i))
+			c.opts.v[i] = set->v[i];
+	c.opts.mask |= set->mask;
+	pathf(tmp, sizeof(tmp), "%s.tmp-%d", rec, (int)getpid());
+	f = fopen(tmp, "wxe");
+	if (!f) {
+		seterr(err, errlen, "cannot write %s: %s%s", tmp,
+		       strerror(errno), hint(errno));
+		return -1;
+	}
+	ret = mr_devconf_write(f, &c);
+	if (fclose(f) || ret || rename(tmp, rec)) {
+		seterr(err, errlen, "cannot write %s: %s", rec,
+		       strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
 int mrctl_view_list(struct mrctl_view *v, const char *name,
 		    struct mr_devconf **out, unsigned *n, char *err,
 		    size_t errlen)

@@ -26,6 +26,7 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "mr_devconf.h"
 
@@ -67,6 +68,15 @@ int mrctl_view_add(struct mrctl_view *v, struct mr_devconf *c, char *err,
  * Needs the lock. 0 or -1 + err. */
 int mrctl_view_del(struct mrctl_view *v, const char *name, char *err,
 		   size_t errlen);
+
+/* Change the knobs of device name's record (mr_knobs.h): those set in
+ * set take its values, those in unset go back to their defaults. The
+ * record is replaced atomically (rename); programs that have the device
+ * open keep what they resolved, later opens see the new values. Needs the
+ * lock. 0 or -1 + err. */
+int mrctl_view_set_opts(struct mrctl_view *v, const char *name,
+			const struct mr_knob_set *set, uint32_t unset,
+			char *err, size_t errlen);
 
 /* The MetaRoCE devices of the view, sorted by name, into *out (malloc'd,
  * caller frees; *n may be 0). Only name given: just that one, error if
