@@ -1,42 +1,45 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Congestion control of one connection (docs/spec/reliability.md MR-CC-*),
- * as a table of hooks so MetaRoCE and baselines run side by side:
+ * as plug-ins so MetaRoCE and baselines run side by side in one binary.
  *
- *   mr_cc_ops_metaroce  sender-side ECN-driven AIMD: +ai_bytes per RTT
- *                       without CE; x (1 - F/2) at most once per RTT where
- *                       F is the fraction of CE-marked packets acked in that
- *                       RTT; NEVER reduced on loss (loss only drives
- *                       retransmission). The receiver's rate hint caps the
- *                       window to hint x srtt and the pacing rate to hint.
- *   mr_cc_ops_dcqcn     DCQCN-like rate controller (the RoCEv2 baseline for
- *                       gbn): CE acts as a CNP (at most one per 50 us),
- *                       alpha EWMA, Rc *= (1 - alpha/2); recovery every
- *                       55 us: 5 fast-recovery steps, then additive and
- *                       hyper increase. Window fixed at max_cwnd (in-flight
- *                       cap), rate = pacing. Ignores rate hints and loss.
- *   mr_cc_ops_fixed     fixed window init_cwnd, unpaced: a no-op control
- *                       for tests and benchmarks.
+ * Each algorithm is one file (mr_cc_<name>.c) with its own state struct,
+ * kept in the `state` area of the common base struct mr_cc (so a QP
+ * embeds one struct mr_cc whatever the algorithm, and nothing is
+ * allocated); the base holds what every algorithm and the sending gate
+ * share: cwnd, the receiver's hint cap, the pacing rate and clock, bytes
+ * in flight, the RTTs and the counters. Algorithms are found by name in
+ * one registry (mr_cc_registry.c): a new policy is one file plus one line
+ * there. The registered algorithms:
+ *
+ *   metaroce         sender-side ECN-driven AIMD (MR-CC-1, -2), additive
+ *                    increase scaled to the BDP, never reduced on loss
+ *                    (MR-CC-3); the receiver's rate hint caps the window
+ *                    to hint x min RTT and the pacing rate to the hint
+ *                    (MR-CC-5).
+ *   metaroce-nohint  the same AIMD without the receiver's hints (a
+ *                    variant, to measure what the hints give).
+ *   dcqcn            DCQCN-like rate controller (the RoCEv2 baseline of
+ *                    gbn mode, MR-CC-9).
+ *   fixed            fixed window init_cwnd, unpaced (MR-CC-10).
  *
  * The generic wrappers below keep the in-flight byte count and the
  * pacing clock; the ops only move cwnd / rate. Everything is driven by
  * `now` (ns); there is no timer of its own: time-based steps (DCQCN
  * recovery, alpha decay) are applied on the next call.
  *
- * Also the receiver's rate hint (struct mr_ratehint): the receiver's link
- * rate shared fairly among the connections that sent it data recently.
- *
  * No allocation. Threading: none.
  */
 #ifndef MR_CC_H
 #define MR_CC_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct mr_cc;
 
 struct mr_cc_config {
-	uint32_t mtu;		  /* payload bytes of a full packet */
+	uint32_t mtu;		  /* bytes of a full packet on the wire */
 	uint32_t line_rate_mbps;  /* the sender's port rate */
 	uint64_t base_rtt_ns;	  /* unloaded RTT: the round before a sample
 				   * (0 = 10 us) */
@@ -44,7 +47,7 @@ struct mr_cc_config {
 	uint64_t min_cwnd;	  /* bytes (0 = mtu) */
 	uint64_t max_cwnd;	  /* bytes (0 = 4 x BDP) */
 	uint64_t ai_bytes;	  /* MetaRoCE additive increase per RTT
-				   * (0 = mtu) */
+				   * (0 = max(mtu, BDP / 32), MR-CC-1) */
 	uint32_t dcqcn_rai_mbps;  /* DCQCN additive step (0 = 40) */
 	uint32_t dcqcn_rhai_mbps; /* DCQCN hyper step (0 = 200) */
 	/* Pacing credit (MR-CC-4): the clock may lag `now` by the time
@@ -59,14 +62,22 @@ struct mr_cc_config {
 struct mr_cc_ack {
 	uint64_t acked_bytes; /* newly acked (all paths) */
 	uint32_t acked_pkts;
-	uint32_t ce_pkts;	 /* AETH ecn_ce */
+	uint32_t ce_pkts;	 /* newly CE-marked (from the cumulative
+				  * counts of the ACK's blocks, MR-ACK-8) */
 	uint32_t rate_hint_mbps; /* AETH rate_hint (0 = none) */
 	uint64_t srtt_ns;	 /* the connection's smoothed RTT (0 = none) */
+	uint64_t min_rtt_ns;	 /* the connection's minimum RTT (0 = none):
+				  * the hint cap's RTT, MR-CC-5 */
 };
+
+/* Size of the per-algorithm state area in struct mr_cc. */
+#define MR_CC_STATE_MAX 128
 
 struct mr_cc_ops {
 	const char *name;
-	/* Set cwnd/rate from cc->cfg. */
+	const char *help;  /* one line for listings */
+	size_t state_size; /* bytes of its state (<= MR_CC_STATE_MAX) */
+	/* Set cwnd/rate from cc->cfg; the state area is zeroed before. */
 	void (*init)(struct mr_cc *cc, uint64_t now);
 	void (*on_ack)(struct mr_cc *cc, const struct mr_cc_ack *ack,
 		       uint64_t now);
@@ -77,37 +88,44 @@ struct mr_cc_ops {
 	void (*on_sent)(struct mr_cc *cc, uint64_t bytes, uint64_t now);
 };
 
-extern const struct mr_cc_ops mr_cc_ops_metaroce;
-extern const struct mr_cc_ops mr_cc_ops_dcqcn;
-extern const struct mr_cc_ops mr_cc_ops_fixed;
-
+/* The common base. Algorithms read cfg and move cwnd, hint_cap,
+ * hint_mbps, rate_mbps and the counters; inflight, next_send, srtt and
+ * min_rtt are kept by the wrappers. */
 struct mr_cc {
 	const struct mr_cc_ops *ops;
 	struct mr_cc_config cfg; /* with defaults filled in */
 	uint64_t cwnd;		 /* bytes, from the control law */
-	uint64_t hint_cap;  /* bytes, receiver hint x srtt; UINT64_MAX none */
+	uint64_t hint_cap; /* bytes, receiver hint x min RTT; UINT64_MAX none */
 	uint32_t hint_mbps; /* last rate hint (0 = none) */
 	uint32_t rate_mbps; /* pacing rate (0 = unpaced) */
 	uint64_t inflight;  /* bytes sent, not yet acked or lost */
 	uint64_t next_send; /* pacing: earliest next transmission (ns) */
 	uint64_t srtt;	    /* last srtt reported (ns) */
-	/* MetaRoCE round (one RTT) accumulation. */
-	uint64_t round_start;
-	uint32_t round_acked, round_ce;
-	/* DCQCN state: rates in Mb/s, alpha in 1/65536 units. */
-	uint64_t dc_rc, dc_rt;
-	uint32_t dc_alpha;
-	uint64_t dc_last_cnp, dc_last_alpha, dc_last_inc;
-	uint32_t dc_stage;
+	uint64_t min_rtt;   /* last min RTT reported (ns) */
 	/* Counters. */
 	uint64_t decreases, increases, ce_seen, hint_limited;
+	/* The algorithm's own state (ops->state_size bytes). */
+	_Alignas(8) unsigned char state[MR_CC_STATE_MAX];
 };
 
+/* The algorithm registered under name, or NULL. */
+const struct mr_cc_ops *mr_cc_find(const char *name);
+
+/* The i-th registered algorithm (0..), NULL past the last: listings. */
+const struct mr_cc_ops *mr_cc_algo(unsigned i);
+
 /* Initialise with ops and cfg (copied; zero fields take the defaults).
- * Returns 0 or -MR_EINVAL (NULL ops or cfg, mtu 0, line_rate 0, min > max,
- * init_cwnd outside [min_cwnd, max_cwnd]). */
+ * Returns 0 or -MR_EINVAL (NULL ops or cfg, an ops table without its
+ * hooks or with a state larger than MR_CC_STATE_MAX, mtu 0, line_rate 0,
+ * min > max, init_cwnd outside [min_cwnd, max_cwnd]). */
 int mr_cc_init(struct mr_cc *cc, const struct mr_cc_ops *ops,
 	       const struct mr_cc_config *cfg, uint64_t now);
+
+/* The RTT the control law uses: srtt, or base_rtt before a sample. */
+uint64_t mr_cc_rtt(const struct mr_cc *cc);
+
+/* The bandwidth-delay product of the port at base_rtt (>= mtu), bytes. */
+uint64_t mr_cc_bdp(const struct mr_cc_config *cfg);
 
 /* Bytes the connection may have in flight now: min(cwnd, hint_cap),
  * never below min_cwnd. */
@@ -142,41 +160,15 @@ void mr_cc_on_ack(struct mr_cc *cc, const struct mr_cc_ack *ack, uint64_t now);
  * retransmission is accounted by mr_cc_on_sent again). */
 void mr_cc_on_loss(struct mr_cc *cc, uint64_t bytes, int why, uint64_t now);
 
-/*
- * Receiver rate hint (MR-CC-7): one struct mr_ratehint per receiving port
- * (endpoint), one struct mr_ratehint_conn per connection. Time is cut into
- * epochs of `epoch_ns` (a few base RTTs); a connection is active if it
- * delivered a data packet in the current or the previous epoch, and the
- * hint is link_mbps / max(active now, active in the previous epoch).
- * The hint is fair share, so N senders of an incast each drop to 1/N of
- * the link within the RTT that carries the hint back (MR-CC-8).
- */
-struct mr_ratehint {
-	uint32_t link_mbps;
-	uint64_t epoch_ns;
-	uint64_t epoch; /* current epoch number (now / epoch_ns) */
-	uint32_t cur;	/* connections active in the current epoch */
-	uint32_t prev;	/* ... in the previous epoch */
-};
-
-struct mr_ratehint_conn {
-	uint64_t epoch; /* last epoch this connection was counted in, + 1 */
-};
-
-/* Returns 0 or -MR_EINVAL (link_mbps or epoch_ns 0). */
-int mr_ratehint_init(struct mr_ratehint *h, uint32_t link_mbps,
-		     uint64_t epoch_ns);
-
-static inline void mr_ratehint_conn_init(struct mr_ratehint_conn *c)
+/* For algorithm files: their state, and a loss hook that does nothing
+ * (MR-CC-3: loss is not congestion). */
+#define MR_CC_STATE(cc, type) ((type *)(void *)(cc)->state)
+void mr_cc_loss_ignored(struct mr_cc *cc, uint64_t bytes, int why,
+			uint64_t now);
+/* Mb/s x ns in bytes. */
+static inline uint64_t mr_cc_bytes_at(uint64_t mbps, uint64_t ns)
 {
-	c->epoch = 0;
+	return mbps * ns / 8000;
 }
-
-/* A data packet of connection c arrived at now. */
-void mr_ratehint_on_rx(struct mr_ratehint *h, struct mr_ratehint_conn *c,
-		       uint64_t now);
-
-/* The hint (Mb/s) to put in the AETH of an ACK sent at now. */
-uint32_t mr_ratehint_get(struct mr_ratehint *h, uint64_t now);
 
 #endif /* MR_CC_H */

@@ -42,11 +42,11 @@ static int fill_config(struct mr_ep_config *c)
 	if (!c->base_rtt_ns)
 		c->base_rtt_ns = 10000;
 	if (!c->cc_metaroce)
-		c->cc_metaroce = &mr_cc_ops_metaroce;
+		c->cc_metaroce = mr_cc_find("metaroce");
 	if (!c->cc_gbn)
-		c->cc_gbn = &mr_cc_ops_dcqcn;
+		c->cc_gbn = mr_cc_find("dcqcn");
 	if (!c->pathsel)
-		c->pathsel = &mr_pathsel_ops_spray;
+		c->pathsel = mr_pathsel_find("spray");
 
 	if (c->mtu < 256 || c->mtu > MR_WIRE_MAX_PAYLOAD || !is_pow2(c->mtu))
 		return -MR_EINVAL;

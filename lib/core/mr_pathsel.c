@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* Path selection: spray / single, entropy and repath (MR-MP-*). */
+/* Path selection base: the registry, entropy, planes and repath
+ * (MR-MP-1, -2, -5). The algorithms are in mr_pathsel_<name>.c. */
 #include "mr_pathsel.h"
 
 #include <string.h>
@@ -57,7 +58,8 @@ int mr_pathsel_init(struct mr_pathsel *ps, const struct mr_pathsel_ops *ops,
 {
 	uint16_t i;
 
-	if (!ps || !ops || !ops->pick || !ops->on_rto || !rand || !rand->next ||
+	if (!ps || !ops || !ops->pick || !ops->on_rto ||
+	    ops->state_size > MR_PATHSEL_STATE_MAX || !rand || !rand->next ||
 	    num_paths < 1 || num_paths > MR_ACK_MAX_PATHS || num_planes < 1 ||
 	    num_planes > num_paths)
 		return -MR_EINVAL;
@@ -70,6 +72,8 @@ int mr_pathsel_init(struct mr_pathsel *ps, const struct mr_pathsel_ops *ops,
 		ps->path[i].plane = (uint8_t)(i % num_planes);
 		ps->path[i].entropy = pick_entropy(ps, i, i, 0);
 	}
+	if (ops->init)
+		ops->init(ps);
 	return 0;
 }
 
@@ -81,69 +85,35 @@ void mr_pathsel_repath(struct mr_pathsel *ps, uint16_t path)
 	ps->path[path].repaths++;
 }
 
-/* A path whose RTO fired and that has not made progress since carries
- * one probe at a time (MR-MP-4), so a dead route costs one packet per
- * RTO, not a window. */
-static int usable(const struct mr_pathtx *t)
-{
-	if (!mr_pathtx_space(t))
-		return 0;
-	return !(t->backoff && t->out_pkts);
-}
+/* The registry: one line per algorithm (its file defines
+ * `const struct mr_pathsel_ops mr_pathsel_ops_<name>`). */
+#define MR_PATHSEL_ALGOS(X) \
+	X(spray)            \
+	X(single)
 
-static int spray_pick(struct mr_pathsel *ps, const struct mr_pathtx *tx,
-		      uint64_t now)
-{
-	uint16_t k;
+#define DECLARE(n) extern const struct mr_pathsel_ops mr_pathsel_ops_##n;
+MR_PATHSEL_ALGOS(DECLARE)
+#undef DECLARE
 
-	(void)now;
-	for (k = 0; k < ps->num_paths; k++) {
-		uint16_t i = (uint16_t)((ps->cursor + k) % ps->num_paths);
-
-		if (usable(&tx[i])) {
-			ps->cursor = (uint16_t)((i + 1) % ps->num_paths);
-			ps->picks++;
-			return i;
-		}
-	}
-	ps->no_path++;
-	return -MR_EAGAIN;
-}
-
-static void spray_on_rto(struct mr_pathsel *ps, uint16_t path, uint64_t now)
-{
-	(void)now;
-	mr_pathsel_repath(ps, path);
-}
-
-const struct mr_pathsel_ops mr_pathsel_ops_spray = {
-	.name = "spray",
-	.pick = spray_pick,
-	.on_rto = spray_on_rto,
+static const struct mr_pathsel_ops *const algos[] = {
+#define ENTRY(n) &mr_pathsel_ops_##n,
+	MR_PATHSEL_ALGOS(ENTRY)
+#undef ENTRY
 };
 
-static int single_pick(struct mr_pathsel *ps, const struct mr_pathtx *tx,
-		       uint64_t now)
+const struct mr_pathsel_ops *mr_pathsel_algo(unsigned i)
 {
-	(void)now;
-	if (mr_pathtx_space(&tx[0])) {
-		ps->picks++;
-		return 0;
-	}
-	ps->no_path++;
-	return -MR_EAGAIN;
+	return i < sizeof(algos) / sizeof(algos[0]) ? algos[i] : NULL;
 }
 
-static void single_on_rto(struct mr_pathsel *ps, uint16_t path, uint64_t now)
+const struct mr_pathsel_ops *mr_pathsel_find(const char *name)
 {
-	/* RoCEv2 model: the 5-tuple of a QP never changes (MR-MP-6). */
-	(void)ps;
-	(void)path;
-	(void)now;
-}
+	unsigned i;
 
-const struct mr_pathsel_ops mr_pathsel_ops_single = {
-	.name = "single",
-	.pick = single_pick,
-	.on_rto = single_on_rto,
-};
+	if (!name)
+		return NULL;
+	for (i = 0; i < sizeof(algos) / sizeof(algos[0]); i++)
+		if (!strcmp(algos[i]->name, name))
+			return algos[i];
+	return NULL;
+}

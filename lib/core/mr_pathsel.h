@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Path selection of one connection (docs/spec/reliability.md MR-MP-*), as
- * a table of hooks:
+ * plug-ins: each algorithm is one file (mr_pathsel_<name>.c) with its own
+ * state in the `state` area of the common base struct mr_pathsel, found
+ * by name in one registry (mr_pathsel.c: one line per algorithm). The
+ * base owns what every algorithm shares: each path's entropy and plane,
+ * the repath step and the counters. Registered:
  *
  *   mr_pathsel_ops_spray   round-robin over the paths with window space
  *                          (mr_pathtx_space() > 0). A path whose RTO fired
@@ -23,6 +27,7 @@
 #ifndef MR_PATHSEL_H
 #define MR_PATHSEL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "mr_core.h"
@@ -34,8 +39,15 @@
 
 struct mr_pathsel;
 
+/* Size of the per-algorithm state area in struct mr_pathsel. */
+#define MR_PATHSEL_STATE_MAX 64
+
 struct mr_pathsel_ops {
 	const char *name;
+	const char *help;  /* one line for listings */
+	size_t state_size; /* bytes of its state (<= MR_PATHSEL_STATE_MAX) */
+	/* Optional: set up the state (zeroed before) after the base. */
+	void (*init)(struct mr_pathsel *ps);
 	/* Pick the path for the next packet given the per-path senders
 	 * tx[0..num_paths). Returns the path index, or -MR_EAGAIN if no path
 	 * may send now. Advances the round-robin cursor only on success. */
@@ -44,9 +56,6 @@ struct mr_pathsel_ops {
 	/* Path `path` had an RTO at now: repath (new entropy). */
 	void (*on_rto)(struct mr_pathsel *ps, uint16_t path, uint64_t now);
 };
-
-extern const struct mr_pathsel_ops mr_pathsel_ops_spray;
-extern const struct mr_pathsel_ops mr_pathsel_ops_single;
 
 struct mr_pathsel_path {
 	uint16_t entropy; /* UDP source port */
@@ -58,15 +67,25 @@ struct mr_pathsel {
 	const struct mr_pathsel_ops *ops;
 	uint16_t num_paths; /* spray: 1..MR_ACK_MAX_PATHS; single: 1 used */
 	uint8_t num_planes;
-	uint16_t cursor; /* spray: next path to try first */
 	struct mr_rand rand;
 	struct mr_pathsel_path path[MR_ACK_MAX_PATHS];
 	uint64_t picks, no_path; /* counters */
+	/* The algorithm's own state (ops->state_size bytes). */
+	_Alignas(8) unsigned char state[MR_PATHSEL_STATE_MAX];
 };
+
+#define MR_PATHSEL_STATE(ps, type) ((type *)(void *)(ps)->state)
+
+/* The algorithm registered under name, or NULL. */
+const struct mr_pathsel_ops *mr_pathsel_find(const char *name);
+
+/* The i-th registered algorithm (0..), NULL past the last: listings. */
+const struct mr_pathsel_ops *mr_pathsel_algo(unsigned i);
 
 /* Initialise: num_paths (1..MR_ACK_MAX_PATHS), num_planes (1..num_paths;
  * path i uses plane i % num_planes), distinct initial entropies drawn from
- * rand (rand.next must be set). Returns 0 or -MR_EINVAL. */
+ * rand (rand.next must be set). Returns 0 or -MR_EINVAL (also for an ops
+ * table without pick/on_rto or with too large a state). */
 int mr_pathsel_init(struct mr_pathsel *ps, const struct mr_pathsel_ops *ops,
 		    uint16_t num_paths, uint8_t num_planes,
 		    const struct mr_rand *rand);

@@ -79,7 +79,7 @@ void mr_req_reset(struct mr_qp *qp, uint64_t now)
 		mr_pathtx_init(&qp->ptx[i], &pc, &cb);
 	}
 	mr_pathsel_init(&qp->ps,
-			mr_qp_is_gbn(qp) ? &mr_pathsel_ops_single
+			mr_qp_is_gbn(qp) ? mr_pathsel_find("single")
 					 : ep->cfg.pathsel,
 			qp->npaths,
 			ep->cfg.num_planes < qp->npaths ? ep->cfg.num_planes
@@ -736,7 +736,7 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 	}
 	if (!have_lost && !probe) {
 		if (qp->resp_send != qp->resp_tail)
-			r = mr_resp_rec_of(qp, qp->resp_send);
+			r = &qp->resp[qp->resp_send % qp->resp_max];
 		else
 			w = next_new(qp);
 		if (!r && !w)
@@ -772,7 +772,7 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 			len = build_req(qp, mr_sq_wqe(qp, t->owner), t->offset,
 					ssn, 1, buf, cap, &plen, zc);
 		else
-			len = build_resp(qp, mr_resp_rec_of(qp, t->owner),
+			len = build_resp(qp, &qp->resp[t->owner % qp->resp_max],
 					 t->offset, ssn, 1, buf, cap, &plen,
 					 zc);
 	} else {

@@ -106,7 +106,7 @@ static void on_nak(struct mr_qp *qp, const struct mr_aeth *a, uint64_t now)
 static void free_resp_records(struct mr_qp *qp)
 {
 	while (qp->resp_head != qp->resp_send) {
-		struct mr_resp_rec *r = mr_resp_rec_of(qp, qp->resp_head);
+		struct mr_resp_rec *r = &qp->resp[qp->resp_head % qp->resp_max];
 
 		if (!mr_seq_lt(r->last_ssn, qp->snd_una))
 			break;
@@ -174,11 +174,18 @@ int mr_req_on_ack(struct mr_qp *qp, const struct mr_pkt *pkt, uint64_t now)
 	ca.acked_pkts = qp->cc_acked_pkts;
 	ca.ce_pkts = a->ecn_ce;
 	ca.rate_hint_mbps = a->rate_hint;
+	/* The connection's RTTs: the best path's smoothed RTT for the
+	 * round, the least RTT seen on any path for the hint cap (MR-CC-5). */
 	ca.srtt_ns = qp->ptx[0].srtt;
-	for (i = 1; i < qp->npaths; i++)
+	ca.min_rtt_ns = qp->ptx[0].min_rtt;
+	for (i = 1; i < qp->npaths; i++) {
 		if (qp->ptx[i].srtt &&
 		    (!ca.srtt_ns || qp->ptx[i].srtt < ca.srtt_ns))
 			ca.srtt_ns = qp->ptx[i].srtt;
+		if (qp->ptx[i].min_rtt &&
+		    (!ca.min_rtt_ns || qp->ptx[i].min_rtt < ca.min_rtt_ns))
+			ca.min_rtt_ns = qp->ptx[i].min_rtt;
+	}
 	mr_cc_on_ack(&qp->cc, &ca, now);
 	MR_CNT(qp, ecn_ce_echoed, a->ecn_ce);
 	if (a->syndrome != MR_NAK_NONE)
@@ -309,7 +316,7 @@ static void resp_fail(struct mr_qp *qp)
 		qp->rx_err_code = MR_NAK_REM_OP;
 		qp->rx_err_msn =
 			qp->resp_head != qp->resp_tail
-				? mr_resp_rec_of(qp, qp->resp_head)->msn
+				? qp->resp[qp->resp_head % qp->resp_max].msn
 				: qp->rcv_msn;
 	}
 	mr_qp_enter_err(qp, 1);

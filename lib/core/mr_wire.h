@@ -43,6 +43,8 @@
 #define MR_SACK_BYTES (MR_SACK_BITS / 8)
 /* ACK packets carry at most this many path blocks. */
 #define MR_ACK_MAX_PATHS 16
+/* Paths one connection may use (path_id < MR_MAX_PATHS). */
+#define MR_MAX_PATHS MR_ACK_MAX_PATHS
 
 /* Largest header stack of any data packet (BTH+PTH+RETH+IMMDT or ATOMETH). */
 #define MR_MAX_HDR_LEN (MR_BTH_LEN + MR_PTH_LEN + MR_ATOMETH_LEN + MR_IMMDT_LEN)

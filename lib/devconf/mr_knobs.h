@@ -54,8 +54,17 @@ enum mr_knob_type {
 #define MR_KNOBS(X)                                                            \
 	X(PATHS, "paths", MR_KNOB_UINT, 4, 1, MR_KNOBS_PATHS_MAX, 0, "core",   \
 	  NULL,                                                                \
-	  "paths (UDP source ports) per connection; at least one per "         \
-	  "plane is used")                                                     \
+	  "paths (UDP source ports) per connection, at least one per "         \
+	  "plane; unset: 4 per plane (MR-POL-1)")                              \
+	X(MODE, "mode", MR_KNOB_CHOICE, 0, 0, 1, 0, "core", "metaroce|gbn",    \
+	  "reliability mode: multipath selective repeat, or gbn (RoCEv2's "    \
+	  "go-back-N on one path, the baseline; MR-POL-1)")                    \
+	X(CC, "cc", MR_KNOB_CHOICE, 0, 0, 4, 0, "core",                        \
+	  "auto|metaroce|metaroce-nohint|dcqcn|fixed",                         \
+	  "congestion control (auto: metaroce, dcqcn in gbn mode)")            \
+	X(PATHSEL, "pathsel", MR_KNOB_CHOICE, 0, 0, 2, 0, "core",              \
+	  "auto|spray|single",                                                 \
+	  "path selection (auto: spray, single in gbn mode)")                  \
 	X(MIN_RTO_US, "min_rto_us", MR_KNOB_UINT, 20000, 1, 10000000, 0,       \
 	  "core", NULL, "floor of the retransmission timeout, us")             \
 	X(BASE_RTT_US, "base_rtt_us", MR_KNOB_UINT, 10, 1, 1000000, 0, "core", \

@@ -28,8 +28,8 @@
  *   for the receiver's thread: ACK every 16 packets (and at the end of
  *   every message, ACK_REQ) or 20 us after the first unacknowledged one,
  *   instead of the core's 4 / 2 us sized for a NIC. */
-_Static_assert(MR_KNOBS_PATHS_MAX == MR_ACK_MAX_PATHS,
-	       "the paths knob's range is the ACK's path blocks");
+_Static_assert(MR_KNOBS_PATHS_MAX == MR_MAX_PATHS,
+	       "the paths knob's range is the core's paths per connection");
 
 /* --- what the core needs injected --------------------------------------- */
 
@@ -201,11 +201,22 @@ static int engine_open(struct metaroce_device *dev,
 		metaroce_debug_on = 1;
 	ecfg.mtu = dev->conf.mtu;
 	ecfg.num_planes = (uint8_t)dev->conf.nports;
-	/* Spray every connection over several paths (UDP source ports =
-	 * ECMP entropy), at least one per plane; loss is found per path. */
-	ecfg.num_paths = (uint16_t)mr_knob_get(&eng->knobs, MR_KNOB_PATHS);
-	if (ecfg.num_paths < ecfg.num_planes)
-		ecfg.num_paths = ecfg.num_planes;
+	/* The transport policy (mode, cc, pathsel, paths: MR-POL-*): spray
+	 * every connection over several paths (UDP source ports = ECMP
+	 * entropy), at least one per plane; loss is found per path. */
+	if (mr_policy_resolve(&eng->knobs, dev->conf.nports, &eng->policy, err,
+			      sizeof(err))) {
+		fprintf(stderr, "metaroce: %s: %s\n", dev->conf.name, err);
+		free(eng);
+		return EINVAL;
+	}
+	ecfg.num_paths = eng->policy.paths;
+	if (eng->policy.mode == MR_MODE_GBN)
+		ecfg.cc_gbn = eng->policy.cc;
+	else
+		ecfg.cc_metaroce = eng->policy.cc;
+	if (eng->policy.mode != MR_MODE_GBN)
+		ecfg.pathsel = eng->policy.pathsel;
 	ecfg.max_qp = METAROCE_MAX_QP;
 	/* The core's 100 us RTO floor suits a NIC; a software datapath's
 	 * threads lose the CPU for whole scheduler slices (4-12 ms on a

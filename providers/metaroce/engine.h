@@ -21,6 +21,7 @@
 
 #include "metaroce.h"
 #include "mr_core.h"
+#include "mr_policy.h"
 #include "mrdp.h"
 
 struct metaroce_engine {
@@ -30,6 +31,7 @@ struct metaroce_engine {
 	uint64_t rng;		   /* splitmix64 state for the core */
 	_Atomic uint32_t next_qpn; /* QP numbers handed to the core */
 	struct mr_knobs knobs;	   /* in force, resolved at open */
+	struct mr_policy policy;   /* mode, cc, pathsel, paths (MR-POL-1) */
 };
 
 /* The device's engine, opened if needed, for a context about to create a

@@ -72,7 +72,8 @@ struct ibv_qp *metaroce_create_qp(struct ibv_pd *ibpd,
 	qp->sq_sig_all = attr->sq_sig_all;
 
 	qc.type = (enum mr_qp_type)attr->qp_type;
-	qc.mode = MR_MODE_METAROCE;
+	/* The device's policy (engine.h): UD QPs ignore the mode. */
+	qc.mode = qp->eng->policy.mode;
 	qc.pd = qp->pd->pdn;
 	qc.max_send_wr = qp->cap.max_send_wr;
 	qc.max_recv_wr = qp->cap.max_recv_wr;

@@ -17,6 +17,7 @@ while read -r name type def range layer _; do
 	env=METAROCE_$(tr a-z A-Z <<<"$name")
 	[ "$def" = 0 ] && [ "${range%%,*}" = 0 ] && def="0 (off)" &&
 		range="0, ${range#0,}"
+	range=${range//|/\\|} # a choice's names, escaped in the Markdown table
 	line=$(grep -F "| \`$name\` | \`$env\` |" "$README")
 	if [ -z "$line" ]; then
 		fail "README: no row for knob $name ($env)"

@@ -4,6 +4,8 @@
 #include "mr_test.h"
 
 #include "mr_cc.h"
+#include "mr_cc_dcqcn.h"
+#include "mr_ratehint.h"
 #include "mr_err.h"
 
 /* 100 Gb/s, 10 us: BDP = 100000 x 10000 / 8000 = 125000 bytes. */
@@ -33,17 +35,17 @@ static void test_init(void)
 	struct mr_cc_config c = cfg100;
 
 	MR_CHECK_EQ(mr_cc_init(&cc, NULL, &cfg100, 0), -MR_EINVAL);
-	MR_CHECK_EQ(mr_cc_init(&cc, &mr_cc_ops_metaroce, NULL, 0), -MR_EINVAL);
+	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("metaroce"), NULL, 0), -MR_EINVAL);
 	c.mtu = 0;
-	MR_CHECK_EQ(mr_cc_init(&cc, &mr_cc_ops_metaroce, &c, 0), -MR_EINVAL);
+	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("metaroce"), &c, 0), -MR_EINVAL);
 	c = cfg100;
 	c.line_rate_mbps = 0;
-	MR_CHECK_EQ(mr_cc_init(&cc, &mr_cc_ops_metaroce, &c, 0), -MR_EINVAL);
+	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("metaroce"), &c, 0), -MR_EINVAL);
 	c = cfg100;
 	c.min_cwnd = 200000;
 	c.max_cwnd = 100000;
-	MR_CHECK_EQ(mr_cc_init(&cc, &mr_cc_ops_metaroce, &c, 0), -MR_EINVAL);
-	MR_CHECK_EQ(mr_cc_init(&cc, &mr_cc_ops_metaroce, &cfg100, 0), 0);
+	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("metaroce"), &c, 0), -MR_EINVAL);
+	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("metaroce"), &cfg100, 0), 0);
 	MR_CHECK_EQ(cc.cfg.init_cwnd, 125000);
 	MR_CHECK_EQ(cc.cfg.max_cwnd, 500000);
 	MR_CHECK_EQ(cc.cfg.min_cwnd, 4096);
@@ -61,7 +63,7 @@ static void test_aimd(void)
 {
 	struct mr_cc cc;
 
-	MR_CHECK_EQ(mr_cc_init(&cc, &mr_cc_ops_metaroce, &cfg100, 0), 0);
+	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("metaroce"), &cfg100, 0), 0);
 	ack(&cc, 10, 0, 0, 10000, 5000);
 	MR_CHECK_EQ(cc.cwnd, 125000); /* the round is not over */
 	ack(&cc, 10, 0, 0, 10000, 10000);
@@ -108,7 +110,7 @@ static void test_no_decrease_on_loss(void)
 	struct mr_cc cc;
 	unsigned i;
 
-	MR_CHECK_EQ(mr_cc_init(&cc, &mr_cc_ops_metaroce, &cfg100, 0), 0);
+	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("metaroce"), &cfg100, 0), 0);
 	for (i = 0; i < 20; i++)
 		mr_cc_on_sent(&cc, 4096, 0);
 	MR_CHECK_EQ(cc.inflight, 20 * 4096);
@@ -122,9 +124,61 @@ static void test_no_decrease_on_loss(void)
 	MR_CHECK_EQ(cc.cwnd, 125000 + 4096);
 	MR_CHECK_EQ(cc.inflight, 0);
 	/* The dcqcn baseline ignores loss too. */
-	MR_CHECK_EQ(mr_cc_init(&cc, &mr_cc_ops_dcqcn, &cfg100, 0), 0);
+	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("dcqcn"), &cfg100, 0), 0);
 	mr_cc_on_loss(&cc, 4096, 2, 10);
 	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 100000);
+}
+
+/* MR-CC-5: the hint cap is hint x min RTT, not x srtt: with a standing
+ * queue (srtt 50 us over a 10 us path) the cap still drains it. */
+static void test_hint_min_rtt(void)
+{
+	struct mr_cc cc;
+	struct mr_cc_ack a = {
+		.acked_bytes = 4096,
+		.acked_pkts = 1,
+		.rate_hint_mbps = 10000,
+		.srtt_ns = 50000,
+		.min_rtt_ns = 10000,
+	};
+
+	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("metaroce"), &cfg100, 0), 0);
+	mr_cc_on_ack(&cc, &a, 1000);
+	/* 10 Gb/s x 10 us = 12500 bytes, not x 50 us = 62500. */
+	MR_CHECK_EQ(mr_cc_window(&cc), 12500);
+	/* The variant without hints ignores it. */
+	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("metaroce-nohint"), &cfg100, 0),
+		    0);
+	mr_cc_on_ack(&cc, &a, 1000);
+	MR_CHECK_EQ(mr_cc_window(&cc), 125000);
+}
+
+/* MR-POL-1: every controller is found by its name, has its hooks and a
+ * state that fits; unknown names are not found. */
+static void test_registry(void)
+{
+	const struct mr_cc_ops *o;
+	unsigned i, n = 0;
+
+	for (i = 0; (o = mr_cc_algo(i)); i++) {
+		MR_CHECK(mr_cc_find(o->name) == o);
+		MR_CHECK(o->help && o->init && o->on_ack && o->on_loss &&
+			 o->on_sent);
+		MR_CHECK(o->state_size <= MR_CC_STATE_MAX);
+		n++;
+	}
+	MR_CHECK_EQ(n, 4);
+	MR_CHECK(mr_cc_find("cubic") == NULL);
+	MR_CHECK(mr_cc_find(NULL) == NULL);
+	/* AI scales with the BDP: 400 Gb/s x 10 us = 500000 B, / 32. */
+	{
+		struct mr_cc cc;
+		struct mr_cc_config c = cfg100;
+
+		c.line_rate_mbps = 400000;
+		MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("metaroce"), &c, 0), 0);
+		MR_CHECK_EQ(cc.cfg.ai_bytes, 15625);
+	}
 }
 
 /* MR-CC-5, MR-CC-6: the receiver's hint caps window and pacing rate at
@@ -133,7 +187,7 @@ static void test_rate_hint(void)
 {
 	struct mr_cc cc;
 
-	MR_CHECK_EQ(mr_cc_init(&cc, &mr_cc_ops_metaroce, &cfg100, 0), 0);
+	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("metaroce"), &cfg100, 0), 0);
 	ack(&cc, 1, 0, 10000, 10000, 1000);
 	/* 10 Gb/s x 10 us = 12500 bytes. */
 	MR_CHECK_EQ(mr_cc_window(&cc), 12500);
@@ -174,7 +228,7 @@ static void test_incast_resolves(void)
 
 	MR_CHECK_EQ(mr_ratehint_init(&h, 100000, 40000), 0);
 	for (i = 0; i < 8; i++) {
-		MR_CHECK_EQ(mr_cc_init(&cc[i], &mr_cc_ops_metaroce, &cfg100, 0),
+		MR_CHECK_EQ(mr_cc_init(&cc[i], mr_cc_find("metaroce"), &cfg100, 0),
 			    0);
 		mr_ratehint_conn_init(&c[i]);
 		sum += mr_cc_window(&cc[i]);
@@ -200,7 +254,7 @@ static void test_can_send_and_pacing(void)
 	struct mr_cc_config c = cfg100;
 
 	c.init_cwnd = 8192;
-	MR_CHECK_EQ(mr_cc_init(&cc, &mr_cc_ops_metaroce, &c, 1000), 0);
+	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("metaroce"), &c, 1000), 0);
 	/* 8192 B / 10 us = 6553 Mb/s x 5/4 = 8191 */
 	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 8191);
 	MR_CHECK(mr_cc_can_send(&cc, 100000, 1000)); /* nothing in flight */
@@ -219,7 +273,7 @@ static void test_can_send_and_pacing(void)
 	MR_CHECK(!mr_cc_can_send(&cc, 8193, 20000));
 	/* Fixed: unpaced, constant window whatever the marks. */
 	c.init_cwnd = 65536;
-	MR_CHECK_EQ(mr_cc_init(&cc, &mr_cc_ops_fixed, &c, 0), 0);
+	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("fixed"), &c, 0), 0);
 	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 0);
 	ack(&cc, 10, 10, 1000, 10000, 50000);
 	ack(&cc, 10, 10, 1000, 10000, 90000);
@@ -242,7 +296,7 @@ static void test_pacing_quantum(void)
 	c.init_cwnd = 8192;
 	c.max_cwnd = 1 << 20;
 	c.pace_quantum = 16384;
-	MR_CHECK_EQ(mr_cc_init(&cc, &mr_cc_ops_fixed, &c, 0), 0);
+	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("fixed"), &c, 0), 0);
 	/* fixed is unpaced; give it a rate by hand to test the clock. */
 	cc.cwnd = 1 << 20;
 	cc.rate_mbps = 8192; /* 4096 B = 4000 ns */
@@ -262,7 +316,7 @@ static void test_pacing_quantum(void)
 	MR_CHECK_EQ(n, 3);
 	/* Without a quantum: one packet per round, whatever the gap. */
 	c.pace_quantum = 0;
-	MR_CHECK_EQ(mr_cc_init(&cc, &mr_cc_ops_fixed, &c, 0), 0);
+	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("fixed"), &c, 0), 0);
 	cc.cwnd = 1 << 20;
 	cc.rate_mbps = 8192;
 	t = 1000000;
@@ -278,38 +332,38 @@ static void test_dcqcn(void)
 {
 	struct mr_cc cc;
 
-	MR_CHECK_EQ(mr_cc_init(&cc, &mr_cc_ops_dcqcn, &cfg100, 0), 0);
+	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("dcqcn"), &cfg100, 0), 0);
 	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 100000);
 	MR_CHECK_EQ(mr_cc_window(&cc), 500000);
 	ack(&cc, 1, 1, 0, 10000, 0);
 	/* alpha stays 1: Rc = 100000 x (1 - 1/2) */
-	MR_CHECK_EQ(cc.dc_alpha, 65536);
+	MR_CHECK_EQ(mr_cc_dcqcn_of(&cc)->alpha, 65536);
 	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 50000);
-	MR_CHECK_EQ(cc.dc_rt, 100000);
+	MR_CHECK_EQ(mr_cc_dcqcn_of(&cc)->rt, 100000);
 	ack(&cc, 1, 1, 0, 10000, 49999); /* within 50 us: ignored */
 	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 50000);
 	/* 55 us: alpha decays (65536 - 256), fast recovery 1. */
 	mr_cc_on_sent(&cc, 4096, 55000);
-	MR_CHECK_EQ(cc.dc_alpha, 65280);
+	MR_CHECK_EQ(mr_cc_dcqcn_of(&cc)->alpha, 65280);
 	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 75000);
 	/* 4 more periods: 87500, 93750, 96875, 98437. */
 	mr_cc_on_sent(&cc, 4096, 275000);
 	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 98437);
-	MR_CHECK_EQ(cc.dc_stage, 5);
+	MR_CHECK_EQ(mr_cc_dcqcn_of(&cc)->stage, 5);
 	/* alpha decayed 4 more times: 65025, 64771, 64518, 64266. */
-	MR_CHECK_EQ(cc.dc_alpha, 64266);
+	MR_CHECK_EQ(mr_cc_dcqcn_of(&cc)->alpha, 64266);
 	/* A CNP: alpha = 64266 - 251 + 256 = 64271; Rt = 98437;
 	 * Rc = 98437 - 98437 x 64271 / 131072 = 50169. */
 	ack(&cc, 1, 1, 0, 10000, 280000);
-	MR_CHECK_EQ(cc.dc_alpha, 64271);
-	MR_CHECK_EQ(cc.dc_rt, 98437);
+	MR_CHECK_EQ(mr_cc_dcqcn_of(&cc)->alpha, 64271);
+	MR_CHECK_EQ(mr_cc_dcqcn_of(&cc)->rt, 98437);
 	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 50169);
 	MR_CHECK_EQ(cc.decreases, 2);
 	/* 10 periods: 5 fast recovery, then additive (+40 on Rt). */
 	mr_cc_on_sent(&cc, 4096, 280000 + 5 * 55000);
-	MR_CHECK_EQ(cc.dc_rt, 98437);
+	MR_CHECK_EQ(mr_cc_dcqcn_of(&cc)->rt, 98437);
 	mr_cc_on_sent(&cc, 4096, 280000 + 6 * 55000);
-	MR_CHECK_EQ(cc.dc_rt, 98477);
+	MR_CHECK_EQ(mr_cc_dcqcn_of(&cc)->rt, 98477);
 	/* The hint is not DCQCN's business. */
 	ack(&cc, 1, 0, 1000, 10000, 280000 + 6 * 55000);
 	MR_CHECK_EQ(mr_cc_window(&cc), 500000);
@@ -355,4 +409,5 @@ MR_TEST_MAIN(MR_TEST(test_init), MR_TEST(test_aimd),
 	     MR_TEST(test_no_decrease_on_loss), MR_TEST(test_rate_hint),
 	     MR_TEST(test_incast_resolves), MR_TEST(test_can_send_and_pacing),
 	     MR_TEST(test_pacing_quantum), MR_TEST(test_dcqcn),
-	     MR_TEST(test_ratehint_epochs))
+	     MR_TEST(test_ratehint_epochs), MR_TEST(test_hint_min_rtt),
+	     MR_TEST(test_registry))

@@ -58,18 +58,18 @@ static void test_init(void)
 	struct mr_rand none = { 0 };
 	int ok;
 
-	MR_CHECK_EQ(mr_pathsel_init(&ps, &mr_pathsel_ops_spray, 0, 1, &rnd),
+	MR_CHECK_EQ(mr_pathsel_init(&ps, mr_pathsel_find("spray"), 0, 1, &rnd),
 		    -MR_EINVAL);
-	MR_CHECK_EQ(mr_pathsel_init(&ps, &mr_pathsel_ops_spray, 17, 1, &rnd),
+	MR_CHECK_EQ(mr_pathsel_init(&ps, mr_pathsel_find("spray"), 17, 1, &rnd),
 		    -MR_EINVAL);
-	MR_CHECK_EQ(mr_pathsel_init(&ps, &mr_pathsel_ops_spray, 4, 0, &rnd),
+	MR_CHECK_EQ(mr_pathsel_init(&ps, mr_pathsel_find("spray"), 4, 0, &rnd),
 		    -MR_EINVAL);
-	MR_CHECK_EQ(mr_pathsel_init(&ps, &mr_pathsel_ops_spray, 4, 5, &rnd),
+	MR_CHECK_EQ(mr_pathsel_init(&ps, mr_pathsel_find("spray"), 4, 5, &rnd),
 		    -MR_EINVAL);
-	MR_CHECK_EQ(mr_pathsel_init(&ps, &mr_pathsel_ops_spray, 4, 1, &none),
+	MR_CHECK_EQ(mr_pathsel_init(&ps, mr_pathsel_find("spray"), 4, 1, &none),
 		    -MR_EINVAL);
 	MR_CHECK_EQ(mr_pathsel_init(&ps, NULL, 4, 1, &rnd), -MR_EINVAL);
-	MR_CHECK_EQ(mr_pathsel_init(&ps, &mr_pathsel_ops_spray, 16, 4, &rnd),
+	MR_CHECK_EQ(mr_pathsel_init(&ps, mr_pathsel_find("spray"), 16, 4, &rnd),
 		    0);
 	MR_CHECK(strcmp(ps.ops->name, "spray") == 0);
 	MR_CHECK_EQ(mr_pathsel_plane(&ps, 0), 0);
@@ -84,7 +84,7 @@ static void test_init(void)
 		struct mr_rand r2 = { .next = sm_next, .user = &seed2 };
 		unsigned i;
 
-		MR_CHECK_EQ(mr_pathsel_init(&ps2, &mr_pathsel_ops_spray, 16, 4,
+		MR_CHECK_EQ(mr_pathsel_init(&ps2, mr_pathsel_find("spray"), 16, 4,
 					    &r2),
 			    0);
 		for (i = 0; i < 16; i++)
@@ -96,7 +96,7 @@ static void test_init(void)
 		struct mr_rand z = { .next = zero_next };
 
 		MR_CHECK_EQ(
-			mr_pathsel_init(&ps, &mr_pathsel_ops_spray, 16, 1, &z),
+			mr_pathsel_init(&ps, mr_pathsel_find("spray"), 16, 1, &z),
 			0);
 		check_distinct(&ps, &ok);
 		MR_CHECK(ok);
@@ -120,7 +120,7 @@ static void test_spray_round_robin(void)
 	unsigned i;
 
 	paths(tx, 4, 2);
-	MR_CHECK_EQ(mr_pathsel_init(&ps, &mr_pathsel_ops_spray, 4, 2, &rnd), 0);
+	MR_CHECK_EQ(mr_pathsel_init(&ps, mr_pathsel_find("spray"), 4, 2, &rnd), 0);
 	for (i = 0; i < 6; i++)
 		MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), (int)(i % 4));
 	/* Fill path 2's window (2 packets): it is skipped. */
@@ -130,13 +130,12 @@ static void test_spray_round_robin(void)
 	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), 0);
 	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), 1);
 	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), 3);
-	/* Fill all: no path; the cursor stays. */
+	/* Fill all: no path. */
 	for (i = 0; i < 4; i++)
 		while (mr_pathtx_space(&tx[i]))
 			mr_pathtx_send(&tx[i], 9, 1, 0, 0, 0, &ppsn);
 	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), -MR_EAGAIN);
 	MR_CHECK_EQ(ps.no_path, 1);
-	MR_CHECK_EQ(ps.cursor, 0);
 	MR_CHECK_EQ(ps.picks, 10);
 }
 
@@ -154,7 +153,7 @@ static void test_repath_and_probe(void)
 	int ok;
 
 	paths(tx, 3, 0);
-	MR_CHECK_EQ(mr_pathsel_init(&ps, &mr_pathsel_ops_spray, 3, 1, &rnd), 0);
+	MR_CHECK_EQ(mr_pathsel_init(&ps, mr_pathsel_find("spray"), 3, 1, &rnd), 0);
 	MR_CHECK_EQ(mr_pathtx_send(&tx[1], 5, 100, 0, 0, 0, &ppsn), 0);
 	MR_CHECK_EQ(mr_pathtx_on_timeout(&tx[1], 1000000), MR_PATHTX_EV_RTO);
 	old = mr_pathsel_entropy(&ps, 1);
@@ -197,7 +196,7 @@ static void test_single(void)
 	uint32_t ppsn;
 
 	paths(tx, 1, 1);
-	MR_CHECK_EQ(mr_pathsel_init(&ps, &mr_pathsel_ops_single, 1, 1, &rnd),
+	MR_CHECK_EQ(mr_pathsel_init(&ps, mr_pathsel_find("single"), 1, 1, &rnd),
 		    0);
 	MR_CHECK(strcmp(ps.ops->name, "single") == 0);
 	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), 0);

@@ -680,7 +680,7 @@ static void test_random_sprayed_paths(void)
 		MR_CHECK_EQ(mr_pathtx_init(&tx[p], &cfg, &cb), 0);
 		mr_pathrx_init(&rx[p], p, 0);
 	}
-	MR_CHECK_EQ(mr_pathsel_init(&ps, &mr_pathsel_ops_spray, RS_P, 1, &rnd),
+	MR_CHECK_EQ(mr_pathsel_init(&ps, mr_pathsel_find("spray"), RS_P, 1, &rnd),
 		    0);
 	MR_CHECK_EQ(mr_ssnwin_init(&win, &mem, 0, 2048), 0);
 	for (t = 0; t < 100000000ull && una_ssn < RS_N; t += 100) {

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * MetaRoCE's controller (MR-CC-1..6): ECN-driven AIMD per connection,
+ * one round per RTT: + ai_bytes after a round without CE, x (1 - F/2)
+ * after a round where a fraction F of the acked packets was CE-marked;
+ * never reduced on loss. The receiver's rate hint caps the window to
+ * hint x min RTT (the smoothed RTT includes the queue: a cap from it
+ * would keep an incast's queue standing instead of draining it) and the
+ * pacing rate to the hint.
+ *
+ * Variant `metaroce-nohint`: the same AIMD, hints ignored.
+ */
+#include "mr_cc.h"
+
+struct mrc_state {
+	int use_hint;
+	uint64_t round_start;
+	uint32_t round_acked, round_ce;
+};
+
+_Static_assert(sizeof(struct mrc_state) <= MR_CC_STATE_MAX,
+	       "metaroce state fits the base's area");
+
+static struct mrc_state *st(struct mr_cc *cc)
+{
+	return MR_CC_STATE(cc, struct mrc_state);
+}
+
+/* Pacing at 5/4 of window/RTT (MR-CC-6): the window is the real limit,
+ * pacing only spreads a window over the RTT instead of a line-rate burst. */
+static void mrc_rate(struct mr_cc *cc)
+{
+	uint64_t rtt = mr_cc_rtt(cc);
+	uint64_t r = mr_cc_window(cc) * 8000 / (rtt ? rtt : 1) * 5 / 4;
+
+	if (r > cc->cfg.line_rate_mbps)
+		r = cc->cfg.line_rate_mbps;
+	if (cc->hint_mbps && r > cc->hint_mbps)
+		r = cc->hint_mbps;
+	cc->rate_mbps = r ? (uint32_t)r : 1;
+}
+
+static void mrc_init(struct mr_cc *cc, uint64_t now)
+{
+	st(cc)->use_hint = 1;
+	st(cc)->round_start = now;
+	cc->cwnd = cc->cfg.init_cwnd;
+	mrc_rate(cc);
+}
+
+static void nohint_init(struct mr_cc *cc, uint64_t now)
+{
+	mrc_init(cc, now);
+	st(cc)->use_hint = 0;
+}
+
+/* MR-CC-5: the receiver's share caps the window at once, so an incast is
+ * resolved in the RTT that brings the hint. */
+static void take_hint(struct mr_cc *cc, uint32_t hint)
+{
+	uint64_t rtt = cc->min_rtt ? cc->min_rtt : mr_cc_rtt(cc);
+
+	if (!hint || !st(cc)->use_hint) {
+		cc->hint_mbps = 0;
+		cc->hint_cap = UINT64_MAX;
+		return;
+	}
+	cc->hint_mbps = hint;
+	cc->hint_cap = mr_cc_bytes_at(hint, rtt);
+	if (cc->hint_cap < cc->cfg.min_cwnd)
+		cc->hint_cap = cc->cfg.min_cwnd;
+}
+
+static void end_round(struct mr_cc *cc, struct mrc_state *s)
+{
+	uint64_t ce =
+		s->round_ce < s->round_acked ? s->round_ce : s->round_acked;
+
+	if (ce) {
+		/* MR-CC-2: x (1 - F/2), F = CE fraction of the round. */
+		uint64_t cut = cc->cwnd * ce / (2 * s->round_acked);
+
+		cc->cwnd -= cut;
+		if (cc->cwnd < cc->cfg.min_cwnd)
+			cc->cwnd = cc->cfg.min_cwnd;
+		cc->decreases++;
+	} else if (cc->cwnd < cc->hint_cap) {
+		/* MR-CC-1: + ai per RTT, unless the hint is the binding
+		 * limit (growth there would be fiction). */
+		cc->cwnd += cc->cfg.ai_bytes;
+		if (cc->cwnd > cc->cfg.max_cwnd)
+			cc->cwnd = cc->cfg.max_cwnd;
+		cc->increases++;
+	} else {
+		cc->hint_limited++;
+	}
+}
+
+static void mrc_on_ack(struct mr_cc *cc, const struct mr_cc_ack *ack,
+		       uint64_t now)
+{
+	struct mrc_state *s = st(cc);
+	uint64_t rtt = mr_cc_rtt(cc);
+
+	take_hint(cc, ack->rate_hint_mbps);
+	s->round_acked += ack->acked_pkts;
+	s->round_ce += ack->ce_pkts;
+	if (now - s->round_start >= rtt) {
+		/* A round with nothing acked says nothing: start afresh so
+		 * the next round is a full RTT of evidence. */
+		if (s->round_acked)
+			end_round(cc, s);
+		s->round_start = now;
+		s->round_acked = 0;
+		s->round_ce = 0;
+	}
+	mrc_rate(cc);
+}
+
+static void mrc_on_sent(struct mr_cc *cc, uint64_t bytes, uint64_t now)
+{
+	(void)cc;
+	(void)bytes;
+	(void)now;
+}
+
+const struct mr_cc_ops mr_cc_ops_metaroce = {
+	.name = "metaroce",
+	.help = "ECN AIMD (AI scaled to the BDP) capped by the receiver's "
+		"rate hint x min RTT",
+	.state_size = sizeof(struct mrc_state),
+	.init = mrc_init,
+	.on_ack = mrc_on_ack,
+	.on_loss = mr_cc_loss_ignored,
+	.on_sent = mrc_on_sent,
+};
+
+const struct mr_cc_ops mr_cc_ops_metaroce_nohint = {
+	.name = "metaroce-nohint",
+	.help = "MetaRoCE's ECN AIMD without the receiver's rate hints",
+	.state_size = sizeof(struct mrc_state),
+	.init = nohint_init,
+	.on_ack = mrc_on_ack,
+	.on_loss = mr_cc_loss_ignored,
+	.on_sent = mrc_on_sent,
+};
