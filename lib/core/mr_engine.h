@@ -78,10 +78,30 @@ struct mr_rwqe {
 	struct mr_sge *sge;
 };
 
+/*
+ * Rings indexed by a free-running 32-bit counter (send queue = msn,
+ * receive queue = rsn, SRQ, response records) have a power-of-two number
+ * of slots, at least the depth asked for: slot = counter & (slots - 1)
+ * then steps from the last slot to the first as the counter wraps from
+ * 2^32 - 1 to 0, because 2^32 is a multiple of the ring's size. With
+ * counter % depth and a depth that is not a power of two (max_send_wr =
+ * 3) the wrap skipped back onto a live slot. Occupancy (tail - head)
+ * stays limited to the depth.
+ */
+static inline uint32_t mr_ring_slots(uint32_t depth)
+{
+	uint32_t n = 1;
+
+	while (n < depth)
+		n <<= 1;
+	return n;
+}
+
 /* A receive queue (own or SRQ): a FIFO ring of posted WQEs. */
 struct mr_rq {
 	uint32_t max_wr, max_sge;
-	uint32_t head, tail; /* counters; slot = counter % max_wr */
+	uint32_t mask;	     /* mr_ring_slots(max_wr) - 1 */
+	uint32_t head, tail; /* counters; slot = counter & mask */
 	struct mr_rwqe *wqe;
 	struct mr_sge *sge;
 };
@@ -171,7 +191,8 @@ struct mr_qp {
 	uint32_t mtu; /* effective path mtu */
 
 	/* send queue */
-	struct mr_swqe *sq;
+	struct mr_swqe *sq; /* mr_ring_slots(max_send_wr) slots */
+	uint32_t sq_mask;
 	struct mr_sge *sq_sge;
 	uint8_t *sq_inl;
 	uint32_t sq_head; /* oldest not completed */
@@ -213,7 +234,8 @@ struct mr_qp {
 
 	/* responses (our sender side of the peer's READ/atomic) */
 	struct mr_resp_rec *resp;
-	uint32_t resp_max;
+	uint32_t resp_max;  /* records usable at once */
+	uint32_t resp_mask; /* mr_ring_slots(resp_max) - 1 */
 	uint32_t resp_head, resp_send, resp_tail; /* counters */
 
 	/* receiver side */
@@ -300,7 +322,18 @@ static inline uint32_t mr_ssn_slot(const struct mr_qp *qp, uint32_t ssn)
 
 static inline struct mr_swqe *mr_sq_wqe(const struct mr_qp *qp, uint32_t i)
 {
-	return &qp->sq[i % qp->cfg.max_send_wr];
+	return &qp->sq[i & qp->sq_mask];
+}
+
+static inline struct mr_resp_rec *mr_resp_rec_of(const struct mr_qp *qp,
+						 uint32_t i)
+{
+	return &qp->resp[i & qp->resp_mask];
+}
+
+static inline struct mr_rwqe *mr_rq_wqe(const struct mr_rq *rq, uint32_t i)
+{
+	return &rq->wqe[i & rq->mask];
 }
 
 static inline int mr_qp_is_gbn(const struct mr_qp *qp)
@@ -323,6 +356,18 @@ void mr_ep_qpn_remove(struct mr_ep *ep, struct mr_qp *qp);
 struct mr_qp *mr_ep_qpn_find(const struct mr_ep *ep, uint32_t qpn);
 
 /* mr_qp.c */
+/*
+ * Unit tests only (tests/unit/test_wrap.c): put the free-running counters
+ * of an RC or UD QP that has carried nothing yet (msn = send-queue index,
+ * rsn = own receive-queue index, response records, the peer's cumulative
+ * msn, the message and receive records, SRQ claims) at base, so that a
+ * test crosses their 2^32 wrap within a few messages. Both QPs of a
+ * connection must get the same base, in RTR or RTS (INIT->RTR resets the
+ * receive side). -MR_ESTATE if the QP has posted or received anything.
+ */
+int mr_qp_seq_base(struct mr_qp *qp, uint32_t base);
+/* Same for an SRQ that holds no WQE: its ring counters start at base. */
+int mr_srq_seq_base(struct mr_srq *srq, uint32_t base);
 void mr_qp_enter_err(struct mr_qp *qp, int notify);
 void mr_qp_cqe(struct mr_qp *qp, const struct mr_cqe *cqe);
 int mr_qp_lookup(struct mr_qp *qp, uint32_t key, int remote, uint64_t addr,

@@ -45,15 +45,16 @@ static int qp_alloc(struct mr_qp *qp)
 	struct mr_ep *ep = qp->ep;
 	const struct mr_qp_config *c = &qp->cfg;
 	uint32_t i, nsge = c->max_send_sge ? c->max_send_sge : 1;
+	uint32_t slots = mr_ring_slots(c->max_send_wr);
 	int rc;
 
-	qp->sq = xcalloc(ep, c->max_send_wr, sizeof(*qp->sq));
-	qp->sq_sge =
-		xcalloc(ep, (size_t)c->max_send_wr * nsge, sizeof(*qp->sq_sge));
-	qp->sq_inl = xcalloc(ep, (size_t)c->max_send_wr * c->max_inline, 1);
+	qp->sq_mask = slots - 1;
+	qp->sq = xcalloc(ep, slots, sizeof(*qp->sq));
+	qp->sq_sge = xcalloc(ep, (size_t)slots * nsge, sizeof(*qp->sq_sge));
+	qp->sq_inl = xcalloc(ep, (size_t)slots * c->max_inline, 1);
 	if (!qp->sq || !qp->sq_sge || !qp->sq_inl)
 		return -MR_ENOMEM;
-	for (i = 0; i < c->max_send_wr; i++) {
+	for (i = 0; i < slots; i++) {
 		qp->sq[i].sge = qp->sq_sge + (size_t)i * nsge;
 		qp->sq[i].inl = qp->sq_inl + (size_t)i * c->max_inline;
 	}
@@ -69,7 +70,8 @@ static int qp_alloc(struct mr_qp *qp)
 	qp->txp = xcalloc(ep, ep->cfg.ssn_window, sizeof(*qp->txp));
 	qp->ptx = xcalloc(ep, qp->npaths, sizeof(*qp->ptx));
 	qp->resp_max = ep->cfg.max_rd_atomic;
-	qp->resp = xcalloc(ep, qp->resp_max, sizeof(*qp->resp));
+	qp->resp_mask = mr_ring_slots(qp->resp_max) - 1;
+	qp->resp = xcalloc(ep, qp->resp_mask + 1, sizeof(*qp->resp));
 	qp->prx = xcalloc(ep, qp->npaths, sizeof(*qp->prx));
 	qp->rmsg = xcalloc(ep, ep->cfg.msg_window, sizeof(*qp->rmsg));
 	qp->hold = xcalloc(ep, ep->cfg.hold_slots, sizeof(*qp->hold));
@@ -187,6 +189,22 @@ int mr_qp_destroy(struct mr_qp *qp)
 	}
 	mr_ep_stats_qp_gone(qp);
 	qp_free(qp);
+	return 0;
+}
+
+int mr_qp_seq_base(struct mr_qp *qp, uint32_t base)
+{
+	if (qp->sq_tail != qp->sq_head || qp->sq_tail != qp->sq_next ||
+	    qp->rq.tail != qp->rq.head || qp->resp_tail != qp->resp_head ||
+	    qp->rcv_rsn != qp->claim_next || qp->rx_started ||
+	    qp->snd_nxt != qp->snd_base)
+		return -MR_ESTATE;
+	qp->sq_head = qp->sq_next = qp->sq_tail = base;
+	qp->snd_rsn = base;
+	qp->peer_cum_msn = base;
+	qp->rq.head = qp->rq.tail = base;
+	qp->resp_head = qp->resp_send = qp->resp_tail = base;
+	qp->rcv_msn = qp->rcv_rsn = qp->claim_next = base;
 	return 0;
 }
 

@@ -736,7 +736,7 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 	}
 	if (!have_lost && !probe) {
 		if (qp->resp_send != qp->resp_tail)
-			r = &qp->resp[qp->resp_send % qp->resp_max];
+			r = mr_resp_rec_of(qp, qp->resp_send);
 		else
 			w = next_new(qp);
 		if (!r && !w)
@@ -772,7 +772,7 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 			len = build_req(qp, mr_sq_wqe(qp, t->owner), t->offset,
 					ssn, 1, buf, cap, &plen, zc);
 		else
-			len = build_resp(qp, &qp->resp[t->owner % qp->resp_max],
+			len = build_resp(qp, mr_resp_rec_of(qp, t->owner),
 					 t->offset, ssn, 1, buf, cap, &plen,
 					 zc);
 	} else {

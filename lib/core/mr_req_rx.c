@@ -106,7 +106,7 @@ static void on_nak(struct mr_qp *qp, const struct mr_aeth *a, uint64_t now)
 static void free_resp_records(struct mr_qp *qp)
 {
 	while (qp->resp_head != qp->resp_send) {
-		struct mr_resp_rec *r = &qp->resp[qp->resp_head % qp->resp_max];
+		struct mr_resp_rec *r = mr_resp_rec_of(qp, qp->resp_head);
 
 		if (!mr_seq_lt(r->last_ssn, qp->snd_una))
 			break;
@@ -316,7 +316,7 @@ static void resp_fail(struct mr_qp *qp)
 		qp->rx_err_code = MR_NAK_REM_OP;
 		qp->rx_err_msn =
 			qp->resp_head != qp->resp_tail
-				? qp->resp[qp->resp_head % qp->resp_max].msn
+				? mr_resp_rec_of(qp, qp->resp_head)->msn
 				: qp->rcv_msn;
 	}
 	mr_qp_enter_err(qp, 1);

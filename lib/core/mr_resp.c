@@ -439,7 +439,7 @@ static int execute(struct mr_qp *qp, struct mr_rmsg *e)
 		lim = qp->resp_max;
 	if (qp->resp_tail - qp->resp_head >= lim)
 		return -MR_EAGAIN;
-	r = &qp->resp[qp->resp_tail % qp->resp_max];
+	r = mr_resp_rec_of(qp, qp->resp_tail);
 	memset(r, 0, sizeof(*r));
 	r->msn = e->msn;
 	r->vaddr = e->vaddr;

@@ -24,20 +24,21 @@ void mr_rq_init_ring(struct mr_rq *rq)
 int mr_rq_alloc(struct mr_ep *ep, struct mr_rq *rq, uint32_t max_wr,
 		uint32_t max_sge)
 {
-	uint32_t i;
+	uint32_t i, slots = mr_ring_slots(max_wr);
 
 	rq->max_wr = max_wr;
 	rq->max_sge = max_sge;
+	rq->mask = slots - 1;
 	mr_rq_init_ring(rq);
-	rq->wqe = ep->mem.calloc(ep->mem.user, max_wr, sizeof(*rq->wqe));
+	rq->wqe = ep->mem.calloc(ep->mem.user, slots, sizeof(*rq->wqe));
 	rq->sge = ep->mem.calloc(ep->mem.user,
-				 (size_t)max_wr * (max_sge ? max_sge : 1),
+				 (size_t)slots * (max_sge ? max_sge : 1),
 				 sizeof(*rq->sge));
 	if (!rq->wqe || !rq->sge) {
 		mr_rq_free(ep, rq);
 		return -MR_ENOMEM;
 	}
-	for (i = 0; i < max_wr; i++)
+	for (i = 0; i < slots; i++)
 		rq->wqe[i].sge = rq->sge + (size_t)i * (max_sge ? max_sge : 1);
 	return 0;
 }
@@ -75,7 +76,7 @@ int mr_rq_push(struct mr_ep *ep, uint32_t pd, struct mr_rq *rq,
 			return -MR_EACCESS;
 		total += s->length;
 	}
-	w = &rq->wqe[rq->tail % rq->max_wr];
+	w = mr_rq_wqe(rq, rq->tail);
 	w->wr_id = wr->wr_id;
 	w->num_sge = wr->num_sge;
 	w->total = total;
@@ -117,7 +118,7 @@ struct mr_rwqe *mr_rq_for_rsn(struct mr_qp *qp, uint32_t rsn)
 
 		if (mr_seq_lt(rsn, rq->head) || !mr_seq_lt(rsn, rq->tail))
 			return NULL;
-		return &rq->wqe[rsn % rq->max_wr];
+		return mr_rq_wqe(rq, rsn);
 	}
 	if (mr_seq_lt(rsn, qp->rcv_rsn) || rsn - qp->rcv_rsn >= mw)
 		return NULL;
@@ -127,7 +128,7 @@ struct mr_rwqe *mr_rq_for_rsn(struct mr_qp *qp, uint32_t rsn)
 
 		if (srq->rq.head == srq->rq.tail)
 			return NULL;
-		src = &srq->rq.wqe[srq->rq.head % srq->rq.max_wr];
+		src = mr_rq_wqe(&srq->rq, srq->rq.head);
 		rwqe_copy(&qp->claim[slot],
 			  qp->claim_sge + (size_t)slot * srq->rq.max_sge, src);
 		srq->rq.head++;
@@ -150,7 +151,7 @@ int mr_rq_take(struct mr_qp *qp, struct mr_rwqe *out, struct mr_sge *sge)
 
 	if (rq->head == rq->tail)
 		return -MR_EAGAIN;
-	rwqe_copy(out, sge, &rq->wqe[rq->head % rq->max_wr]);
+	rwqe_copy(out, sge, mr_rq_wqe(rq, rq->head));
 	rq->head++;
 	if (qp->cfg.srq)
 		srq_check_limit(qp->cfg.srq);
@@ -177,7 +178,7 @@ void mr_rq_flush(struct mr_qp *qp)
 
 	if (!qp->cfg.srq) {
 		while (qp->rq.head != qp->rq.tail) {
-			flush_one(qp, &qp->rq.wqe[qp->rq.head % qp->rq.max_wr]);
+			flush_one(qp, mr_rq_wqe(&qp->rq, qp->rq.head));
 			qp->rq.head++;
 		}
 		return;
@@ -335,6 +336,14 @@ int mr_srq_modify_limit(struct mr_srq *srq, uint32_t limit)
 		return -MR_EINVAL;
 	srq->limit = limit;
 	srq_check_limit(srq);
+	return 0;
+}
+
+int mr_srq_seq_base(struct mr_srq *srq, uint32_t base)
+{
+	if (srq->rq.head != srq->rq.tail)
+		return -MR_ESTATE;
+	srq->rq.head = srq->rq.tail = base;
 	return 0;
 }
 
