@@ -31,6 +31,7 @@
 #include "mr_ratehint.h"
 #include "mr_pathtx.h"
 #include "mr_ssnwin.h"
+#include "mr_timerq.h"
 #include "mr_wire.h"
 
 #define MR_UD_GRH_LEN 40 /* verbs UD receive buffers start with a GRH */
@@ -42,8 +43,25 @@ enum mr_swqe_state {
 	MR_SWQE_SENT = 1,   /* every packet sent at least once */
 };
 
+/* Fields ordered by size: no padding (one per send WR, MR-QP memory). */
 struct mr_swqe {
 	uint64_t wr_id;
+	uint64_t remote_addr;
+	uint64_t compare_add;
+	uint64_t swap;
+	struct mr_sge *sge; /* qp->sq_sge + slot * max_send_sge */
+	uint8_t *inl;	    /* qp->sq_inl + slot * max_inline */
+	uint32_t msn;
+	uint32_t rsn;
+	uint32_t len;
+	uint32_t imm;
+	uint32_t rkey;
+	uint32_t num_sge;
+	uint32_t npkts;
+	uint32_t sent_pkts;  /* first transmissions so far */
+	uint32_t resp_bytes; /* READ: response bytes placed */
+	uint32_t last_ssn;   /* ssn of the last packet (once all are sent) */
+	uint32_t ud_qpn, ud_qkey, ud_dest;
 	uint8_t opcode; /* enum mr_wr_opcode */
 	uint8_t state;
 	uint8_t signaled;
@@ -53,22 +71,6 @@ struct mr_swqe {
 	uint8_t resp_done; /* READ/atomic: response complete */
 	uint8_t rnr_count;
 	uint8_t err; /* enum mr_wc_status to complete with, 0 = none */
-	uint32_t msn;
-	uint32_t rsn;
-	uint32_t len;
-	uint32_t imm;
-	uint64_t remote_addr;
-	uint32_t rkey;
-	uint64_t compare_add;
-	uint64_t swap;
-	uint32_t num_sge;
-	struct mr_sge *sge; /* qp->sq_sge + slot * max_send_sge */
-	uint8_t *inl;	    /* qp->sq_inl + slot * max_inline */
-	uint32_t npkts;
-	uint32_t sent_pkts;  /* first transmissions so far */
-	uint32_t resp_bytes; /* READ: response bytes placed */
-	uint32_t last_ssn;   /* ssn of the last packet (once all are sent) */
-	uint32_t ud_qpn, ud_qkey, ud_dest;
 };
 
 struct mr_rwqe {
@@ -127,15 +129,15 @@ enum mr_txp_kind {
 	MR_TXP_RESP = 1, /* owner = response record counter */
 };
 
+/* One per ssn of the window (ssn_window per QP): 12 bytes, the largest
+ * array of a QP, so nothing in it that is not read. */
 struct mr_txp {
 	uint8_t state;
 	uint8_t kind;
 	uint8_t retx;  /* transmissions before the latest */
-	uint8_t last;  /* last packet of its message */
 	uint8_t probe; /* stall probe: send even if its WQE completed */
 	uint32_t owner;
 	uint32_t offset;
-	uint32_t bytes; /* payload bytes */
 };
 
 /* A READ or atomic the responder executed: its response is sent from here
@@ -168,8 +170,8 @@ struct mr_rmsg {
 	uint32_t bytes; /* accepted payload bytes */
 	uint32_t rsn;
 	uint32_t imm;
+	uint32_t rkey; /* here, not after vaddr: no padding (64 bytes) */
 	uint64_t vaddr;
-	uint32_t rkey;
 	uint64_t swap_add, compare;
 	struct mr_rwqe *rwqe; /* SEND: the receive WQE it lands in */
 };
@@ -269,6 +271,9 @@ struct mr_qp {
 	uint32_t rx_err_msn;
 
 	uint8_t in_work; /* queued in ep->work */
+	/* In ep->timers, keyed by mr_qp_deadline() as the last entry point
+	 * that touched the QP left it (mr_ep_timer_update). */
+	struct mr_timerq_entry tmr;
 
 	/* UD send: packets waiting (sq_next..sq_tail) */
 	uint32_t ud_ssn;
@@ -290,6 +295,11 @@ struct mr_ep {
 	 * packet, timer, modify) and leaves when it has nothing to send. */
 	struct mr_qp **work;
 	uint32_t work_head, work_n;
+	/* Every QP with a deadline, earliest first: the next-deadline query
+	 * reads its top and expiry pops only what is due. due[] is the
+	 * scratch list of one mr_ep_handle_expiry() call. */
+	struct mr_timerq timers;
+	struct mr_qp **due; /* [max_qp] */
 	uint32_t nsrq;
 	struct mr_ratehint rh;
 	/* Use of each path by QPs destroyed already (mr_ep_stats.c). */
@@ -349,6 +359,18 @@ static inline uint64_t mr_ib_timeout_ns(uint8_t t)
 /* mr_ep.c: queue qp for the transmit scheduler (idempotent); forget it. */
 void mr_ep_kick(struct mr_qp *qp);
 void mr_ep_unkick(struct mr_qp *qp);
+
+/* mr_ep.c: the earliest time qp has work waiting on time (UINT64_MAX:
+ * none), computed from its state in O(num_paths). */
+uint64_t mr_qp_deadline(const struct mr_qp *qp);
+/* mr_ep.c: re-key qp in ep->timers. Every public entry point calls it,
+ * before it returns, for each QP whose state it may have changed (a QP's
+ * deadline changes only when its state does). */
+void mr_ep_timer_update(struct mr_qp *qp);
+/* mr_ep.c: 0 if every QP's queued deadline equals mr_qp_deadline() and
+ * the heap is well formed, else -1 (unit tests call it after each step:
+ * an entry point that forgot mr_ep_timer_update() shows here). */
+int mr_ep_timers_check(const struct mr_ep *ep);
 
 /* mr_ep.c: the qpn table (demultiplexing) */
 void mr_ep_qpn_insert(struct mr_ep *ep, struct mr_qp *qp);

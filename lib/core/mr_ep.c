@@ -4,6 +4,7 @@
  * scheduler (round-robin over QPs) and timers (docs/spec/transport.md
  * MR-QP-*).
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "mr_engine.h"
@@ -91,19 +92,25 @@ int mr_ep_create(const struct mr_ep_config *cfg, const struct mr_mem *mem,
 		ep->qpn_mask = ep->qpn_mask * 2 + 1;
 	ep->qps = mem->calloc(mem->user, c.max_qp, sizeof(*ep->qps));
 	ep->work = mem->calloc(mem->user, c.max_qp, sizeof(*ep->work));
+	ep->due = mem->calloc(mem->user, c.max_qp, sizeof(*ep->due));
 	ep->qpn_tab = mem->calloc(mem->user, (size_t)ep->qpn_mask + 1,
 				  sizeof(*ep->qpn_tab));
-	rc = ep->qps && ep->qpn_tab && ep->work ? 0 : -MR_ENOMEM;
+	rc = ep->qps && ep->qpn_tab && ep->work && ep->due ? 0 : -MR_ENOMEM;
+	if (!rc)
+		rc = mr_timerq_init(&ep->timers, mem, c.max_qp);
 	if (!rc)
 		rc = mr_ratehint_init(&ep->rh, c.link_rate_mbps,
 				      4 * c.base_rtt_ns);
 	if (rc) {
+		mr_timerq_fini(&ep->timers);
 		if (ep->qps)
 			mem->free(mem->user, ep->qps);
 		if (ep->qpn_tab)
 			mem->free(mem->user, ep->qpn_tab);
 		if (ep->work)
 			mem->free(mem->user, ep->work);
+		if (ep->due)
+			mem->free(mem->user, ep->due);
 		mem->free(mem->user, ep);
 		return rc;
 	}
@@ -120,6 +127,8 @@ int mr_ep_destroy(struct mr_ep *ep)
 	ep->mem.free(ep->mem.user, ep->qps);
 	ep->mem.free(ep->mem.user, ep->qpn_tab);
 	ep->mem.free(ep->mem.user, ep->work);
+	ep->mem.free(ep->mem.user, ep->due);
+	mr_timerq_fini(&ep->timers);
 	ep->mem.free(ep->mem.user, ep);
 	return 0;
 }
@@ -286,7 +295,9 @@ int mr_ep_rx(struct mr_ep *ep, uint64_t now, const uint8_t *buf, size_t len,
 		MR_CNT(qp, rx_data_pkts, 1);
 	if (qp->cfg.type == MR_QPT_UD)
 		return mr_ud_rx(qp, &pkt, meta);
-	return rc_rx(qp, &pkt, meta, now);
+	rc = rc_rx(qp, &pkt, meta, now);
+	mr_ep_timer_update(qp);
+	return rc;
 }
 
 static size_t qp_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
@@ -335,6 +346,7 @@ static size_t ep_tx(struct mr_ep *ep, uint64_t now, uint8_t *buf, size_t cap,
 			zc->nseg = 0;
 		qp->now = now;
 		len = qp_tx(qp, now, buf, cap, meta, zc);
+		mr_ep_timer_update(qp);
 		if (!len)
 			continue;
 		mr_ep_kick(qp); /* back of the queue: it may have more */
@@ -364,45 +376,80 @@ size_t mr_ep_tx_zc(struct mr_ep *ep, uint64_t now, uint8_t *buf, size_t cap,
 	return ep_tx(ep, now, buf, cap, meta, zc);
 }
 
-uint64_t mr_ep_next_deadline(const struct mr_ep *ep)
+uint64_t mr_qp_deadline(const struct mr_qp *qp)
 {
-	uint64_t d = UINT64_MAX;
-	uint32_t i;
+	uint64_t d, t;
 
-	for (i = 0; i < ep->nqp; i++) {
-		const struct mr_qp *qp = ep->qps[i];
-		uint64_t t;
-
-		if (qp->cfg.type != MR_QPT_RC || qp->state < MR_QPS_RTR)
-			continue;
-		if (qp->ack_due < d)
-			d = qp->ack_due;
-		if (qp->state == MR_QPS_ERR)
-			continue;
-		t = mr_req_deadline(qp);
-		if (t < d)
-			d = t;
-	}
-	return d;
+	if (qp->cfg.type != MR_QPT_RC || qp->state < MR_QPS_RTR)
+		return UINT64_MAX;
+	d = qp->ack_due;
+	if (qp->state == MR_QPS_ERR)
+		return d;
+	t = mr_req_deadline(qp);
+	return t < d ? t : d;
 }
 
-void mr_ep_handle_expiry(struct mr_ep *ep, uint64_t now)
+void mr_ep_timer_update(struct mr_qp *qp)
+{
+	/* Cannot fail: the queue holds max_qp entries, one per QP. */
+	(void)mr_timerq_set(&qp->ep->timers, &qp->tmr, mr_qp_deadline(qp));
+}
+
+int mr_ep_timers_check(const struct mr_ep *ep)
 {
 	uint32_t i;
 
-	now = mr_ep_now(ep, now);
+	if (!mr_timerq_valid(&ep->timers))
+		return -1;
 	for (i = 0; i < ep->nqp; i++) {
-		struct mr_qp *qp = ep->qps[i];
+		const struct mr_qp *qp = ep->qps[i];
+		uint64_t d = mr_qp_deadline(qp);
 
-		if (qp->cfg.type != MR_QPT_RC || qp->state < MR_QPS_RTR)
-			continue;
+		if (qp->tmr.at != d ||
+		    (d != UINT64_MAX) != (qp->tmr.pos != MR_TIMERQ_NONE))
+			return -1;
+	}
+	return 0;
+}
+
+/* MR-QP-*: O(1), the top of the timer queue. */
+uint64_t mr_ep_next_deadline(const struct mr_ep *ep)
+{
+	return mr_timerq_next(&ep->timers);
+}
+
+static struct mr_qp *qp_of_tmr(struct mr_timerq_entry *e)
+{
+	return (struct mr_qp *)(void *)((char *)e -
+					offsetof(struct mr_qp, tmr));
+}
+
+/* Only the QPs that are due are visited, and only they are queued for
+ * transmit; the others keep their place in the queue. */
+void mr_ep_handle_expiry(struct mr_ep *ep, uint64_t now)
+{
+	uint32_t i, n = 0;
+
+	now = mr_ep_now(ep, now);
+	/* Take every due QP out first: each runs once per call even if its
+	 * new deadline is due again (a livelock otherwise), and callbacks
+	 * may re-key any QP while we work. */
+	while (mr_timerq_next(&ep->timers) <= now) {
+		struct mr_timerq_entry *e = mr_timerq_top(&ep->timers);
+
+		mr_timerq_remove(&ep->timers, e);
+		ep->due[n++] = qp_of_tmr(e);
+	}
+	for (i = 0; i < n; i++) {
+		struct mr_qp *qp = ep->due[i];
+
 		qp->now = now;
-		if (qp->ack_due <= now)
-			mr_ep_kick(qp); /* delayed ACK due */
-		if (qp->state == MR_QPS_ERR)
-			continue;
-		mr_req_expiry(qp, now);
+		if (qp->state != MR_QPS_ERR)
+			mr_req_expiry(qp, now);
+		/* Its delayed ACK, a retransmission, a probe, or pacing
+		 * credit is due: give it a transmit turn. */
 		mr_ep_kick(qp);
+		mr_ep_timer_update(qp);
 	}
 }
 

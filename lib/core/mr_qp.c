@@ -147,6 +147,7 @@ int mr_qp_create(struct mr_ep *ep, const struct mr_qp_config *cfg,
 	if (!qp)
 		return -MR_ENOMEM;
 	qp->ep = ep;
+	mr_timerq_entry_init(&qp->tmr);
 	qp->cfg = *cfg;
 	qp->mtu = ep->cfg.mtu;
 	if (cfg->type == MR_QPT_UD)
@@ -176,6 +177,7 @@ int mr_qp_destroy(struct mr_qp *qp)
 	ep = qp->ep;
 	mr_ep_qpn_remove(ep, qp);
 	mr_ep_unkick(qp);
+	mr_timerq_remove(&ep->timers, &qp->tmr);
 	for (i = 0; i < ep->nqp; i++) {
 		if (ep->qps[i] == qp) {
 			ep->qps[i] = ep->qps[--ep->nqp];
@@ -385,8 +387,8 @@ static void apply(struct mr_qp *qp, const struct mr_qp_attr *a, unsigned m)
 		q->dest_qpn = a->dest_qpn;
 }
 
-int mr_qp_modify(struct mr_qp *qp, const struct mr_qp_attr *attr,
-		 unsigned attr_mask)
+static int qp_modify(struct mr_qp *qp, const struct mr_qp_attr *attr,
+		     unsigned attr_mask)
 {
 	enum mr_qp_state from, to;
 	struct trans t;
@@ -436,6 +438,16 @@ int mr_qp_modify(struct mr_qp *qp, const struct mr_qp_attr *attr,
 	return 0;
 }
 
+int mr_qp_modify(struct mr_qp *qp, const struct mr_qp_attr *attr,
+		 unsigned attr_mask)
+{
+	int rc = qp_modify(qp, attr, attr_mask);
+
+	if (qp)
+		mr_ep_timer_update(qp);
+	return rc;
+}
+
 int mr_qp_query(const struct mr_qp *qp, struct mr_qp_attr *out)
 {
 	if (!qp || !out)
@@ -449,7 +461,7 @@ int mr_qp_query(const struct mr_qp *qp, struct mr_qp_attr *out)
 	return 0;
 }
 
-int mr_qp_post_recv(struct mr_qp *qp, const struct mr_recv_wr *wr)
+static int qp_post_recv(struct mr_qp *qp, const struct mr_recv_wr *wr)
 {
 	struct mr_cqe c;
 	int rc;
@@ -480,6 +492,15 @@ int mr_qp_post_recv(struct mr_qp *qp, const struct mr_recv_wr *wr)
 	c.is_recv = 1;
 	mr_qp_cqe(qp, &c);
 	return 0;
+}
+
+int mr_qp_post_recv(struct mr_qp *qp, const struct mr_recv_wr *wr)
+{
+	int rc = qp_post_recv(qp, wr);
+
+	if (qp)
+		mr_ep_timer_update(qp);
+	return rc;
 }
 
 const struct mr_counters *mr_qp_counters(const struct mr_qp *qp)

@@ -199,7 +199,8 @@ static void sq_cqe(struct mr_qp *qp, const struct mr_swqe *w,
 	mr_qp_cqe(qp, &c);
 }
 
-int mr_qp_post_send(struct mr_qp *qp, const struct mr_send_wr *wr, uint64_t now)
+static int post_send(struct mr_qp *qp, const struct mr_send_wr *wr,
+		     uint64_t now)
 {
 	struct mr_swqe *w;
 	uint64_t len;
@@ -280,6 +281,15 @@ int mr_qp_post_send(struct mr_qp *qp, const struct mr_send_wr *wr, uint64_t now)
 		sq_cqe(qp, w, MR_WC_WR_FLUSH_ERR);
 	}
 	return 0;
+}
+
+int mr_qp_post_send(struct mr_qp *qp, const struct mr_send_wr *wr, uint64_t now)
+{
+	int rc = post_send(qp, wr, now);
+
+	if (qp)
+		mr_ep_timer_update(qp);
+	return rc;
 }
 
 /* ---- completion and errors ---------------------------------------------- */
@@ -803,7 +813,6 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 			t->offset = off;
 			t->retx = 0;
 			t->probe = 0;
-			t->bytes = plen;
 		}
 	}
 	if (!len) {

@@ -325,6 +325,7 @@ int mr_srq_post_recv(struct mr_srq *srq, const struct mr_recv_wr *wr)
 		    qp->state >= MR_QPS_RTR && qp->state != MR_QPS_ERR) {
 			mr_resp_advance(qp, qp->now);
 			mr_ep_kick(qp);
+			mr_ep_timer_update(qp);
 		}
 	}
 	return 0;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "engine_world.h"
+#include "mr_engine.h"
 
 uint64_t xs(uint64_t *s)
 {
@@ -222,6 +223,15 @@ int world_step(struct world *w)
 			if (l->q[j].at < next)
 				next = l->q[j].at;
 			j++;
+		}
+	}
+	for (i = 0; i < 2; i++) {
+		/* The timer queue must agree with every QP's state after
+		 * each step (an entry point that forgot to re-key a QP). */
+		if (mr_ep_timers_check(w->n[i].ep)) {
+			fprintf(stderr, "node %d: timer queue out of date\n",
+				i);
+			abort();
 		}
 	}
 	if (did)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mr_engine.h"
 #include "mrsim_world.h"
 
 /* MRSIM_TRACE=1: one line per packet sent and delivered (debugging). */
@@ -316,6 +317,17 @@ int mrsim_world_run(struct mrsim_world *w, int (*done)(void *user), void *user,
 				break;
 		} while (1);
 		w->steps++;
+		for (i = 0; i < 2; i++) {
+			/* The timer queue must agree with every QP's state
+			 * (an entry point that forgot to re-key a QP). */
+			if (mr_ep_timers_check(w->node[i].ep)) {
+				mrsim_world_fail(w,
+						 "node %d: timer queue out of "
+						 "date at %llu ns",
+						 i, (unsigned long long)w->now);
+				return -2;
+			}
+		}
 		if (done && done(user))
 			return 0;
 		next = min_u64(mrsim_dir_next_time(&w->dir[0]),
