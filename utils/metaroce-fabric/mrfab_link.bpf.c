@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * One direction of one fabric link, as a tc clsact classifier (direct
+ * action). metaroce-fabric attaches one instance per link direction: on
+ * the egress of the sending router's interface, or, where the sender is a
+ * host (whose af_packet transmit bypasses tc), on the ingress of the
+ * receiving router's interface (docs/fabric.md). Each instance owns its
+ * two maps (the loader makes them per program); metaroce-fabric finds
+ * them through the program id tc reports and writes the configuration
+ * while traffic flows.
+ *
+ * What it does to every IPv4 packet, in this order: a link that is down
+ * (now inside [down_from, down_until)) drops it; random loss drops it; a
+ * phantom queue draining at the link rate decides ECN CE marking (queue
+ * above ecn_bytes, ECT packets only) and, where no real queue follows
+ * (police_bytes != 0), drop-tail at that queue size; random corruption
+ * flips one payload byte (the receiver's checksum or ICRC finds it);
+ * random duplication sends a clone on; random reordering puts the packet
+ * in the slow lane (a second HTB class, tc classid in skb->priority) that
+ * the packets behind it overtake. Non-IPv4 frames (ARP) pass untouched
+ * unless the link is down.
+ *
+ * Randomness: bpf_get_prandom_u32 against thresholds out of 2^32.
+ */
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/pkt_cls.h>
+
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
+
+/* Set on a duplicate while it passes this program again. */
+#define MRFAB_DUP_MARK 0x4d524642u
+
+struct mrfab_cfg {
+	__u64 down_from;  /* CLOCK_MONOTONIC ns; down while from <= now */
+	__u64 down_until; /* ... < until */
+	__u64 rate_bps;	  /* phantom queue drain rate; 0: no phantom queue */
+	__u64 ecn_bytes;  /* CE above this phantom backlog; 0: never */
+	__u64 police_bytes; /* drop above this phantom backlog; 0: never */
+	__u32 loss;	  /* probabilities, out of 2^32 */
+	__u32 corrupt;
+	__u32 dup;
+	__u32 reorder;
+	__u32 lane_prio;   /* skb->priority of the slow lane (HTB classid) */
+	__u32 ifindex;	   /* where duplicates are sent (this interface) */
+	__u32 ingress;	   /* attached on ingress: duplicates go there */
+	__u32 pad;
+};
+
+struct mrfab_stats {
+	__u64 pkts; /* seen, IPv4 and other */
+	__u64 bytes;
+	__u64 ecn_marked;
+	__u64 drop_down;
+	__u64 drop_loss;
+	__u64 drop_police;
+	__u64 corrupted;
+	__u64 duplicated;
+	__u64 reordered;
+	__u64 not_ect; /* above the threshold but not ECN-capable */
+};
+
+struct mrfab_queue {
+	struct bpf_spin_lock lock;
+	__u64 backlog; /* bytes */
+	__u64 last_ns;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct mrfab_cfg);
+} mrfab_cfg SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct mrfab_stats);
+} mrfab_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct mrfab_queue);
+} mrfab_queue SEC(".maps");
+
+static __always_inline int chance(__u32 p)
+{
+	return p && bpf_get_prandom_u32() < p;
+}
+
+/*
+ * The phantom queue: backlog drains at rate_bps since the last packet,
+ * then this packet joins unless it would overflow police_bytes. Returns
+ * the backlog seen by the packet, or -1 if it is dropped.
+ */
+static __always_inline long phantom(const struct mrfab_cfg *c, __u64 now,
+				    __u32 len)
+{
+	struct mrfab_queue *q;
+	__u32 k = 0;
+	__u64 drained, b;
+	long ret;
+
+	q = bpf_map_lookup_elem(&mrfab_queue, &k);
+	if (!q)
+		return 0;
+	bpf_spin_lock(&q->lock);
+	b = q->backlog;
+	if (now > q->last_ns) {
+		/* bytes = ns * bps / 8e9, without overflow for gaps up to
+		 * ~18 s at 1 Tb/s */
+		drained = (now - q->last_ns) * (c->rate_bps / 1000) / 8000000;
+		b = drained >= b ? 0 : b - drained;
+	}
+	q->last_ns = now;
+	if (c->police_bytes && b + len > c->police_bytes) {
+		ret = -1;
+	} else {
+		b += len;
+		ret = (long)b;
+	}
+	q->backlog = b;
+	bpf_spin_unlock(&q->lock);
+	return ret;
+}
+
+static __always_inline int set_ce(struct __sk_buff *skb, struct iphdr *ip)
+{
+	__u8 tos = ip->tos;
+	__u16 oldw, neww;
+
+	if ((tos & 3) == 0)
+		return 0;
+	if ((tos & 3) == 3)
+		return 1;
+	oldw = bpf_htons((__u16)(ip->version << 12 | ip->ihl << 8 | tos));
+	neww = bpf_htons((__u16)(ip->version << 12 | ip->ihl << 8 | tos | 3));
+	if (bpf_l3_csum_replace(skb, ETH_HLEN + offsetof(struct iphdr, check),
+				oldw, neww, 2))
+		return 0;
+	tos |= 3;
+	if (bpf_skb_store_bytes(skb, ETH_HLEN + offsetof(struct iphdr, tos),
+				&tos, 1, 0))
+		return 0;
+	return 1;
+}
+
+SEC("tc")
+int mrfab_link(struct __sk_buff *skb)
+{
+	struct mrfab_stats *s;
+	struct mrfab_cfg *c;
+	struct iphdr *ip;
+	void *data, *end;
+	__u64 now = bpf_ktime_get_ns();
+	__u32 k = 0, len = skb->len;
+	long backlog;
+
+	if (skb->mark == MRFAB_DUP_MARK) {
+		skb->mark = 0;
+		return TC_ACT_OK;
+	}
+	c = bpf_map_lookup_elem(&mrfab_cfg, &k);
+	s = bpf_map_lookup_elem(&mrfab_stats, &k);
+	if (!c || !s)
+		return TC_ACT_OK;
+	__sync_fetch_and_add(&s->pkts, 1);
+	__sync_fetch_and_add(&s->bytes, len);
+	if (now >= c->down_from && now < c->down_until) {
+		__sync_fetch_and_add(&s->drop_down, 1);
+		return TC_ACT_SHOT;
+	}
+	/* af_packet frames carry only L2 in the linear area: pull the IPv4
+	 * header in before reading it. */
+	if (bpf_skb_pull_data(skb, ETH_HLEN + sizeof(struct iphdr)))
+		return TC_ACT_OK;
+	data = (void *)(long)skb->data;
+	end = (void *)(long)skb->data_end;
+	if (data + ETH_HLEN + sizeof(*ip) > end)
+		return TC_ACT_OK;
+	if (((struct ethhdr *)data)->h_proto != bpf_htons(ETH_P_IP))
+		return TC_ACT_OK;
+	ip = data + ETH_HLEN;
+	if (chance(c->loss)) {
+		__sync_fetch_and_add(&s->drop_loss, 1);
+		return TC_ACT_SHOT;
+	}
+	if (c->rate_bps) {
+		backlog = phantom(c, now, len);
+		if (backlog < 0) {
+			__sync_fetch_and_add(&s->drop_police, 1);
+			return TC_ACT_SHOT;
+		}
+		if (c->ecn_bytes && (__u64)backlog > c->ecn_bytes) {
+			if (set_ce(skb, ip))
+				__sync_fetch_and_add(&s->ecn_marked, 1);
+			else
+				__sync_fetch_and_add(&s->not_ect, 1);
+		}
+	}
+	if (chance(c->corrupt)) {
+		/* The last byte: the payload's end (ICRC or data), never a
+		 * header the fabric's own routing reads. */
+		__u8 b;
+
+		if (len > ETH_HLEN + 28 &&
+		    !bpf_skb_load_bytes(skb, len - 1, &b, 1)) {
+			b ^= 0x5a;
+			bpf_skb_store_bytes(skb, len - 1, &b, 1,
+					    BPF_F_INVALIDATE_HASH);
+			__sync_fetch_and_add(&s->corrupted, 1);
+		}
+	}
+	if (chance(c->dup)) {
+		skb->mark = MRFAB_DUP_MARK;
+		if (!bpf_clone_redirect(skb, c->ifindex,
+					c->ingress ? BPF_F_INGRESS : 0))
+			__sync_fetch_and_add(&s->duplicated, 1);
+		skb->mark = 0;
+	}
+	if (c->lane_prio && chance(c->reorder)) {
+		skb->priority = c->lane_prio;
+		__sync_fetch_and_add(&s->reordered, 1);
+	}
+	return TC_ACT_OK;
+}
+
+char _license[] SEC("license") = "Dual BSD/GPL";
