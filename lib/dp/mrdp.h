@@ -17,6 +17,13 @@
  * (a << 24 | b << 16 | c << 8 | d). A packet to the device's own address
  * goes straight back into its receive path (loopback), without a port.
  *
+ * Routing (docs/spec/routing.md): the device's one address is its source
+ * on every plane (MR-ROUTE-1); each plane sends a peer's packets to the
+ * next hop its route table names (the kernel's routes through the port's
+ * interface, read with libnl-route and followed; on-link for ports the
+ * kernel does not see), resolved by the kernel's neighbour table or our
+ * own ARP on that plane (MR-ROUTE-2..5).
+ *
  * Encapsulation: UDP destination port = the record's udp_port; UDP source
  * port = tx meta `entropy` (0 is replaced by 0xc000 | path_id, since a UDP
  * source port of 0 is legal but defeats ECMP); plane = tx meta `plane`
@@ -213,10 +220,14 @@ uint32_t mrdp_local_ip(const struct mrdp_dev *dev);
 unsigned mrdp_num_planes(const struct mrdp_dev *dev);
 
 /*
- * Start ARP resolution of a peer now (e.g. when a QP moves to RTR), so the
- * first packet does not wait. Returns 1 if already resolved (mac filled if
- * non-NULL), 0 if resolution is under way, -EINVAL for 0 / multicast /
- * broadcast ids, -ENOSPC if the neighbour table is full. Takes the lock.
+ * Start resolving the next hop of every plane toward a peer now (e.g. when
+ * a QP moves to RTR), so the first packet does not wait (MR-ROUTE-3: the
+ * next hop is the peer itself where it is on-link, else the gateway of
+ * the plane's route). Returns 1 if every plane with a route has its next
+ * hop resolved (mac: the first plane's next hop, if non-NULL), 0 if
+ * resolution is under way, -ENETUNREACH if no plane has a route to the
+ * peer (MR-ROUTE-6), -EINVAL for 0 / multicast / broadcast ids, -ENOSPC if
+ * the neighbour table is full. Takes the lock.
  */
 int mrdp_resolve(struct mrdp_dev *dev, uint32_t ip, uint8_t mac[6]);
 
@@ -242,6 +253,8 @@ enum mrdp_tx_drop {
 	MRDP_TXD_NEIGH_FAIL,  /* peer did not answer ARP */
 	MRDP_TXD_BAD_DEST,    /* dest id 0, multicast or broadcast */
 	MRDP_TXD_PORT,	      /* the port refused the frame */
+	MRDP_TXD_NO_ROUTE,    /* the plane has no route to the peer
+			       * (MR-ROUTE-6) */
 	MRDP_TXD_MAX
 };
 
@@ -275,6 +288,8 @@ struct mrdp_counters {
 	uint64_t loopback_pkts; /* packets to our own address */
 	uint64_t neigh_entries; /* current neighbour table size */
 	uint64_t neigh_resolved;
+	uint64_t route_reloads;	  /* kernel route tables read again after a
+				   * change (MR-ROUTE-5) */
 	uint64_t progress_rounds; /* rounds with work, any thread */
 	uint64_t inline_rounds;	  /* of which by mrdp_progress() */
 	uint64_t sleeps;	  /* progress thread idle sleeps */
@@ -288,7 +303,7 @@ void mrdp_get_counters(struct mrdp_dev *dev, struct mrdp_counters *out);
 
 /* Write counters as one JSON object and a newline to buf (NUL-terminated):
  *   {"device":"mr0","pid":1234,"loopback_pkts":0,"neigh_entries":1,
- *    "neigh_resolved":1,"progress_rounds":..,"inline_rounds":..,
+ *    "neigh_resolved":1,"route_reloads":0,"progress_rounds":..,"inline_rounds":..,
  *    "sleeps":..,"zc_outlived":0,"planes":[{"plane":0,"rx_pkts":..,
  *    "rx_bytes":..,"tx_pkts":..,"tx_bytes":..,"rx_ecn_ce":..,"rx_frames":..,
  *    "arp_req_rx":..,"arp_req_tx":..,"arp_reply_rx":..,"arp_reply_tx":..,

@@ -489,6 +489,7 @@ static void teardown(struct mrdp_dev *d)
 	for (i = 0; i < d->nplanes; i++)
 		mrdp_port_close(d, i);
 	mrdp_io_release(d);
+	mrdp_nexthop_fini(d);
 	if (d->pool)
 		mrdp_pool_free(d);
 	free(d->scratch);
@@ -589,6 +590,9 @@ int mrdp_open(const struct mrdp_config *cfg, struct mrdp_dev **out, char *err,
 		if (ret)
 			goto fail;
 	}
+	ret = mrdp_nexthop_init(d, err, errlen);
+	if (ret)
+		goto fail;
 	if (!cfg->no_thread) {
 		/* Our thread takes none of the application's signals. */
 		ret = mrdp_with_signals_blocked(start_thread_call, d);

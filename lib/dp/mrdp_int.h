@@ -15,6 +15,7 @@
 #include "mrdp.h"
 #include "mrdp_encap.h"
 #include "mrdp_neigh.h"
+#include "mrdp_route.h"
 
 struct rte_mbuf;
 struct rte_mempool;
@@ -46,6 +47,9 @@ struct mrdp_plane {
 	unsigned nbacklog; /* frames the port refused earlier */
 	struct rte_mbuf *backlog[MRDP_BACKLOG];
 	struct mrdp_plane_counters c;
+	/* The kernel interface the port attaches to (0: none the kernel
+	 * sees; the plane's peers are on-link), for its routes. */
+	int ifindex;
 	/* The kernel socket a sleeping progress thread polls for frames
 	 * (-1: none); see mrdp_wait.c. */
 	int wait_fd;
@@ -74,6 +78,12 @@ struct mrdp_dev {
 	pthread_mutex_t lock;
 	uint64_t last_now; /* latest `now` given to the engine (lock held) */
 	struct mrdp_neigh_table *neigh;
+	/* Next hops (mrdp_nexthop.c): a route table per plane, the kernel
+	 * view (NULL when no plane has a kernel interface). */
+	struct mrdp_route_table *rt;
+	struct mrdp_route_nl *rnl;
+	uint64_t route_check_ns;
+	uint64_t route_reloads;
 	uint64_t loopback_pkts;
 	uint64_t progress_rounds;
 	uint64_t inline_rounds;
@@ -143,6 +153,30 @@ void mrdp_io_release(struct mrdp_dev *d);
 /* Start resolving ip now (send the first ARP request). Lock held. */
 int mrdp_io_resolve(struct mrdp_dev *d, uint32_t ip, uint8_t mac[6],
 		    uint64_t now);
+
+/* Learn that ip is at mac (create: add it if absent), and send what
+ * waited for it. Lock held. */
+void mrdp_io_learn(struct mrdp_dev *d, uint32_t ip, const uint8_t mac[6],
+		   int create, uint64_t now);
+/* Value of key=... in a port's devargs string (after the name), or NULL. */
+const char *mrdp_devarg(const char *args, const char *key, char *val,
+			size_t cap);
+
+/* mrdp_nexthop.c: the next hop of each plane (MR-ROUTE-*). Lock held. */
+struct mrdp_route_nl;
+/* After the ports are open: their interfaces, routes, kernel view. */
+int mrdp_nexthop_init(struct mrdp_dev *d, char *err, size_t errlen);
+void mrdp_nexthop_fini(struct mrdp_dev *d);
+/* The next hop on plane toward dst: 0 and *nh, or -ENETUNREACH. */
+int mrdp_nexthop_of(const struct mrdp_dev *d, unsigned plane, uint32_t dst,
+		    uint32_t *nh);
+/* Is ip on-link on plane (its own next hop)? */
+int mrdp_nexthop_onlink(const struct mrdp_dev *d, unsigned plane, uint32_t ip);
+/* The kernel's MAC of next hop nh on plane: 1 and mac, or 0. */
+int mrdp_nexthop_kernel_mac(struct mrdp_dev *d, unsigned plane, uint32_t nh,
+			    uint8_t mac[6]);
+/* Follow kernel changes (at most every 100 ms; cheap otherwise). */
+void mrdp_nexthop_poll(struct mrdp_dev *d, uint64_t now);
 
 /* mrdp_wait.c: sleeping until a frame, a kick or a timeout. Around
  * rte_dev_probe() of a port (ifname: its interface, NULL if none), or

@@ -267,11 +267,14 @@ static void send_arp(struct mrdp_dev *d, unsigned plane, int op,
 static void neigh_request(void *user, uint32_t ip)
 {
 	struct mrdp_dev *d = user;
+	struct mrdp_neigh *e = mrdp_neigh_find(d->neigh, ip);
 	unsigned i;
 
-	/* The peer may sit on any plane: ask on all of them. */
+	/* Ask on the planes whose next hop it is (MR-ROUTE-3); one not yet
+	 * tied to a plane may sit on any of them. */
 	for (i = 0; i < d->nplanes; i++)
-		send_arp(d, i, 1, zero_mac, ip);
+		if (!e || !e->planes || (e->planes & (1u << i)))
+			send_arp(d, i, 1, zero_mac, ip);
 	MRDP_LOG("%s: ARP who-has %u.%u.%u.%u\n", d->conf.name, ip >> 24,
 		 (ip >> 16) & 255, (ip >> 8) & 255, ip & 255);
 }
@@ -299,8 +302,8 @@ static void release_queue(struct mrdp_dev *d, struct mrdp_neigh *e)
 	e->nq = 0;
 }
 
-static void learn(struct mrdp_dev *d, uint32_t ip, const uint8_t mac[6],
-		  int create, uint64_t now)
+void mrdp_io_learn(struct mrdp_dev *d, uint32_t ip, const uint8_t mac[6],
+		   int create, uint64_t now)
 {
 	struct mrdp_neigh *e = mrdp_neigh_find(d->neigh, ip);
 
@@ -352,7 +355,10 @@ static int rx_frame(struct mrdp_dev *d, unsigned plane, struct rte_mbuf *m,
 					   .dst = d->me.ip,
 					   .ecn_ce = r.ce };
 
-		learn(d, r.src_ip, r.src_mac, 1, now);
+		/* A routed peer's packets come from its last router: its
+		 * MAC is not the peer's (MR-ROUTE-7). */
+		if (mrdp_nexthop_onlink(d, plane, r.src_ip))
+			mrdp_io_learn(d, r.src_ip, r.src_mac, 1, now);
 		p->c.rx_pkts++;
 		p->c.rx_bytes += len;
 		p->c.rx_ecn_ce += r.ce;
@@ -362,14 +368,15 @@ static int rx_frame(struct mrdp_dev *d, unsigned plane, struct rte_mbuf *m,
 	}
 	case MRDP_PKT_ARP_REQ:
 		p->c.arp_req_rx++;
-		learn(d, r.src_ip, r.src_mac, 1, now);
+		mrdp_io_learn(d, r.src_ip, r.src_mac, 1, now);
 		send_arp(d, plane, 2, r.src_mac, r.src_ip);
 		break;
 	case MRDP_PKT_ARP_REPLY:
 		p->c.arp_reply_rx++;
 		/* Learn from replies to us; a gratuitous one only updates a
 		 * peer we already know. */
-		learn(d, r.src_ip, r.src_mac, r.target_ip == d->me.ip, now);
+		mrdp_io_learn(d, r.src_ip, r.src_mac, r.target_ip == d->me.ip,
+			      now);
 		break;
 	default:
 		p->c.rx_drop[r.drop]++;
@@ -377,6 +384,24 @@ static int rx_frame(struct mrdp_dev *d, unsigned plane, struct rte_mbuf *m,
 	}
 	rte_pktmbuf_free(m);
 	return r.kind != MRDP_PKT_DROP;
+}
+
+/* The neighbour entry of next hop nh on plane: tied to the plane (its ARP
+ * goes there), and taken from the kernel's table when the kernel knows it
+ * before we ask (MR-ROUTE-2). NULL if the table is full. */
+static struct mrdp_neigh *next_hop(struct mrdp_dev *d, unsigned plane,
+				   uint32_t nh, uint64_t now)
+{
+	struct mrdp_neigh *e = mrdp_neigh_lookup(d->neigh, nh, now);
+	uint8_t mac[6];
+
+	if (!e)
+		return NULL;
+	e->planes |= (uint8_t)(1u << plane);
+	if (e->state == MRDP_NEIGH_INCOMPLETE && e->tries == 0 &&
+	    mrdp_nexthop_kernel_mac(d, plane, nh, mac))
+		mrdp_io_learn(d, nh, mac, 0, now);
+	return e;
 }
 
 /* Frame one engine packet (already at mtod + MRDP_HDR_LEN) and route it. */
@@ -388,6 +413,7 @@ static void tx_packet(struct mrdp_dev *d, struct rte_mbuf *m, size_t len,
 	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
 	struct mrdp_neigh *e;
 	struct mrdp_hdr h;
+	uint32_t nh;
 
 	if (meta->dest == d->me.ip) {
 		struct mr_rx_meta rm = { .src = d->me.ip,
@@ -404,7 +430,12 @@ static void tx_packet(struct mrdp_dev *d, struct rte_mbuf *m, size_t len,
 		rte_pktmbuf_free(m);
 		return;
 	}
-	e = mrdp_neigh_lookup(d->neigh, meta->dest, now);
+	if (mrdp_nexthop_of(d, plane, meta->dest, &nh) != 0) {
+		p->c.tx_drop[MRDP_TXD_NO_ROUTE]++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	e = next_hop(d, plane, nh, now);
 	if (!e) {
 		p->c.tx_drop[MRDP_TXD_NEIGH_FULL]++;
 		rte_pktmbuf_free(m);
@@ -489,6 +520,7 @@ int mrdp_io_round(struct mrdp_dev *d, uint64_t now)
 
 	if (!d->zc_ready)
 		zc_setup(d);
+	mrdp_nexthop_poll(d, now);
 	zc.min_len = MRDP_ZC_MIN;
 	for (i = 0; i < d->nplanes; i++) {
 		n = rte_eth_rx_burst(d->plane[i].port_id, 0, pkts, MRDP_BURST);
@@ -583,8 +615,9 @@ uint64_t mrdp_io_next_deadline(struct mrdp_dev *d)
 int mrdp_io_resolve(struct mrdp_dev *d, uint32_t ip, uint8_t mac[6],
 		    uint64_t now)
 {
+	unsigned i, routed = 0, pending = 0;
 	struct mrdp_neigh *e;
-	unsigned i;
+	uint32_t nh;
 
 	if (!mrdp_ip_unicast(ip))
 		return -EINVAL;
@@ -593,18 +626,26 @@ int mrdp_io_resolve(struct mrdp_dev *d, uint32_t ip, uint8_t mac[6],
 			memcpy(mac, d->me.mac, 6);
 		return 1;
 	}
-	e = mrdp_neigh_lookup(d->neigh, ip, now);
-	if (!e)
-		return -ENOSPC;
-	if (e->state == MRDP_NEIGH_REACHABLE) {
-		if (mac)
+	for (i = 0; i < d->nplanes; i++) {
+		if (mrdp_nexthop_of(d, i, ip, &nh) != 0)
+			continue;
+		e = next_hop(d, i, nh, now);
+		if (!e)
+			return -ENOSPC;
+		if (e->state != MRDP_NEIGH_REACHABLE)
+			pending++;
+		else if (mac && !routed)
 			memcpy(mac, e->mac, 6);
-		return 1;
+		routed++;
 	}
+	if (!routed)
+		return -ENETUNREACH;
+	if (!pending)
+		return 1;
 	mrdp_neigh_tick(d->neigh, now, neigh_request, neigh_drop, d);
 	for (i = 0; i < d->nplanes; i++)
 		flush_plane(d, &d->plane[i]);
-	return 0;
+	return pending ? 0 : 1;
 }
 
 void mrdp_io_release(struct mrdp_dev *d)

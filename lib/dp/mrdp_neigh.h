@@ -33,6 +33,8 @@ struct mrdp_neigh {
 	uint8_t mac[6];
 	uint8_t state;	  /* enum mrdp_neigh_state */
 	uint8_t tries;	  /* requests sent in this resolution */
+	uint8_t planes;	  /* planes whose next hop this is: where ARP asks
+			   * (set by the caller; 0: every plane) */
 	uint64_t next_ns; /* INCOMPLETE: next request; FAILED: end of hold */
 	unsigned nq;
 	void *q[MRDP_NEIGH_QLEN];

@@ -69,8 +69,8 @@ static int is_af_xdp(const char *args)
 }
 
 /* Value of key=... in a devargs string (after the name), or NULL. */
-static const char *devarg(const char *args, const char *key, char *val,
-			  size_t cap)
+const char *mrdp_devarg(const char *args, const char *key, char *val,
+			size_t cap)
 {
 	size_t klen = strlen(key);
 	const char *p = strchr(args, ',');
@@ -127,7 +127,8 @@ static unsigned pool_room(const struct mrdp_dev *d, int *xdp)
 			char v[32];
 			unsigned f = afp_framesz(d);
 
-			if (devarg(d->conf.ports[i], "framesz", v, sizeof(v)))
+			if (mrdp_devarg(d->conf.ports[i], "framesz", v,
+					sizeof(v)))
 				f = (unsigned)strtoul(v, NULL, 10);
 			if (f - AFP_TX_OVERHEAD > room)
 				room = f - AFP_TX_OVERHEAD;
@@ -280,7 +281,7 @@ static int build_devargs(struct mrdp_dev *d, unsigned idx, unsigned seq,
 	if (is_af_packet(args) || is_af_xdp(args)) {
 		int mtu;
 
-		if (!devarg(args, "iface", v, sizeof(v))) {
+		if (!mrdp_devarg(args, "iface", v, sizeof(v))) {
 			snprintf(err, errlen,
 				 "port '%s': %s needs iface=<interface>", args,
 				 is_af_xdp(args) ? "af_xdp" : "af_packet");
@@ -307,7 +308,7 @@ static int build_devargs(struct mrdp_dev *d, unsigned idx, unsigned seq,
 	}
 	if (is_af_packet(args)) {
 		unsigned need = (unsigned)d->max_frame + AFP_RX_OVERHEAD;
-		if (devarg(args, "framesz", v, sizeof(v))) {
+		if (mrdp_devarg(args, "framesz", v, sizeof(v))) {
 			if (strtoul(v, NULL, 10) < need) {
 				snprintf(err, errlen,
 					 "port '%s': framesz %s too small "
@@ -320,16 +321,16 @@ static int build_devargs(struct mrdp_dev *d, unsigned idx, unsigned seq,
 
 			w += snprintf(out + w, cap - (size_t)w, ",framesz=%u",
 				      f);
-			if (!devarg(args, "blocksz", v, sizeof(v)))
+			if (!mrdp_devarg(args, "blocksz", v, sizeof(v)))
 				w += snprintf(out + w, cap - (size_t)w,
 					      ",blocksz=%u",
 					      f > 4096 ? f : 4096);
 		}
-		if (!devarg(args, "framecnt", v, sizeof(v))) {
+		if (!mrdp_devarg(args, "framecnt", v, sizeof(v))) {
 			char fs[32];
 			unsigned f = afp_framesz(d), n;
 
-			if (devarg(args, "framesz", fs, sizeof(fs)))
+			if (mrdp_devarg(args, "framesz", fs, sizeof(fs)))
 				f = (unsigned)strtoul(fs, NULL, 10);
 			n = f ? AFP_RING_BYTES / f : AFP_FRAMECNT_MIN;
 			if (n < AFP_FRAMECNT_MIN)
@@ -340,7 +341,8 @@ static int build_devargs(struct mrdp_dev *d, unsigned idx, unsigned seq,
 		if ((size_t)w >= cap)
 			goto toolong;
 	}
-	if (is_af_xdp(args) && !devarg(args, "busy_budget", v, sizeof(v))) {
+	if (is_af_xdp(args) &&
+	    !mrdp_devarg(args, "busy_budget", v, sizeof(v))) {
 		/* The PMD's default "preferred busy polling" keeps the
 		 * kernel from serving the queue unless we busy-poll it; our
 		 * progress thread sleeps when idle, and each frame waited
@@ -355,7 +357,7 @@ static int build_devargs(struct mrdp_dev *d, unsigned idx, unsigned seq,
 		 * 22.11 corrupted such frames between two processes (seen in
 		 * tests/dp): give every frame one buffer. Deep rings, as for
 		 * af_packet. */
-		if (!devarg(args, "bsize", v, sizeof(v))) {
+		if (!mrdp_devarg(args, "bsize", v, sizeof(v))) {
 			unsigned b = 2048;
 
 			while (b < d->max_frame)
@@ -368,7 +370,7 @@ static int build_devargs(struct mrdp_dev *d, unsigned idx, unsigned seq,
 				 args, v, d->conf.mtu, d->max_frame);
 			return -EINVAL;
 		}
-		if (!devarg(args, "rsize", v, sizeof(v)))
+		if (!mrdp_devarg(args, "rsize", v, sizeof(v)))
 			w += snprintf(out + w, cap - (size_t)w, ",rsize=11");
 		if ((size_t)w >= cap)
 			goto toolong;
@@ -388,7 +390,7 @@ static int xsk_refused(const struct mrdp_dev *d, unsigned idx, char *err,
 	char ifn[IF_NAMESIZE + 1] = "?";
 	int mtu;
 
-	devarg(args, "iface", ifn, sizeof(ifn));
+	mrdp_devarg(args, "iface", ifn, sizeof(ifn));
 	mtu = iface_mtu(ifn);
 	snprintf(err, errlen,
 		 "port '%s': the kernel refused AF_XDP on %s (reason "
@@ -420,7 +422,8 @@ int mrdp_port_open(struct mrdp_dev *d, unsigned idx, unsigned seq, char *err,
 		const char *ifn = NULL;
 
 		if (is_af_packet(d->conf.ports[idx]) &&
-		    devarg(d->conf.ports[idx], "iface", ifname, sizeof(ifname)))
+		    mrdp_devarg(d->conf.ports[idx], "iface", ifname,
+				sizeof(ifname)))
 			ifn = ifname;
 		mrdp_wait_probe_begin(p, ifn, 0);
 		/* EAL probed allow-listed PCI devices at its start; a device

@@ -31,6 +31,7 @@ static const char *const tx_drop_names[MRDP_TXD_MAX] = {
 	[MRDP_TXD_NEIGH_FAIL] = "neighbour_unreachable",
 	[MRDP_TXD_BAD_DEST] = "bad_destination",
 	[MRDP_TXD_PORT] = "port",
+	[MRDP_TXD_NO_ROUTE] = "no_route",
 };
 
 const char *mrdp_rx_drop_name(enum mrdp_rx_drop r)
@@ -54,6 +55,7 @@ void mrdp_snapshot(struct mrdp_dev *d, struct mrdp_counters *out)
 	out->loopback_pkts = d->loopback_pkts;
 	out->neigh_entries = d->neigh->count;
 	out->neigh_resolved = d->neigh->resolved;
+	out->route_reloads = d->route_reloads;
 	out->progress_rounds = d->progress_rounds;
 	out->inline_rounds = d->inline_rounds;
 	out->sleeps = d->sleeps;
@@ -138,11 +140,13 @@ int mrdp_counters_json(const struct mrdp_counters *c, const char *name,
 	jp(&b,
 	   "{\"device\":\"%s\",\"pid\":%ld,\"loopback_pkts\":%llu,"
 	   "\"neigh_entries\":%llu,\"neigh_resolved\":%llu,"
-	   "\"progress_rounds\":%llu,\"inline_rounds\":%llu,"
+	   "\"route_reloads\":%llu,\"progress_rounds\":%llu,\"inline_rounds\":%"
+	   "llu,"
 	   "\"sleeps\":%llu,\"zc_outlived\":%llu,\"planes\":[",
 	   name, (long)getpid(), (unsigned long long)c->loopback_pkts,
 	   (unsigned long long)c->neigh_entries,
 	   (unsigned long long)c->neigh_resolved,
+	   (unsigned long long)c->route_reloads,
 	   (unsigned long long)c->progress_rounds,
 	   (unsigned long long)c->inline_rounds, (unsigned long long)c->sleeps,
 	   (unsigned long long)c->zc_outlived);

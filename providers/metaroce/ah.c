@@ -27,6 +27,14 @@ struct ibv_ah *metaroce_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 		errno = ret;
 		return NULL;
 	}
+	/* UD has no retransmission: a datagram sent before the next hop's
+	 * MAC is known could be dropped, so learn it now; a peer no plane
+	 * routes to is refused here, as RoCE refuses it (MR-ROUTE-6). */
+	ret = metaroce_resolve(to_mctx(pd->context), dest);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
 	ah = calloc(1, sizeof(*ah));
 	if (!ah) {
 		errno = ENOMEM;
@@ -39,9 +47,6 @@ struct ibv_ah *metaroce_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 	 * inside the provider that look before it does. */
 	ah->ibv_ah.context = pd->context;
 	ah->ibv_ah.pd = pd;
-	/* UD has no retransmission: a datagram sent before the peer's MAC
-	 * is known could be dropped, so learn it now. */
-	metaroce_resolve(to_mctx(pd->context), dest);
 	return &ah->ibv_ah;
 }
 

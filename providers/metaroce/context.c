@@ -153,8 +153,9 @@ void metaroce_engine_release(struct metaroce_context *mctx)
 {
 }
 
-void metaroce_resolve(struct metaroce_context *mctx, uint32_t dest)
+int metaroce_resolve(struct metaroce_context *mctx, uint32_t dest)
 {
+	return 0;
 }
 #endif
 

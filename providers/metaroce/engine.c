@@ -327,23 +327,33 @@ void metaroce_progress(struct metaroce_context *mctx)
 		mrdp_progress(eng->dp);
 }
 
-void metaroce_resolve(struct metaroce_context *mctx, uint32_t dest)
+int metaroce_resolve(struct metaroce_context *mctx, uint32_t dest)
 {
 	struct metaroce_engine *eng = mctx->uses_engine ? mctx->dev->eng : NULL;
 	const struct timespec step = { 0, 5 * 1000 * 1000 };
-	int i;
+	int i, ret;
 
 	/* Our own address needs no neighbour: the datapath loops it back. */
 	if (!eng || dest == eng->dev->conf.ip)
-		return;
+		return 0;
 	for (i = 0; i < 200; i++) {
-		if (mrdp_resolve(eng->dp, dest, NULL) != 0)
-			return; /* resolved (1) or never resolvable (< 0) */
+		ret = mrdp_resolve(eng->dp, dest, NULL);
+		if (ret == -ENETUNREACH) {
+			metaroce_dbg("%s: no plane has a route to "
+				     "%u.%u.%u.%u",
+				     eng->dev->conf.name, dest >> 24,
+				     (dest >> 16) & 0xff, (dest >> 8) & 0xff,
+				     dest & 0xff);
+			return ENETUNREACH;
+		}
+		if (ret != 0)
+			return 0; /* resolved (1) or never resolvable (< 0) */
 		nanosleep(&step, NULL);
 	}
 	metaroce_dbg("%s: no ARP answer from %u.%u.%u.%u yet",
 		     eng->dev->conf.name, dest >> 24, (dest >> 16) & 0xff,
 		     (dest >> 8) & 0xff, dest & 0xff);
+	return 0;
 }
 
 void metaroce_engine_lock(struct metaroce_engine *eng)

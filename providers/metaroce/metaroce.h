@@ -214,7 +214,10 @@ void metaroce_progress_handoff(struct metaroce_context *mctx);
  * does in create_ah and modify_qp: waits up to 1 s for the answer; an
  * unanswered peer is not an error here (packets to it are counted as
  * dropped, RC retransmits). No-op until the context uses the datapath. */
-void metaroce_resolve(struct metaroce_context *mctx, uint32_t dest);
+/* Start resolving the next hops toward dest and wait for them a little
+ * (up to 1 s). 0, or ENETUNREACH when no plane has a route to dest
+ * (MR-ROUTE-6): the verb that asked fails, as a RoCE device's does. */
+int metaroce_resolve(struct metaroce_context *mctx, uint32_t dest);
 /* free_context: drop the context's use of the device's engine; the last
  * user closes it. */
 void metaroce_engine_release(struct metaroce_context *mctx);

@@ -194,6 +194,14 @@ int metaroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 				     dev->conf.mtu, &ca, &cmask);
 	if (ret)
 		return ret;
+	/* Resolve the peer's next hops now, so the first packet does not
+	 * wait; a peer no plane routes to fails the modify, as on RoCE
+	 * (MR-ROUTE-6). */
+	if ((attr_mask & IBV_QP_AV) && ca.dest) {
+		ret = metaroce_resolve(to_mctx(ibqp->context), ca.dest);
+		if (ret)
+			return ret;
+	}
 	metaroce_engine_lock(qp->eng);
 	if (attr_mask & IBV_QP_CUR_STATE) {
 		mr_qp_query(qp->core, &now);
@@ -214,9 +222,6 @@ int metaroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	if (ret)
 		return metaroce_errno(ret);
 	remember_attr(qp, attr, attr_mask);
-	/* Resolve the peer's MAC now, so the first packet does not wait. */
-	if ((attr_mask & IBV_QP_AV) && ca.dest)
-		metaroce_resolve(to_mctx(ibqp->context), ca.dest);
 	metaroce_dbg("qp 0x%x modify mask 0x%x -> state %d", ibqp->qp_num,
 		     attr_mask,
 		     (attr_mask & IBV_QP_STATE) ? (int)attr->qp_state : -1);
