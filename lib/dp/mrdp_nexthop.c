@@ -25,10 +25,16 @@ static void load_tables(struct mrdp_dev *d)
 	for (i = 0; i < d->nplanes; i++) {
 		struct mrdp_plane *p = &d->plane[i];
 
-		if (p->ifindex)
-			mrdp_route_nl_table(d->rnl, p->ifindex, &d->rt[i]);
-		else
+		if (!p->ifindex) {
 			mrdp_route_set_onlink(&d->rt[i]);
+			continue;
+		}
+		mrdp_route_nl_table(d->rnl, p->ifindex, &d->rt[i]);
+		/* The device's own subnet is on-link on every plane, as an
+		 * interface address's connected route is (MR-ROUTE-2); the
+		 * kernel's routes of equal or longer prefix win. */
+		mrdp_route_add(&d->rt[i], d->conf.ip, d->conf.prefix, 0,
+			       UINT32_MAX);
 	}
 }
 
