@@ -1,85 +1,74 @@
 #!/usr/bin/env bash
-# The README's demo: install the Debian dependencies, build in ./build, and
-# emulate two hosts as network namespaces joined by a veth pair, with a
-# MetaRoCE device mr0 in each. Then rdma-core's and perftest's own,
-# unmodified programs run over it: ibv_devices, ibv_devinfo -v, ib_write_bw
-# (server on one host, client on the other), ibv_rc_pingpong, and
-# metaroce-ctl stats shows the device's counters.
+# The README's demo: what MetaRoCE is for. Installs the Debian packages,
+# builds in ./build, then:
+#   - metaroce-fabric builds a routed fabric of network namespaces
+#     (utils/metaroce-fabric/configs/demo.conf): two hosts, four planes,
+#     each plane two leaf and two spine routers (ECMP on the UDP source
+#     port), 1 Gb/s links with ECN-marking queues, and 1% random loss on
+#     every link direction;
+#   - each host gets a MetaRoCE device with one port per plane;
+#   - unmodified ib_write_bw runs between them for 24 s; plane 2 fails at
+#     8 s and comes back at 16 s; the receiver's bandwidth is printed once
+#     a second, in total and per plane;
+#   - then MetaRoCE's own counters (metaroce-ctl stats: retransmissions,
+#     SACK holes, ECN, per plane and path) and the fabric's (drops by
+#     cause, ECN marks per link).
 # Idempotent (a previous run's leftovers are removed first) and it cleans
-# up after itself, on failure too. Needs root (namespaces, /dev nodes).
+# up after itself, on failure too. Needs root (namespaces, tc, BPF).
 # METAROCE_DEMO_BUILD=<dir> builds elsewhere than ./build;
-# METAROCE_DEMO_TIMEOUT=<s> bounds each program (default 120).
+# METAROCE_DEMO_SECONDS=<s> the transfer's length (default 24; the plane
+# fails at 1/3 and returns at 2/3 of it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-NS1=mr-demo-h1
-NS2=mr-demo-h2
-IF1=mr-demo-v1 # in $NS1
-IF2=mr-demo-v2 # in $NS2
-TCP1=10.86.0.1 # kernel addresses: the programs' out-of-band TCP exchange
-TCP2=10.86.0.2
 BUILD=${METAROCE_DEMO_BUILD:-build}
 BIN=$PWD/$BUILD/utils
 CTL=$BIN/metaroce-ctl
 RUN=$BIN/metaroce-run
-T=${METAROCE_DEMO_TIMEOUT:-120}
-BG=() # background programs (timeout processes)
+FAB=$BIN/metaroce-fabric/metaroce-fabric
+CONF=utils/metaroce-fabric/configs/demo.conf
+WATCH=scripts/demo_watch.py
+SECS=${METAROCE_DEMO_SECONDS:-24}
+DOWN_AT=$((SECS / 3))
+UP_AT=$((2 * SECS / 3))
+H1=demo-h1 # namespaces made by the fabric (name demo, hosts h1 h2)
+H2=demo-h2
+BG=()
 
 if [ "$(id -u)" -ne 0 ]; then
-	echo "demo.sh: needs root (network namespaces, /dev/infiniband nodes)" >&2
+	echo "demo.sh: needs root (network namespaces, tc, BPF)" >&2
 	exit 1
 fi
 
 cleanup() {
-	local p ns
+	local p
 	for p in "${BG[@]}"; do
-		pkill -9 -P "$p" 2>/dev/null || true
-		kill -9 "$p" 2>/dev/null || true
+		kill -9 -- "-$p" 2>/dev/null || kill -9 "$p" 2>/dev/null || true
 		wait "$p" 2>/dev/null || true
 	done
 	BG=()
-	for ns in "$NS1" "$NS2"; do
+	for ns in "$H1" "$H2"; do
 		ip netns list | grep -qw "$ns" || continue
 		# The device before its namespace: /dev nodes outlive it.
-		[ -x "$CTL" ] && ip netns exec "$ns" "$CTL" link del mr0 \
-			>/dev/null 2>&1 || true
-		ip netns del "$ns" || true
+		ip netns exec "$ns" "$CTL" link del mr0 >/dev/null 2>&1 || true
 	done
+	[ -x "$FAB" ] && "$FAB" -f demo down >/dev/null 2>&1 || true
 }
 
-# on NS CMD...: run a command in a namespace, shown as a user would type
-# it there; verbs programs get timeout and metaroce-run.
+say() {
+	echo
+	echo "# $*"
+}
+
+# on NS CMD...: show and run a command in a host, as typed there.
 on() {
 	local ns=$1 tool=${2##*/}
 	shift 2
-	echo
 	echo "[$ns]# $tool $*"
 	case $tool in
 	metaroce-ctl) ip netns exec "$ns" "$CTL" "$@" ;;
-	*) ip netns exec "$ns" timeout -k 5 "$T" "$RUN" "$tool" "$@" ;;
+	*) ip netns exec "$ns" timeout -k 5 $((SECS + 60)) "$RUN" "$tool" "$@" ;;
 	esac
-}
-
-# on_bg NS CMD...: the same, in the background (a server).
-on_bg() {
-	local ns=$1 tool=$2
-	shift 2
-	echo
-	echo "[$ns]# $tool $* &"
-	ip netns exec "$ns" timeout -k 5 "$T" "$RUN" "$tool" "$@" &
-	BG+=($!)
-}
-
-# Wait until a server in NS1 listens on a TCP port.
-listening() {
-	local i
-	for i in $(seq 300); do
-		ip netns exec "$NS1" ss -Hltn "sport = :$1" | grep -q . &&
-			return 0
-		sleep 0.1
-	done
-	echo "demo.sh: no server listening on port $1" >&2
-	return 1
 }
 
 scripts/deps.sh
@@ -91,53 +80,56 @@ ninja -C "$BUILD"
 cleanup
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-# Nodes and views that dead namespaces of earlier runs left behind. gc
-# refuses (and the demo goes on) where some process cannot be inspected.
-"$CTL" link gc || echo "demo.sh: link gc skipped; continuing"
+"$CTL" link gc >/dev/null 2>&1 || true
 
-ip netns add "$NS1"
-ip netns add "$NS2"
-ip link add "$IF1" netns "$NS1" type veth peer name "$IF2" netns "$NS2"
-ip -n "$NS1" link set lo up
-ip -n "$NS2" link set lo up
-ip -n "$NS1" link set "$IF1" mtu 9000 up
-ip -n "$NS2" link set "$IF2" mtu 9000 up
-ip -n "$NS1" addr add "$TCP1/24" dev "$IF1"
-ip -n "$NS2" addr add "$TCP2/24" dev "$IF2"
+say "A routed fabric: 2 hosts, 4 planes, 2 leaves + 2 spines per plane, 1% loss on every link"
+echo "# metaroce-fabric up $CONF"
+"$FAB" up "$CONF"
+"$FAB" show | grep -E '^(fabric|host)'
+"$FAB" show | grep -E '^link p1/' | head -4
 
-on "$NS1" metaroce-ctl link add mr0 --port "net_af_packet0,iface=$IF1" \
-	--ip 192.0.2.1/24
-on "$NS2" metaroce-ctl link add mr0 --port "net_af_packet0,iface=$IF2" \
-	--ip 192.0.2.2/24
-on "$NS1" metaroce-ctl link show
-on "$NS1" ibv_devices
-on "$NS1" ibv_devinfo -v -d mr0
+say "A MetaRoCE device per host: one port per plane, one address routed through every plane"
+for i in 1 2; do
+	ns=demo-h$i
+	on "$ns" metaroce-ctl link add mr0 --port net_af_packet0,iface=p1 \
+		--port net_af_packet1,iface=p2 --port net_af_packet2,iface=p3 \
+		--port net_af_packet3,iface=p4 --ip 10.200.0.$i/32
+done
+on "$H1" ibv_devices
 
-on_bg "$NS1" ib_write_bw -d mr0 -x 1 -F -n 200 -s 65536
-listening 18515
-on "$NS2" ib_write_bw -d mr0 -x 1 -F -n 200 -s 65536 "$TCP1"
-wait "${BG[0]}"
-BG=()
-
-# While the pingpong runs, metaroce-ctl stats shows the live counters of
-# host 1's device (once the counters file shows traffic).
-on_bg "$NS1" ibv_rc_pingpong -d mr0 -g 1 -n 1000
-listening 18515
-on_bg "$NS2" ibv_rc_pingpong -d mr0 -g 1 -n 1000 "$TCP1"
-for i in $(seq 100); do
-	ip netns exec "$NS1" "$CTL" stats mr0 --json 2>/dev/null |
-		grep -q '"rx_pkts":[1-9]' && break
+say "Unmodified ib_write_bw, $SECS s, host 2 -> host 1; plane 2 fails at ${DOWN_AT}s and returns at ${UP_AT}s"
+echo "# metaroce-fabric set 'p2/*' down_at=$DOWN_AT up_at=$UP_AT"
+setsid ip netns exec "$H1" timeout -k 5 $((SECS + 60)) "$RUN" ib_write_bw \
+	-d mr0 -x 1 -F -s 65536 -D "$SECS" >"/tmp/demo-srv.$$" 2>&1 &
+BG+=($!)
+for _ in $(seq 300); do
+	ip netns exec "$H1" ss -Hltn "sport = :18515" | grep -q . && break
 	sleep 0.1
 done
-# (A fast run may be over already: then the last counters.)
-on "$NS1" metaroce-ctl stats mr0 || on "$NS1" metaroce-ctl stats mr0 --last
-wait "${BG[0]}"
-wait "${BG[1]}"
+"$FAB" set 'p2/*' down_at="$DOWN_AT" up_at="$UP_AT" >/dev/null
+setsid python3 "$WATCH" rate "$CTL" "$H1" mr0 $((SECS + 3)) \
+	"$DOWN_AT:plane 2 down,$UP_AT:plane 2 back" &
+BG+=($!)
+on "$H2" ib_write_bw -d mr0 -x 1 -F -s 65536 -D "$SECS" 10.254.1.1 |
+	grep -E '^ *(#bytes|[0-9])'
+wait "${BG[0]}" || true
+sleep 1.5
+kill -- "-${BG[1]}" 2>/dev/null || true
+wait "${BG[1]}" 2>/dev/null || true
 BG=()
+rm -f "/tmp/demo-srv.$$"
 
-# The programs have ended: --last shows what the last one left.
-on "$NS1" metaroce-ctl stats mr0 --last
-on "$NS1" metaroce-ctl link del mr0
-on "$NS2" metaroce-ctl link del mr0
+say "MetaRoCE's counters on the sender (host 2): metaroce-ctl stats mr0 --last"
+python3 "$WATCH" summary "$CTL" "$H2" mr0
+say "... and on the receiver (host 1)"
+python3 "$WATCH" summary "$CTL" "$H1" mr0
+
+say "The fabric's counters: metaroce-fabric stats (host links of plane 1 and 2)"
+"$FAB" stats | grep -E '^(link|p[12]/(h[12]>l[12]|l[12]>h[12]))'
+
+on "$H1" metaroce-ctl link del mr0
+on "$H2" metaroce-ctl link del mr0
+echo "# metaroce-fabric down"
+"$FAB" -f demo down
 echo
-echo "demo.sh: done (namespaces $NS1 and $NS2 are removed on exit)"
+echo "demo.sh: done"

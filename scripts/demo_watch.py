@@ -1,0 +1,112 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-2-Clause
+"""Used by scripts/demo.sh. Two modes:
+
+  demo_watch.py rate CTL NETNS DEV SECONDS [EVENTS]
+      One line a second while a transfer runs: the bandwidth a device
+      receives, in total and per plane, from `metaroce-ctl stats DEV
+      --json` (the datapath rewrites its counters file once a second; a
+      line is printed when a new one appears). EVENTS: "T:text,T:text"
+      notes printed from second T on (e.g. "8:plane 2 down").
+
+  demo_watch.py summary CTL NETNS DEV
+      The transport's own counters of the last process that used DEV
+      (metaroce-ctl stats DEV --last --json): retransmissions, SACK holes,
+      timeouts, ECN, and the traffic of each plane and path.
+"""
+
+import json
+import subprocess
+import sys
+import time
+
+
+def stats(ctl, ns, dev, last=False):
+    cmd = ["ip", "netns", "exec", ns, ctl, "stats", dev, "--json"]
+    if last:
+        cmd.append("--last")
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        return None
+    try:
+        return json.loads(r.stdout)
+    except ValueError:
+        return None
+
+
+def newest_counters(js):
+    procs = [p for p in js.get("processes", []) if "counters" in p]
+    if not procs:
+        return None
+    live = [p for p in procs if p.get("live")]
+    return (live or procs)[0]["counters"]
+
+
+def rate(ctl, ns, dev, seconds, events):
+    notes = []
+    for e in filter(None, events.split(",")):
+        t, _, text = e.partition(":")
+        notes.append((float(t), text))
+    t0 = time.monotonic()
+    prev = None
+    while time.monotonic() - t0 < seconds:
+        time.sleep(0.2)
+        js = stats(ctl, ns, dev)
+        c = newest_counters(js) if js else None
+        if not c:
+            continue
+        planes = [p["rx_bytes"] for p in c["planes"]]
+        now = time.monotonic()
+        if prev is None or sum(planes) == sum(prev[1]) or prev[2] != c["pid"]:
+            if prev is None or prev[2] != c["pid"]:
+                prev = (now, planes, c["pid"])
+            continue
+        dt = now - prev[0]
+        per = [(b - a) * 8 / dt / 1e9 for a, b in zip(prev[1], planes)]
+        el = now - t0
+        note = "".join("  <- " + text for t, text in notes
+                       if t <= el < t + 1.2)
+        print("t=%4.1fs %6.2f Gb/s   %s%s" % (
+            el, sum(per), "  ".join("p%d %5.2f" % (i + 1, g)
+                                    for i, g in enumerate(per)), note),
+            flush=True)
+        prev = (now, planes, c["pid"])
+
+
+def summary(ctl, ns, dev):
+    js = stats(ctl, ns, dev, last=True)
+    c = newest_counters(js) if js else None
+    if not c or "engine" not in c:
+        print("(no counters of %s in %s)" % (dev, ns))
+        return
+    e = c["engine"]
+    keys = ("tx_data_pkts", "retx_pkts", "sack_holes", "timeouts",
+            "duplicates", "ecn_ce_rcvd", "ecn_ce_echoed", "gbn_rewinds",
+            "drop_parse_icrc")
+    print("  engine:  " + "  ".join("%s %d" % (k, e.get(k, 0))
+                                   for k in keys[:5]))
+    print("           " + "  ".join("%s %d" % (k, e.get(k, 0))
+                                   for k in keys[5:]))
+    for p in c["planes"]:
+        print("  plane %d: tx_pkts %d  rx_pkts %d  rx_ecn_ce %d  "
+              "tx_drop.no_route %d" % (p["plane"] + 1, p["tx_pkts"],
+                                       p["rx_pkts"], p["rx_ecn_ce"],
+                                       p.get("tx_drop", {}).get("no_route",
+                                                                0)))
+    for p in c.get("paths", []):
+        print("  path %2d (plane %d): tx_pkts %7d  retx %6d  lost %6d  "
+              "rto %3d  repaths %3d  rx_ce %d"
+              % (p["path"], p["plane"] + 1, p["tx_pkts"], p["retx_pkts"],
+                 p["lost_pkts"], p["rto_events"], p["repaths"],
+                 p.get("rx_ce", 0)))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) >= 6 and sys.argv[1] == "rate":
+        rate(sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5]),
+             sys.argv[6] if len(sys.argv) > 6 else "")
+    elif len(sys.argv) == 5 and sys.argv[1] == "summary":
+        summary(sys.argv[2], sys.argv[3], sys.argv[4])
+    else:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
