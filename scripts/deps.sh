@@ -6,6 +6,7 @@ pkgs=(
 	libibverbs-dev ibverbs-utils ibverbs-providers perftest
 	dpdk dpdk-dev libdpdk-dev libnl-3-dev libnl-route-3-dev
 	iproute2 iperf3 python3 procps psmisc kmod
+	libbpf-dev
 	qperf ucx-utils libucx0
 	gnuplot-nox
 )

@@ -132,7 +132,7 @@ def cmd_up(a):
         for ns, kv in sysctls.items():
             link.run(ns, "sysctl", "-qw", *kv)
         for nsa, ia, nsb, ib in veths:
-            sh("ip", "link", "add", ia, "netns", nsa, "type", "veth",
+            sh("ip", "link", "add", "name", ia, "netns", nsa, "type", "veth",
                "peer", "name", ib, "netns", nsb)
         for ns, lines in cmds.items():
             link.run_batch(ns, "ip", lines)

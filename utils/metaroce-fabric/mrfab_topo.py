@@ -86,7 +86,7 @@ def build_steps(f):
         ia, ib = ifname(na, nb, pa), ifname(nb, na, pb)
         veths.append((nsa, ia, nsb, ib))
         for ns, i, ip in ((nsa, ia, ipa), (nsb, ib, ipb)):
-            cmds[ns] += ["link set %s mtu %d up" % (i, f.mtu),
+            cmds[ns] += ["link set dev %s mtu %d up" % (i, f.mtu),
                          "addr add %s/%d dev %s" % (ip, plen, i)]
 
     for h, leaf in f.hosts:
@@ -101,6 +101,10 @@ def build_steps(f):
                  port_gw(f, h, p), 24)
             hops.append("nexthop via %s dev p%d weight 1"
                         % (port_gw(f, h, p), p))
+            # The other hosts' ports on this plane, through this plane
+            # (ping, traceroute and the kernel's own traffic).
+            cmds[hns].append("route add 10.%d.0.0/16 via %s dev p%d"
+                             % (100 + p, port_gw(f, h, p), p))
         # Every device address through every plane: the kernel's table is
         # where the datapath reads each plane's next hop (MR-ROUTE-2).
         cmds[hns].append("route add 10.200.0.0/24 " + " ".join(hops))

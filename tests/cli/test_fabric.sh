@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# metaroce-fabric as a user meets it: every bad configuration gets one
+# line naming file, line and field, and makes nothing; a small fabric
+# comes up, routes a host's port to its peer through a leaf, shows and
+# changes its links while up (settings reach the link program), counts,
+# and `down` leaves no namespace and no state behind.
+# Usage: test_fabric.sh METAROCE-FABRIC
+set -u
+FAB=${1:?usage: test_fabric.sh METAROCE-FABRIC}
+if [ "$(id -u)" -ne 0 ]; then
+	echo "SKIP: needs root (network namespaces, tc, BPF)"
+	exit 77
+fi
+W=$(mktemp -d /tmp/fab-cli.XXXXXX)
+export METAROCE_FABRIC_DIR=$W/state
+NAME=fc$$
+NAME=${NAME:0:8}
+fails=0
+cleanup() {
+	"$FAB" -f "$NAME" down >/dev/null 2>&1
+	rm -rf "$W"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+
+# bad CONFIG-TEXT EXPECTED-LINE: up refuses with exactly that one line.
+bad() {
+	printf '%b' "$1" >"$W/bad.conf"
+	out=$("$FAB" up "$W/bad.conf" 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ] || [ "$out" != "metaroce-fabric: $W/bad.conf:$2" ] ||
+		[ -n "$(ls "$METAROCE_FABRIC_DIR" 2>/dev/null)" ]; then
+		fail "bad config ($2): rc $rc, said: $out"
+	else
+		echo "ok: refused: $out"
+	fi
+}
+G="name $NAME\nplanes 1\nhost a\nhost b\n"
+bad "name $NAME\nplanes 9\nhost a\nhost b\n" \
+	"2: planes '9': expected a number 1..8"
+bad "${G}link * rate=fast\n" \
+	"5: rate=fast: expected a rate such as 1gbit, 500mbit or 0"
+bad "${G}link * loss=2\n" \
+	"5: loss=2: a probability is between 0 and 1 (0% and 100%)"
+bad "${G}link * colour=red\n" \
+	"5: unknown setting 'colour=red' (known: corrupt, dup, ecn, lane, loss, queue, rate, reorder, state)"
+bad "${G}link p3/a-l1 loss=1%\n" \
+	"5: link 'p3/a-l1' names no link of this fabric (names look like p1/h1-l1, p1/l1-s2; 'metaroce-fabric show' lists them)"
+bad "${G}host a\n" "5: host 'a' given twice"
+bad "${G}host c leaf=2\n" "5: host c: leaf=2 but the fabric has 1 leaves"
+bad "${G}spines 2\nspines 3\n" "6: spines given again (first at line 5)"
+bad "${G}switch x\n" \
+	"5: unknown keyword 'switch' (known: name, planes, leaves, spines, mtu, host, link)"
+
+cat >"$W/ok.conf" <<EOC
+# two hosts, two planes, one leaf: host - leaf - host
+name $NAME
+planes 2
+host a leaf=1
+host b leaf=1
+link * rate=1gbit queue=128k ecn=32k
+link p2/b-l1 loss=10%
+EOC
+out=$("$FAB" up "$W/ok.conf" 2>&1) || fail "up: $out"
+echo "$out"
+[ "$("$FAB" up "$W/ok.conf" 2>&1)" = "metaroce-fabric: fabric '$NAME' is already up (metaroce-fabric -f $NAME down)" ] ||
+	fail "a second up is not refused"
+show=$("$FAB" show)
+echo "$show" | grep -q "^host a: netns $NAME-a, mgmt 10.254.1.1, device address 10.200.0.1/32, ports p1 p2" ||
+	fail "show: host a: $show"
+echo "$show" | grep -Eq "^link p2/l1>b +up +rate=1gbit queue=128k ecn=32k loss=10%$" ||
+	fail "show: p2/l1>b: $show"
+# The host's kernel routes the device subnet over both planes.
+ip netns exec "$NAME-a" ip route show 10.200.0.0/24 | grep -q "via 10.102.1.254 dev p2" ||
+	fail "host a has no route over plane 2"
+# Traffic crosses the leaf: the kernel's UDP from a's port 1 to b's.
+ip netns exec "$NAME-b" python3 -c '
+import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("10.101.2.1", 9999)); s.settimeout(10)
+n = 0
+while n < 50:
+    n += len(s.recv(2000)) > 0
+print("received", n)' >"$W/rx.log" 2>&1 &
+rxp=$!
+sleep 0.5
+ip netns exec "$NAME-a" python3 -c '
+import socket, time; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(200):
+    s.sendto(b"x" * 1000, ("10.101.2.1", 9999)); time.sleep(0.002)'
+wait $rxp
+grep -q "received 50" "$W/rx.log" || fail "UDP across the leaf: $(cat "$W/rx.log")"
+# set: a link down, then loss; the program's counters see it.
+"$FAB" set p1/a-l1 down >/dev/null || fail "set down"
+"$FAB" show | grep -Eq "^link p1/a>l1 +down" || fail "show after set down"
+ip netns exec "$NAME-a" python3 -c '
+import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(20):
+    s.sendto(b"y" * 100, ("10.101.2.1", 9999))'
+sleep 0.2
+st=$("$FAB" stats --json)
+down=$(echo "$st" | python3 -c '
+import json, sys
+d = {r["link"]: r for r in json.load(sys.stdin)["links"]}
+print(d["p1/a>l1"]["drops"]["down"], d["p1/a>l1"]["pkts"] > 0)')
+[ "${down%% *}" -ge 20 ] || fail "stats: p1/a>l1 down drops $down"
+"$FAB" set 'p1/*' up down_at=30 >/dev/null || fail "set up down_at"
+"$FAB" show | grep -Eq "^link p1/a>l1 +up .*\(down in (29|30)\.[0-9]s\)$" ||
+	fail "timed down not shown: $("$FAB" show | grep p1/a)"
+out=$("$FAB" set p1/a-l1 loss=x 2>&1) && fail "set loss=x accepted"
+[ "$out" = "metaroce-fabric: set: loss=x: expected a probability such as 0.01 or 1%" ] ||
+	fail "set loss=x said: $out"
+out=$("$FAB" set p9/zz loss=1% 2>&1) && fail "set on no link accepted"
+"$FAB" stats | grep -q "^a/p1 " || fail "stats has no port a/p1"
+"$FAB" down || fail "down"
+left=$(ip netns list | grep -c "^$NAME-")
+[ "$left" -eq 0 ] || fail "down left $left namespaces"
+[ -z "$(ls "$METAROCE_FABRIC_DIR")" ] || fail "down left state"
+echo "$fails failed"
+[ "$fails" -eq 0 ]
