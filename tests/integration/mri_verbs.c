@@ -6,7 +6,11 @@
  *
  *   mri-verbs loopback -d DEV [-s SEED]
  *   mri-verbs server -d DEV [-c CASE] [-p PORT] [-s SEED]
- *   mri-verbs client -d DEV [-c CASE] [-p PORT] [-s SEED] HOST
+ *   mri-verbs client -d DEV [-c CASE] [-p PORT] [-s SEED] [-n STEPS] HOST
+ *
+ * -n: the data case runs STEPS steps (default NSTEPS, every kind once);
+ * steps beyond NSTEPS are "mixed" ones, each with its own seed, so a long
+ * run (through a fabric whose planes fail) keeps checking new data.
  *
  * CASE: data (default), bad_rkey, peer_gone, rtr (client/server only;
  * rtr = data with the server's QP left in RTR).
@@ -44,6 +48,7 @@ static uint8_t qp_timeout = 14, qp_retry = 7;
  * passive side does): it must still answer READs and atomics. */
 static int stay_rtr;
 static int is_server;
+static int nsteps = NSTEPS;
 static void tcp_send(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 
@@ -553,7 +558,7 @@ static int run_client(const char *cs, const char *host, const char *port)
 	tcp_open(host, port);
 	if (!strcmp(cs, "data")) {
 		client_pair(&sd, &rm, &rng);
-		for (k = 0; k < NSTEPS; k++)
+		for (k = 0; k < nsteps; k++)
 			client_step(&sd, &rm, k);
 	} else if (!strcmp(cs, "bad_rkey")) {
 		for (b = 0; b < BAD_N; b++) {
@@ -590,7 +595,7 @@ static void usage(void)
 		"usage: mri-verbs loopback -d DEV [-s SEED]\n"
 		"       mri-verbs server -d DEV [-c CASE] [-p PORT] [-s SEED]\n"
 		"       mri-verbs client -d DEV [-c CASE] [-p PORT] [-s SEED] "
-		"HOST\n"
+		"[-n STEPS] HOST\n"
 		"CASE: data (default); client/server only: bad_rkey, "
 		"peer_gone, rtr\n");
 	exit(2);
@@ -605,7 +610,7 @@ int main(int argc, char **argv)
 		usage();
 	mode = argv[1];
 	optind = 2;
-	while ((c = getopt(argc, argv, "d:c:p:s:")) != -1) {
+	while ((c = getopt(argc, argv, "d:c:p:s:n:")) != -1) {
 		switch (c) {
 		case 'd':
 			dev = optarg;
@@ -618,6 +623,11 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			mri_seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'n':
+			nsteps = atoi(optarg);
+			if (nsteps < 1 || nsteps > 60000)
+				usage();
 			break;
 		default:
 			usage();
