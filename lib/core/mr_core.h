@@ -273,7 +273,9 @@ struct mr_qp_attr {
 	uint8_t min_rnr_timer;
 	uint8_t max_rd_atomic;
 	uint8_t max_dest_rd_atomic;
-	uint32_t dest; /* caller's id of the peer address, echoed in tx meta */
+	/* Caller's id of the peer address, echoed in tx meta; an RC QP takes
+	 * packets only whose rx meta src equals it (MR-RSP-1). */
+	uint32_t dest;
 	/* mr_qp_query() only: */
 	uint8_t sq_draining; /* SQD, messages started still in flight */
 	uint32_t qp_num;

@@ -247,6 +247,13 @@ static int rc_rx(struct mr_qp *qp, const struct mr_pkt *pkt,
 		MR_CNT(qp, drop_invalid, 1);
 		return -MR_EPROTO;
 	}
+	/* MR-RSP-1: and only from the peer's address. QPNs are few and
+	 * easily seen on the wire; without this any host that learned a
+	 * QPN pair and an rkey could write into registered memory. */
+	if (meta->src != qp->attr.dest) {
+		MR_CNT(qp, drop_peer_addr, 1);
+		return -MR_EPROTO;
+	}
 	if (op == MR_OP_ACK)
 		return mr_req_on_ack(qp, pkt, now);
 	if (op == MR_OP_READ_RESP || op == MR_OP_ATOMIC_RESP)
@@ -472,7 +479,7 @@ static const char *const counter_names[] = {
 	"drop_parse_field",    N1(drop_unknown_qp), N1(drop_bad_state),
 	N1(drop_qkey),	       N1(drop_window),	    N1(drop_invalid),
 	N1(drop_unexpected),   N1(drop_no_slot),    N1(drop_rnr),
-	N1(drop_access),       N1(drop_ud_len),
+	N1(drop_access),       N1(drop_ud_len),	    N1(drop_peer_addr),
 };
 
 _Static_assert(sizeof(counter_names) / sizeof(counter_names[0]) ==

@@ -5,17 +5,42 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
-#define MRT_MAX_SLOTS (1u << 24) /* key = (slot + 1) << 8 | gen */
+#define MRT_MAX_SLOTS (1u << 20) /* 8 key-byte + 20 slot + 4 tag bits */
 #define MRT_FIRST_CAP 64u
 
 int metaroce_mrt_init(struct metaroce_mrt *t, uint32_t max)
 {
-	if (max == 0 || max > MRT_MAX_SLOTS - 1)
+	if (max == 0 || max > MRT_MAX_SLOTS)
 		return EINVAL;
 	memset(t, 0, sizeof(*t));
 	t->max = max;
+	while ((1u << t->slot_bits) < max)
+		t->slot_bits++;
 	return pthread_mutex_init(&t->lock, NULL);
+}
+
+static uint32_t mrt_slot_of(const struct metaroce_mrt *t, uint32_t key)
+{
+	return (key >> 8) & ((1u << t->slot_bits) - 1);
+}
+
+/* A fresh random key for slot, different from its previous key in the
+ * tag (a stale key never names the new region) and never 0. */
+static int mrt_draw_key(const struct metaroce_mrt *t, uint32_t slot,
+			uint32_t prev, uint32_t *key)
+{
+	unsigned shift = 8 + t->slot_bits;
+	uint32_t r, k;
+
+	do {
+		if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
+			return errno ? errno : EIO;
+		k = (r >> shift << shift) | slot << 8 | (r & 0xff);
+	} while (k == 0 || (prev && k >> shift == prev >> shift));
+	*key = k;
+	return 0;
 }
 
 void metaroce_mrt_fini(struct metaroce_mrt *t)
@@ -27,7 +52,8 @@ void metaroce_mrt_fini(struct metaroce_mrt *t)
 }
 
 /* Grow so that one more slot is free; slots are chained into the free
- * list in ascending order so keys come out small and predictable. */
+ * list in ascending order (the slot is no secret; the key's tag and key
+ * byte are). */
 static int mrt_grow(struct metaroce_mrt *t)
 {
 	uint32_t ncap, i;
@@ -54,7 +80,7 @@ int metaroce_mrt_add(struct metaroce_mrt *t, const struct metaroce_mrt_ent *e,
 		     uint32_t *key)
 {
 	struct metaroce_mrt_ent *s;
-	uint32_t slot, gen;
+	uint32_t slot, k;
 	int ret = 0;
 
 	if (!e->owner)
@@ -66,26 +92,28 @@ int metaroce_mrt_add(struct metaroce_mrt *t, const struct metaroce_mrt_ent *e,
 		goto out;
 	slot = t->free_head - 1;
 	s = &t->ents[slot];
+	ret = mrt_draw_key(t, slot, s->key, &k);
+	if (ret)
+		goto out;
 	t->free_head = s->next_free;
-	gen = (s->gen + 1) & 0xff;
 	*s = *e;
-	s->gen = gen;
+	s->key = k;
 	s->next_free = 0;
 	t->used++;
-	*key = (slot + 1) << 8 | gen;
+	*key = k;
 out:
 	pthread_mutex_unlock(&t->lock);
 	return ret;
 }
 
-/* The slot of key if it holds a live region with that generation. */
+/* The slot of key if it holds a live region with exactly that key. */
 static struct metaroce_mrt_ent *mrt_find(struct metaroce_mrt *t, uint32_t key)
 {
-	uint32_t slot = (key >> 8) - 1;
+	uint32_t slot = mrt_slot_of(t, key);
 
-	if ((key >> 8) == 0 || slot >= t->cap)
+	if (!key || slot >= t->cap)
 		return NULL;
-	if (!t->ents[slot].owner || t->ents[slot].gen != (key & 0xff))
+	if (!t->ents[slot].owner || t->ents[slot].key != key)
 		return NULL;
 	return &t->ents[slot];
 }
@@ -98,10 +126,10 @@ int metaroce_mrt_del(struct metaroce_mrt *t, uint32_t key, const void *owner)
 	pthread_mutex_lock(&t->lock);
 	s = mrt_find(t, key);
 	if (s && s->owner == owner) {
-		uint32_t gen = s->gen;
+		uint32_t last = s->key;
 
 		memset(s, 0, sizeof(*s));
-		s->gen = gen;
+		s->key = last; /* the next key of this slot differs from it */
 		s->next_free = t->free_head;
 		t->free_head = (uint32_t)(s - t->ents) + 1;
 		t->used--;

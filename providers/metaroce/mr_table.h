@@ -5,9 +5,13 @@
  * remote WRITE/READ/atomic is checked against the rights and the bounds
  * the application registered.
  *
- * Keys: (slot + 1) << 8 | generation. The generation byte changes every
- * time a slot is reused, so a stale rkey held by a peer after dereg_mr
- * does not reach the next region placed in that slot; 0 is never a key.
+ * Keys (32 bits): bits 0-7 the key byte (as verbs names the low byte,
+ * ibv_inc_rkey), bits 8 up the slot index (as many bits as the table's
+ * max needs), the bits above it a tag. Key byte and tag are drawn at
+ * random for every region (getrandom), the tag never equal to the one the
+ * slot had before, so a key cannot be guessed from the order of
+ * registrations and a stale rkey held by a peer after dereg_mr does not
+ * reach the next region placed in that slot; 0 is never a key.
  *
  * Threading: every function takes the table's own mutex; lookups may run
  * on the progress thread while the application registers.
@@ -26,7 +30,7 @@ struct metaroce_mrt_ent {
 	uint64_t length;
 	unsigned access; /* IBV_ACCESS_* as registered */
 	uint32_t pd;	 /* protection domain number */
-	uint32_t gen;	 /* generation of the slot (low 8 bits used) */
+	uint32_t key;	 /* the live key (0: free), or the last one */
 	uint32_t next_free;
 };
 
@@ -37,14 +41,17 @@ struct metaroce_mrt {
 	uint32_t max; /* most slots ever (advertised max_mr) */
 	uint32_t used;
 	uint32_t free_head; /* slot + 1 of the first free slot, 0 = none */
+	unsigned slot_bits; /* bits of the key that hold the slot */
 };
 
-/* max: the number of regions the table will ever hold (<= 1 << 24). */
+/* max: the number of regions the table will ever hold (<= 1 << 20, so
+ * that at least 4 tag bits remain). */
 int metaroce_mrt_init(struct metaroce_mrt *t, uint32_t max);
 void metaroce_mrt_fini(struct metaroce_mrt *t);
 
 /* Insert a region (owner, iova, host, length, access, pd from e) and return
- * its key. ENOMEM (no memory) or ENOSPC (table full). */
+ * its key. ENOMEM (no memory), ENOSPC (table full) or the errno of
+ * getrandom. */
 int metaroce_mrt_add(struct metaroce_mrt *t, const struct metaroce_mrt_ent *e,
 		     uint32_t *key);
 

@@ -75,7 +75,8 @@ static void test_mrt_keys(void)
 	e.owner = &mem[2];
 	e.host = mem[2];
 	MR_CHECK_EQ(metaroce_mrt_add(&t, &e, &k3), 0);
-	MR_CHECK(k3 != k1 && (k3 >> 8) == (k1 >> 8));
+	MR_CHECK(k3 != k1 && ((k3 >> 8) & 1) == ((k1 >> 8) & 1));
+	MR_CHECK((k3 >> 9) != (k1 >> 9)); /* the tag differs */
 	MR_CHECK_EQ(metaroce_mrt_lookup(&t, 7, k1, 0x10000, 8, 0, &h), ENOENT);
 	MR_CHECK_EQ(metaroce_mrt_lookup(&t, 7, k3, 0x10000, 8, 0, &h), 0);
 	MR_CHECK(h == mem[2]);
@@ -108,6 +109,50 @@ static void test_mrt_grow(void)
 	for (i = 0; i < 1000; i += 2)
 		MR_CHECK_EQ(metaroce_mrt_del(&t, keys[i], &keys[i]), 0);
 	MR_CHECK_EQ(metaroce_mrt_count(&t), 500);
+	metaroce_mrt_fini(&t);
+}
+
+/* The bits of a key its slot does not need are random: consecutive
+ * registrations do not give consecutive keys, and a slot reused many
+ * times never gives a key that matched its previous region. */
+static void test_mrt_random_keys(void)
+{
+	struct metaroce_mrt t;
+	struct metaroce_mrt_ent e = { 0 };
+	static uint32_t keys[256];
+	unsigned i, j, same_low = 0, dup = 0;
+	uint32_t k, prev;
+	uint8_t *h;
+
+	MR_CHECK_EQ(metaroce_mrt_init(&t, 1u << 16), 0);
+	MR_CHECK_EQ(metaroce_mrt_init(&t, (1u << 20) + 1), EINVAL);
+	e.host = mem[0];
+	e.length = 16;
+	for (i = 0; i < 256; i++) {
+		e.owner = &keys[i];
+		MR_CHECK_EQ(metaroce_mrt_add(&t, &e, &keys[i]), 0);
+		MR_CHECK_EQ((keys[i] >> 8) & 0xffff, i); /* slot i */
+		same_low += (keys[i] & 0xff) == (i ? keys[i - 1] & 0xff : 0);
+		for (j = 0; j < i; j++)
+			dup += keys[j] >> 24 == keys[i] >> 24 &&
+			       (keys[j] & 0xff) == (keys[i] & 0xff);
+	}
+	/* 256 draws of 16 random bits: a few coincidences, not many. */
+	MR_CHECK(same_low < 16);
+	MR_CHECK(dup < 16);
+	prev = keys[5];
+	for (i = 0; i < 200; i++) {
+		MR_CHECK_EQ(metaroce_mrt_del(&t, prev, &keys[5]), 0);
+		e.owner = &keys[5];
+		MR_CHECK_EQ(metaroce_mrt_add(&t, &e, &k), 0);
+		MR_CHECK(k >> 24 != prev >> 24);
+		MR_CHECK_EQ(metaroce_mrt_lookup(&t, 0, prev, 0, 1, 0, &h),
+			    ENOENT);
+		MR_CHECK_EQ(metaroce_mrt_lookup(&t, 0, k, 0, 1, 0, &h), 0);
+		MR_CHECK_EQ(metaroce_mrt_lookup(&t, 0, k ^ 1, 0, 1, 0, &h),
+			    ENOENT); /* a wrong key byte */
+		prev = k;
+	}
 	metaroce_mrt_fini(&t);
 }
 
@@ -585,7 +630,8 @@ static void test_cq_notify(void)
 }
 
 MR_TEST_MAIN(MR_TEST(test_mrt_keys), MR_TEST(test_mrt_grow),
-	     MR_TEST(test_gid_dest), MR_TEST(test_lid), MR_TEST(test_ud_wc_sl),
+	     MR_TEST(test_mrt_random_keys), MR_TEST(test_gid_dest),
+	     MR_TEST(test_lid), MR_TEST(test_ud_wc_sl),
 	     MR_TEST(test_qp_attr_rc), MR_TEST(test_qp_attr_ud),
 	     MR_TEST(test_send_wr), MR_TEST(test_recv_wr_and_wc),
 	     MR_TEST(test_cq_ring), MR_TEST(test_cq_notify))

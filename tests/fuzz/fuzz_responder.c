@@ -339,7 +339,7 @@ static int setup(struct world *w)
 		a.dest_qpn = d->peer;
 		a.rq_psn = d->rq_psn;
 		a.path_mtu_bytes = MTU;
-		a.dest = i;
+		a.dest = 7; /* rx() delivers from address 7 (MR-RSP-1) */
 		a.max_dest_rd_atomic = 4;
 		a.min_rnr_timer = 1;
 		rc |= mr_qp_modify(
