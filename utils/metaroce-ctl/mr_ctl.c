@@ -6,6 +6,8 @@
  * 1: anything else), and leaves nothing half-created.
  */
 #include "mr_ctl_gc.h"
+#include "mr_ctl_opt.h"
+#include "mr_ctl_persist.h"
 #include "mr_ctl_port.h"
 #include "mr_ctl_stats.h"
 #include "mr_ctl_view.h"
@@ -19,7 +21,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define EXIT_USAGE 2
 #define MRCTL_DEFAULT_UDP 4797
 #define ROCEV2_UDP 4791
 
@@ -28,10 +29,11 @@ static const char usage_main[] =
 	"...]\n"
 	"                        --ip ADDR/LEN [--mac MAC] [--mtu N] "
 	"[--udp-port P]\n"
-	"                        [--opt KNOB=VALUE ...]\n"
+	"                        [--opt KNOB=VALUE ...] [--persist]\n"
 	"       metaroce-ctl link set NAME --opt KNOB=VALUE|KNOB= ...\n"
 	"       metaroce-ctl link show [NAME] [-v] [--json]\n"
-	"       metaroce-ctl link del NAME\n"
+	"       metaroce-ctl link del NAME [--persist] | --persisted\n"
+	"       metaroce-ctl link restore\n"
 	"       metaroce-ctl link gc [--dry-run] [--skip-pid PID ...]\n"
 	"       metaroce-ctl stats NAME [--json] [--last]\n"
 	"       metaroce-ctl knobs\n"
@@ -69,7 +71,16 @@ static const char usage_link[] =
 	"                GIDs; -v: every knob in force and where it comes "
 	"from\n"
 	"                (default, device, environment of this command)\n"
+	"  --persist       also record it in /etc/metaroce/NAME.conf, so that\n"
+	"                  metaroce.service (link restore) creates it at boot\n"
 	"link del NAME   remove the device and everything made for it\n"
+	"  --persist       and its record in /etc/metaroce\n"
+	"  --persisted     (no NAME) remove every device recorded there "
+	"(the\n"
+	"                  service's stop), keeping the records\n"
+	"link restore    create every device recorded in /etc/metaroce "
+	"that is\n"
+	"                not there (metaroce.service's start)\n"
 	"link gc         remove the /dev/infiniband nodes and views that "
 	"network\n"
 	"                namespaces gone without link del left behind (root)\n"
@@ -93,41 +104,17 @@ static const char usage_link[] =
 	"\n"
 	"Environment: METAROCE_RUNDIR (default /run/metaroce) holds the "
 	"views;\n"
+	"METAROCE_CONFDIR (default /etc/metaroce) the persisted records;\n"
 	"METAROCE_<KNOB> (upper case) overrides a knob for the programs "
 	"started\n"
 	"with it.\n";
 
-static void die_usage(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("metaroce-ctl: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs(" (see metaroce-ctl --help)\n", stderr);
-	exit(EXIT_USAGE);
-}
+#define die_usage mrctl_die_usage
 
 static int fail(const char *msg)
 {
 	fprintf(stderr, "metaroce-ctl: %s\n", msg);
 	return 1;
-}
-
-/* --opt VALUE or --opt=VALUE; advances *i past what it used. */
-static const char *opt_value(int argc, char **argv, int *i, const char *opt)
-{
-	size_t n = strlen(opt);
-	const char *a = argv[*i];
-
-	if (!strncmp(a, opt, n) && a[n] == '=')
-		return a + n + 1;
-	if (strcmp(a, opt))
-		return NULL;
-	if (*i + 1 >= argc)
-		die_usage("option %s needs a value", opt);
-	return argv[++*i];
 }
 
 static int parse_uint(const char *s, unsigned long max, unsigned long *v)
@@ -202,9 +189,24 @@ static int cmd_add(int argc, char **argv)
 	char err[512];
 	int ret;
 
+	static const struct option lo[] = {
+		{ "port", required_argument, NULL, 'p' },
+		{ "ip", required_argument, NULL, 'i' },
+		{ "mac", required_argument, NULL, 'm' },
+		{ "mtu", required_argument, NULL, 'M' },
+		{ "udp-port", required_argument, NULL, 'u' },
+		{ "opt", required_argument, NULL, 'o' },
+		{ "persist", no_argument, NULL, 'P' },
+		{ 0 },
+	};
+	int o, persist = 0;
+
 	memset(&c, 0, sizeof(c));
-	for (int i = 0; i < argc; i++) {
-		if ((v = opt_value(argc, argv, &i, "--port"))) {
+	mrctl_opt_begin("link add");
+	while ((o = mrctl_getopt(argc, argv, "", lo)) != -1) {
+		v = optarg;
+		switch (o) {
+		case 'p':
 			if (c.nports == MR_DEVCONF_MAX_PORTS)
 				die_usage("at most %d --port",
 					  MR_DEVCONF_MAX_PORTS);
@@ -216,40 +218,47 @@ static int cmd_add(int argc, char **argv)
 					die_usage("--port %s given twice",
 						  ports[j].dev);
 			strcpy(c.ports[c.nports++], v);
-		} else if ((v = opt_value(argc, argv, &i, "--ip"))) {
+			break;
+		case 'i':
 			if (ip)
 				die_usage("--ip given twice");
 			ip = v;
-		} else if ((v = opt_value(argc, argv, &i, "--mac"))) {
+			break;
+		case 'm':
 			if (mac)
 				die_usage("--mac given twice");
 			mac = v;
-		} else if ((v = opt_value(argc, argv, &i, "--mtu"))) {
+			break;
+		case 'M':
 			if (parse_uint(v, 4096, &mtu) ||
 			    (mtu != 256 && mtu != 512 && mtu != 1024 &&
 			     mtu != 2048 && mtu != 4096))
 				die_usage("--mtu '%s': must be 256, 512, 1024, "
 					  "2048 or 4096",
 					  v);
-		} else if ((v = opt_value(argc, argv, &i, "--udp-port"))) {
+			break;
+		case 'u':
 			if (parse_uint(v, 65535, &udp) || !udp)
 				die_usage("--udp-port '%s': must be 1..65535",
 					  v);
 			if (udp == ROCEV2_UDP)
 				die_usage("--udp-port 4791 is RoCEv2's; "
 					  "MetaRoCE needs a port of its own");
-		} else if ((v = opt_value(argc, argv, &i, "--opt"))) {
+			break;
+		case 'o':
 			if (mr_knob_set_parse(&c.opts, v, "--opt", err,
 					      sizeof(err)))
 				die_usage("%s", err);
-		} else if (argv[i][0] == '-') {
-			die_usage("unknown option '%s' for link add", argv[i]);
-		} else if (!name) {
-			name = argv[i];
-		} else {
-			die_usage("unexpected argument '%s'", argv[i]);
+			break;
+		case 'P':
+			persist = 1;
+			break;
 		}
 	}
+	if (optind < argc)
+		name = argv[optind++];
+	if (optind < argc)
+		die_usage("unexpected argument '%s'", argv[optind]);
 	if (!name)
 		die_usage("link add: missing device NAME");
 	/* A leading '.' would hide the device from listings of the view. */
@@ -333,9 +342,20 @@ static int cmd_add(int argc, char **argv)
 		c.mac[5] = (uint8_t)c.ip;
 	}
 
+	/* Refused before anything is made: a record persisted earlier is
+	 * not overwritten. */
+	if (persist && mrctl_persist_check(c.name, err, sizeof(err)))
+		return fail(err);
 	if (mrctl_view_open(&view, MRCTL_LOCK_CREATE, err, sizeof(err)))
 		return fail(err);
 	ret = mrctl_view_add(&view, &c, err, sizeof(err));
+	if (!ret && persist && mrctl_persist_write(&c, err, sizeof(err))) {
+		char err2[512];
+
+		/* All or nothing: the device goes again. */
+		mrctl_view_del(&view, c.name, err2, sizeof(err2));
+		ret = -1;
+	}
 	mrctl_view_close(&view);
 	if (ret)
 		return fail(err);
@@ -434,19 +454,24 @@ static int cmd_show(int argc, char **argv)
 	char err[512];
 	unsigned n;
 
-	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j"))
+	static const struct option lo[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ 0 },
+	};
+	int o;
+
+	mrctl_opt_begin("link show");
+	while ((o = mrctl_getopt(argc, argv, "jv", lo)) != -1) {
+		if (o == 'j')
 			json = 1;
-		else if (!strcmp(argv[i], "-v") ||
-			 !strcmp(argv[i], "--verbose"))
-			verbose = 1;
-		else if (argv[i][0] == '-')
-			die_usage("unknown option '%s' for link show", argv[i]);
-		else if (!name)
-			name = argv[i];
 		else
-			die_usage("unexpected argument '%s'", argv[i]);
+			verbose = 1;
 	}
+	if (optind < argc)
+		name = argv[optind++];
+	if (optind < argc)
+		die_usage("unexpected argument '%s'", argv[optind]);
 	if (name && !mr_devconf_valid_name(name))
 		die_usage("invalid device name '%s'", name);
 	if (verbose) {
@@ -480,21 +505,43 @@ static int cmd_show(int argc, char **argv)
 
 static int cmd_del(int argc, char **argv)
 {
+	static const struct option lo[] = {
+		{ "persist", no_argument, NULL, 'P' },
+		{ "persisted", no_argument, NULL, 'A' },
+		{ 0 },
+	};
 	struct mrctl_view view;
+	int o, persist = 0, all = 0;
+	const char *name;
 	char err[512];
 	int ret;
 
-	for (int i = 0; i < argc; i++)
-		if (argv[i][0] == '-')
-			die_usage("unknown option '%s' for link del", argv[i]);
+	mrctl_opt_begin("link del");
+	while ((o = mrctl_getopt(argc, argv, "", lo)) != -1) {
+		if (o == 'P')
+			persist = 1;
+		else
+			all = 1;
+	}
+	argc -= optind;
+	argv += optind;
+	if (all) {
+		if (argc || persist)
+			die_usage("link del --persisted takes no NAME and no "
+				  "--persist");
+		return mrctl_persist_del_all();
+	}
 	if (argc != 1)
 		die_usage(argc ? "link del takes one NAME"
 			       : "link del: missing device NAME");
-	if (!mr_devconf_valid_name(argv[0]))
-		die_usage("invalid device name '%s'", argv[0]);
+	name = argv[0];
+	if (!mr_devconf_valid_name(name))
+		die_usage("invalid device name '%s'", name);
+	if (persist)
+		return mrctl_persist_del(name);
 	if (mrctl_view_open(&view, MRCTL_LOCK, err, sizeof(err)))
 		return fail(err);
-	ret = mrctl_view_del(&view, argv[0], err, sizeof(err));
+	ret = mrctl_view_del(&view, name, err, sizeof(err));
 	mrctl_view_close(&view);
 	return ret ? fail(err) : 0;
 }
@@ -508,8 +555,15 @@ static int cmd_set(int argc, char **argv)
 	char err[512];
 	int ret;
 
-	for (int i = 0; i < argc; i++) {
-		if ((v = opt_value(argc, argv, &i, "--opt"))) {
+	static const struct option lo[] = {
+		{ "opt", required_argument, NULL, 'o' },
+		{ 0 },
+	};
+
+	mrctl_opt_begin("link set");
+	while (mrctl_getopt(argc, argv, "", lo) != -1) {
+		v = optarg;
+		{
 			size_t n = strlen(v);
 			char kn[64];
 			int id;
@@ -531,14 +585,12 @@ static int cmd_set(int argc, char **argv)
 			if (mr_knob_set_parse(&set, v, "--opt", err,
 					      sizeof(err)))
 				die_usage("%s", err);
-		} else if (argv[i][0] == '-') {
-			die_usage("unknown option '%s' for link set", argv[i]);
-		} else if (!name) {
-			name = argv[i];
-		} else {
-			die_usage("unexpected argument '%s'", argv[i]);
 		}
 	}
+	if (optind < argc)
+		name = argv[optind++];
+	if (optind < argc)
+		die_usage("unexpected argument '%s'", argv[optind]);
 	if (!name)
 		die_usage("link set: missing device NAME");
 	if (!mr_devconf_valid_name(name))
@@ -602,7 +654,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "stats"))
-		return mrctl_cmd_stats(argc - 2, argv + 2);
+		return mrctl_cmd_stats(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "knobs"))
 		return cmd_knobs(argc - 2, argv + 2);
 	if (strcmp(argv[1], "link")) {
@@ -611,20 +663,23 @@ int main(int argc, char **argv)
 		die_usage("unknown command '%s'", argv[1]);
 	}
 	if (argc == 2 || !strcmp(argv[2], "show") || !strcmp(argv[2], "list"))
-		return cmd_show(argc > 3 ? argc - 3 : 0, argv + 3);
+		return argc == 2 ? cmd_show(1, argv + 1)
+				 : cmd_show(argc - 2, argv + 2);
 	if (is_help(argv[2])) {
 		fputs(usage_main, stdout);
 		fputs(usage_link, stdout);
 		return 0;
 	}
 	if (!strcmp(argv[2], "add"))
-		return cmd_add(argc - 3, argv + 3);
+		return cmd_add(argc - 2, argv + 2);
+	if (!strcmp(argv[2], "restore"))
+		return mrctl_cmd_restore(argc - 2, argv + 2);
 	if (!strcmp(argv[2], "set"))
-		return cmd_set(argc - 3, argv + 3);
+		return cmd_set(argc - 2, argv + 2);
 	if (!strcmp(argv[2], "gc"))
-		return mrctl_cmd_gc(argc - 3, argv + 3);
+		return mrctl_cmd_gc(argc - 2, argv + 2);
 	if (!strcmp(argv[2], "del") || !strcmp(argv[2], "delete"))
-		return cmd_del(argc - 3, argv + 3);
+		return cmd_del(argc - 2, argv + 2);
 	die_usage("unknown link command '%s'", argv[2]);
-	return EXIT_USAGE;
+	return MRCTL_EXIT_USAGE;
 }

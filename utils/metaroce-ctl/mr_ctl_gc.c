@@ -26,6 +26,7 @@
  * ($METAROCE_RUNDIR); nodes everywhere in /dev/infiniband.
  */
 #include "mr_ctl_gc.h"
+#include "mr_ctl_opt.h"
 #include "mr_ctl_stats.h"
 #include "mr_ctl_view.h"
 #include "mr_netns.h"
@@ -378,32 +379,33 @@ int mrctl_cmd_gc(int argc, char **argv)
 	g.skip = calloc((size_t)argc + 1, sizeof(int));
 	if (!g.skip)
 		return 1;
-	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--dry-run") || !strcmp(argv[i], "-n")) {
+	mrctl_opt_begin("link gc");
+	for (;;) {
+		static const struct option lo[] = {
+			{ "dry-run", no_argument, NULL, 'n' },
+			{ "skip-pid", required_argument, NULL, 's' },
+			{ 0 },
+		};
+		int o = mrctl_getopt(argc, argv, "n", lo);
+
+		if (o == -1)
+			break;
+		if (o == 'n') {
 			dry = 1;
 			continue;
 		}
-		if (!strcmp(argv[i], "--skip-pid") && i + 1 < argc &&
-		    argv[i + 1][0] >= '1' && argv[i + 1][0] <= '9' &&
-		    strspn(argv[i + 1], "0123456789") == strlen(argv[i + 1]) &&
-		    strlen(argv[i + 1]) < 8) {
-			g.skip[g.nskip++] = atoi(argv[++i]);
-			continue;
+		if (optarg[0] < '1' || optarg[0] > '9' ||
+		    strspn(optarg, "0123456789") != strlen(optarg) ||
+		    strlen(optarg) >= 8) {
+			free(g.skip);
+			mrctl_die_usage("--skip-pid needs a process id");
 		}
+		g.skip[g.nskip++] = atoi(optarg);
+	}
+	if (optind < argc) {
 		free(g.skip);
-		if (!strcmp(argv[i], "--skip-pid")) {
-			fprintf(stderr,
-				"metaroce-ctl: --skip-pid needs a "
-				"process id (see metaroce-ctl --help)\n");
-			return 2;
-		}
-		fprintf(stderr,
-			"metaroce-ctl: %s '%s' for link gc (see "
-			"metaroce-ctl --help)\n",
-			argv[i][0] == '-' ? "unknown option"
-					  : "unexpected argument",
-			argv[i]);
-		return 2;
+		mrctl_die_usage("unexpected argument '%s' for link gc",
+				argv[optind]);
 	}
 	if (geteuid()) {
 		fprintf(stderr, "metaroce-ctl: link gc needs root: it looks "

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 #include "mr_ctl_stats.h"
+#include "mr_ctl_opt.h"
 #include "mr_ctl_view.h"
 #include "mr_devconf.h"
 
@@ -876,19 +877,24 @@ int mrctl_cmd_stats(int argc, char **argv)
 	struct holders h;
 	unsigned n = 0, shown = 0;
 
-	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j"))
+	static const struct option lo[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "last", no_argument, NULL, 'l' },
+		{ 0 },
+	};
+	int o;
+
+	mrctl_opt_begin("stats");
+	while ((o = mrctl_getopt(argc, argv, "j", lo)) != -1) {
+		if (o == 'j')
 			json = 1;
-		else if (!strcmp(argv[i], "--last"))
-			last = 1;
-		else if (argv[i][0] == '-')
-			return stats_usage("unknown option '%s' for stats",
-					   argv[i]);
-		else if (!name)
-			name = argv[i];
 		else
-			return stats_usage("unexpected argument '%s'", argv[i]);
+			last = 1;
 	}
+	if (optind < argc)
+		name = argv[optind++];
+	if (optind < argc)
+		return stats_usage("unexpected argument '%s'", argv[optind]);
 	if (!name)
 		return stats_usage("%s", "stats: missing device NAME");
 	if (!mr_devconf_valid_name(name))
