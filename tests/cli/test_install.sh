@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# What the packages install besides the programs: the manual pages format
+# without warnings and name every command and knob; the bash completion
+# completes commands, options, device names and knob names; the systemd
+# unit runs the commands that exist.
+. "$(dirname "$0")/lib.sh"
+cli_init "$@"
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=$(cd "$(dirname "$CTL")/.." && pwd)
+
+# Manual pages (as configured into the build tree).
+for page in utils/metaroce-ctl.8 utils/metaroce-run.1; do
+	out=$(MANWIDTH=80 man --warnings -E UTF-8 -l "$BUILD/$page" 2>&1 >/dev/null)
+	[ -z "$out" ] && pass "$page formats cleanly" || fail "$page: $out"
+done
+man8=$(MANWIDTH=200 man -l "$BUILD/utils/metaroce-ctl.8" 2>/dev/null)
+for c in "link add" "link set" "link show" "link del" "link restore" "link gc" stats knobs; do
+	check "metaroce-ctl(8) documents $c" "metaroce-ctl $c" "$man8"
+done
+while read -r name _; do
+	check "metaroce-ctl(8) documents knob $name" "^ +$name \(" "$man8"
+done < <("$CTL" knobs | tail -n +2)
+
+# Bash completion, with the tools of this build first in PATH.
+BC=/usr/share/bash-completion/bash_completion
+if [ -r "$BC" ]; then
+	comp() { # WORDS...: what <TAB> after them offers
+		PATH=$(dirname "$CTL"):$PATH bash -c '
+			. '"$BC"'; . '"$SRC"'/utils/completion/metaroce-ctl
+			COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+			COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+			_metaroce_ctl metaroce-ctl "${COMP_WORDS[-1]}" "${COMP_WORDS[-2]}"
+			printf "%s\n" "${COMPREPLY[@]}"' comp "$@"
+	}
+	check "completes commands" '^link$' "$(comp metaroce-ctl '')"
+	check "completes link subcommands" '^restore$' "$(comp metaroce-ctl link re)"
+	check "completes add options" '^--persist$' "$(comp metaroce-ctl link add mr0 --per)"
+	check "completes knob names after --opt" '^dp_spin_us=$' "$(comp metaroce-ctl link set mr0 --opt dp_sp)"
+	check "completes --mtu values" '^2048$' "$(comp metaroce-ctl link add mr0 --mtu 2)"
+else
+	fail "bash-completion is not installed ($BC)"
+fi
+
+# The unit: its commands exist in this metaroce-ctl and refuse nothing.
+unit=$BUILD/utils/metaroce.service
+for verb in ExecStart ExecStop; do
+	cmdline=$(sed -n "s/^$verb=[^ ]*metaroce-ctl //p" "$unit")
+	[ -n "$cmdline" ] || { fail "$unit: no $verb of metaroce-ctl"; continue; }
+	# An empty confdir: both must succeed and change nothing.
+	METAROCE_CONFDIR=$TMP/etc "$CTL" $cmdline && pass "$verb (metaroce-ctl $cmdline) runs" ||
+		fail "$verb: metaroce-ctl $cmdline exit $?"
+done
+if command -v systemd-analyze >/dev/null; then
+	out=$(systemd-analyze verify --man=no "$unit" 2>&1 | grep -v "is not executable: No such file")
+	[ -z "$out" ] && pass "systemd-analyze verify" || fail "systemd-analyze: $out"
+fi
+cli_done
