@@ -605,27 +605,61 @@ static int cmd_set(int argc, char **argv)
 	return ret ? fail(err) : 0;
 }
 
+/* The range of row d as people read it. */
+static void knob_range(const struct mr_knob_def *d, char *buf, size_t cap)
+{
+	if (d->type == MR_KNOB_BOOL)
+		snprintf(buf, cap, "no/yes");
+	else if (d->type == MR_KNOB_CHOICE)
+		snprintf(buf, cap, "%s", d->choices);
+	else
+		snprintf(buf, cap, "%s%lld..%lld",
+			 d->flags & MR_KNOB_F_ZERO_OFF ? "0," : "",
+			 (long long)d->min, (long long)d->max);
+}
+
+/* The KNOBS entries of metaroce-ctl(8) (docs/man/fill.py). */
+static void knobs_man(void)
+{
+	const struct mr_knob_def *d = mr_knob_defs();
+	char def[32], range[160];
+
+	for (int i = 0; i < MR_KNOBS_N; i++) {
+		mr_knob_format(i, d[i].def, def, sizeof(def));
+		knob_range(&d[i], range, sizeof(range));
+		printf(".TP\n.BR %s \" (%s, default %s; %s%s)\"\n\\&%s.\n",
+		       d[i].name, range, def, d[i].layer,
+		       d[i].flags & MR_KNOB_F_PROCESS ? ", per process" : "",
+		       d[i].help);
+	}
+}
+
 /* The table of knobs, for people and for the README's check. */
 static int cmd_knobs(int argc, char **argv)
 {
 	static const char *const types[] = { "uint", "int", "bool", "name" };
+	static const struct option lo[] = {
+		{ "man", no_argument, NULL, 'm' },
+		{ 0 },
+	};
 	const struct mr_knob_def *d = mr_knob_defs();
-	char def[32], range[48];
+	char def[32], range[160];
+	int man = 0;
 
-	if (argc)
+	mrctl_opt_begin("knobs");
+	while (mrctl_getopt(argc, argv, "", lo) != -1)
+		man = 1;
+	if (optind < argc)
 		die_usage("knobs takes no arguments");
+	if (man) {
+		knobs_man();
+		return fflush(stdout) ? fail("cannot write output") : 0;
+	}
 	printf("%-14s %-5s %-7s %-18s %-8s %s\n", "KNOB", "TYPE", "DEFAULT",
 	       "RANGE", "LAYER", "HELP");
 	for (int i = 0; i < MR_KNOBS_N; i++) {
 		mr_knob_format(i, d[i].def, def, sizeof(def));
-		if (d[i].type == MR_KNOB_BOOL)
-			snprintf(range, sizeof(range), "no/yes");
-		else if (d[i].type == MR_KNOB_CHOICE)
-			snprintf(range, sizeof(range), "%s", d[i].choices);
-		else
-			snprintf(range, sizeof(range), "%s%lld..%lld",
-				 d[i].flags & MR_KNOB_F_ZERO_OFF ? "0," : "",
-				 (long long)d[i].min, (long long)d[i].max);
+		knob_range(&d[i], range, sizeof(range));
 		printf("%-14s %-5s %-7s %-18s %-8s %s%s\n", d[i].name,
 		       types[d[i].type], def, range, d[i].layer, d[i].help,
 		       d[i].flags & MR_KNOB_F_PROCESS ? " (per process)" : "");
@@ -656,7 +690,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "stats"))
 		return mrctl_cmd_stats(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "knobs"))
-		return cmd_knobs(argc - 2, argv + 2);
+		return cmd_knobs(argc - 1, argv + 1);
 	if (strcmp(argv[1], "link")) {
 		if (argv[1][0] == '-')
 			die_usage("unknown option '%s'", argv[1]);
