@@ -28,7 +28,10 @@
 
 #define METAROCE_MAX_MR (1u << 16)
 #define METAROCE_MAX_PD (1u << 16)
-#define METAROCE_GID_TBL_LEN 2 /* 0: link-local, 1: IPv4-mapped, RoCE v2 */
+/* GID table: only what the datapath serves, the IPv4-mapped RoCE v2 GID
+ * of the device's address at index 0. No IPv6 GID (link-local or global)
+ * is listed until the datapath speaks IPv6 (docs/verbs.md). */
+#define METAROCE_GID_TBL_LEN 1
 #define METAROCE_MAX_MSG_SZ (1u << 31)
 #define METAROCE_MAX_CQ (1u << 16)
 #define METAROCE_MAX_CQE (1u << 20) /* ring allocated at create_cq */

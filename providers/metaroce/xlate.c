@@ -145,7 +145,7 @@ int metaroce_av_from_lid(const struct ibv_ah_attr *in, uint32_t ip,
 	g[13] = (uint8_t)(dst >> 16);
 	g[14] = (uint8_t)(dst >> 8);
 	g[15] = (uint8_t)dst;
-	out->grh.sgid_index = 1;
+	out->grh.sgid_index = 0;
 	out->grh.hop_limit = 64;
 	out->is_global = 1;
 	return 0;

@@ -52,7 +52,7 @@ int metaroce_check_av(const struct ibv_ah_attr *av, uint32_t *dest);
 uint16_t metaroce_port_lid(uint32_t ip, uint8_t prefix);
 /* An address vector with is_global 0 (dlid set) as the equivalent global
  * one: dgid = the IPv4-mapped GID of the subnet's host dlid, sgid_index
- * 1 (our IPv4-mapped GID), hop_limit 64. A global vector is copied as it
+ * 0 (our IPv4-mapped GID), hop_limit 64. A global vector is copied as it
  * is. EINVAL when dlid is no host of this device's subnet. */
 int metaroce_av_from_lid(const struct ibv_ah_attr *in, uint32_t ip,
 			 uint8_t prefix, struct ibv_ah_attr *out);

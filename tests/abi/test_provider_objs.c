@@ -201,7 +201,7 @@ static void test_lid(void)
 	MR_CHECK_EQ(metaroce_av_from_lid(&in, ip, 24, &out), 0);
 	MR_CHECK_EQ(out.is_global, 1);
 	MR_CHECK(!memcmp(out.grh.dgid.raw, want, 16));
-	MR_CHECK_EQ(out.grh.sgid_index, 1);
+	MR_CHECK_EQ(out.grh.sgid_index, 0);
 	MR_CHECK_EQ(out.grh.flow_label, 0);
 	MR_CHECK_EQ(out.dlid, 9);
 	MR_CHECK_EQ(out.sl, 3);
@@ -276,7 +276,7 @@ static void test_qp_attr_rc(void)
 	a.min_rnr_timer = 12;
 	a.ah_attr.is_global = 1;
 	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.sgid_index = 1;
+	a.ah_attr.grh.sgid_index = 0;
 	a.ah_attr.grh.hop_limit = 1;
 	a.ah_attr.grh.dgid.raw[10] = 0xff;
 	a.ah_attr.grh.dgid.raw[11] = 0xff;
@@ -305,11 +305,11 @@ static void test_qp_attr_rc(void)
 	MR_CHECK_EQ(metaroce_xlate_qp_attr(&a, IBV_QP_PATH_MTU, IBV_QPT_RC, 512,
 					   &c, &cm),
 		    EINVAL);
-	a.ah_attr.grh.sgid_index = 2;
+	a.ah_attr.grh.sgid_index = 1; /* the table has one GID */
 	MR_CHECK_EQ(metaroce_xlate_qp_attr(&a, IBV_QP_AV, IBV_QPT_RC, 4096, &c,
 					   &cm),
 		    EINVAL);
-	a.ah_attr.grh.sgid_index = 1;
+	a.ah_attr.grh.sgid_index = 0;
 	a.ah_attr.is_global = 0;
 	MR_CHECK_EQ(metaroce_xlate_qp_attr(&a, IBV_QP_AV, IBV_QPT_RC, 4096, &c,
 					   &cm),

@@ -126,7 +126,7 @@ static int connect_rc(struct ibv_qp *q, uint32_t peer, uint32_t rq_psn,
 	a.ah_attr.is_global = 1;
 	a.ah_attr.port_num = 1;
 	a.ah_attr.grh.dgid = gid1;
-	a.ah_attr.grh.sgid_index = 1;
+	a.ah_attr.grh.sgid_index = 0;
 	a.ah_attr.grh.hop_limit = 64;
 	ret = ibv_modify_qp(q, &a,
 			    IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
@@ -208,7 +208,7 @@ static void setup(void)
 		if (!strcmp(ibv_get_device_name(list[i]), MRT_DEV))
 			ctx = ibv_open_device(list[i]);
 	MR_CHECK(ctx);
-	MR_CHECK_EQ(ibv_query_gid(ctx, 1, 1, &gid1), 0);
+	MR_CHECK_EQ(ibv_query_gid(ctx, 1, 0, &gid1), 0);
 	pd = ibv_alloc_pd(ctx);
 	cq = ibv_create_cq(ctx, 256, NULL, NULL, 0);
 	MR_CHECK(pd && cq);
@@ -553,7 +553,7 @@ static void test_ud(void)
 	aa.is_global = 1;
 	aa.port_num = 1;
 	aa.grh.dgid = gid1;
-	aa.grh.sgid_index = 1;
+	aa.grh.sgid_index = 0;
 	aa.grh.hop_limit = 64;
 	ah = ibv_create_ah(pd, &aa);
 	MR_CHECK(ah);
@@ -731,7 +731,7 @@ static void test_bad_attrs(void)
 	qa.ah_attr.is_global = 1;
 	qa.ah_attr.port_num = 1;
 	qa.ah_attr.grh.dgid = gid1;
-	qa.ah_attr.grh.sgid_index = 1;
+	qa.ah_attr.grh.sgid_index = 0;
 	MR_CHECK_EQ(ibv_modify_qp(q, &qa,
 				  IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
 					  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |

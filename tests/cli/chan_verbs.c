@@ -55,7 +55,7 @@ static int connect_rc(struct ibv_qp *q, uint32_t peer, union ibv_gid *gid)
 	a.ah_attr.is_global = 1;
 	a.ah_attr.port_num = 1;
 	a.ah_attr.grh.dgid = *gid;
-	a.ah_attr.grh.sgid_index = 1;
+	a.ah_attr.grh.sgid_index = 0;
 	a.ah_attr.grh.hop_limit = 64;
 	if (ibv_modify_qp(q, &a,
 			  IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
@@ -156,7 +156,7 @@ int main(int argc, char **argv)
 	CHECK(pd && src && dst && q1 && q2);
 	if (!pd || !src || !dst || !q1 || !q2)
 		return 1;
-	CHECK(!ibv_query_gid(ctx, 1, 1, &gid));
+	CHECK(!ibv_query_gid(ctx, 1, 0, &gid));
 	CHECK(!connect_rc(q1, q2->qp_num, &gid) &&
 	      !connect_rc(q2, q1->qp_num, &gid));
 

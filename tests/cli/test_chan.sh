@@ -40,9 +40,9 @@ pair_ok() {
 }
 
 N=200
-cli_pair pp 18515 ibv_rc_pingpong -d $DEV_A -g 1 -e -n $N -- \
-	ibv_rc_pingpong -d $DEV_B -g 1 -e -n $N $TCP_A
-if pair_ok "ibv_rc_pingpong -g 1 -e" pp; then
+cli_pair pp 18515 ibv_rc_pingpong -d $DEV_A -g 0 -e -n $N -- \
+	ibv_rc_pingpong -d $DEV_B -g 0 -e -n $N $TCP_A
+if pair_ok "ibv_rc_pingpong -g 0 -e" pp; then
 	check "pingpong server: $N iterations" "^$N iters in [0-9.]+ seconds" \
 		"$(cat "$TMP/pp.srv")"
 	check "pingpong client: $N iterations" "^$N iters in [0-9.]+ seconds" \
@@ -51,8 +51,8 @@ if pair_ok "ibv_rc_pingpong -g 1 -e" pp; then
 		"$(cat "$TMP/pp.srv" "$TMP/pp.cli")"
 fi
 
-cli_pair bw 18516 ib_send_bw -d $DEV_A -x 1 -F -e -n 100 -s 4096 -p 18516 \
-	-- ib_send_bw -d $DEV_B -x 1 -F -e -n 100 -s 4096 -p 18516 $TCP_A
+cli_pair bw 18516 ib_send_bw -d $DEV_A -x 0 -F -e -n 100 -s 4096 -p 18516 \
+	-- ib_send_bw -d $DEV_B -x 0 -F -e -n 100 -s 4096 -p 18516 $TCP_A
 if pair_ok "ib_send_bw -e" bw; then
 	row=$(awk '/^ *4096 +100 +/' "$TMP/bw.cli")
 	check "ib_send_bw -e: a 4096-byte row of 100 iterations" "^ *4096 +100 " \
@@ -80,7 +80,7 @@ PY
 done
 
 # A device in use: a pingpong server waits for its client.
-inA timeout -k 5 "$CLI_T" "$RUN" ibv_rc_pingpong -d $DEV_A -g 1 -n 10 \
+inA timeout -k 5 "$CLI_T" "$RUN" ibv_rc_pingpong -d $DEV_A -g 0 -n 10 \
 	-p 18517 >"$TMP/use.srv" 2>&1 &
 spid=$!
 PIDS+=("$spid")
@@ -93,7 +93,7 @@ check "stats: in use by the server" \
 	"$out"
 check "stats: plane 0 counters" "^    plane 0:$" "$out"
 check "stats: drops by reason" "^            not_ipv4 +[0-9]+$" "$out"
-inB timeout -k 5 "$CLI_T" "$RUN" ibv_rc_pingpong -d $DEV_B -g 1 -n 10 \
+inB timeout -k 5 "$CLI_T" "$RUN" ibv_rc_pingpong -d $DEV_B -g 0 -n 10 \
 	-p 18517 $TCP_A >"$TMP/use.cli" 2>&1
 CRC=$?
 wait $spid

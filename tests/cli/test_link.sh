@@ -43,12 +43,12 @@ eq "node_guid from the MAC" "$(val "$IB/mr0/node_guid")" "$G0"
 eq "port state" "$(val "$IB/mr0/ports/1/state")" "4: ACTIVE"
 eq "phys_state" "$(val "$IB/mr0/ports/1/phys_state")" "5: LinkUp"
 eq "link_layer" "$(val "$IB/mr0/ports/1/link_layer")" "Ethernet"
-eq "gid 0: link-local EUI-64" "$(val "$IB/mr0/ports/1/gids/0")" \
-	"fe80:0000:0000:0000:$G0"
-eq "gid 1: IPv4-mapped" "$(val "$IB/mr0/ports/1/gids/1")" \
+eq "gid 0: IPv4-mapped" "$(val "$IB/mr0/ports/1/gids/0")" \
 	"0000:0000:0000:0000:0000:ffff:c000:0201"
 eq "gid 0 type" "$(val "$IB/mr0/ports/1/gid_attrs/types/0")" "RoCE v2"
-eq "gid 1 type" "$(val "$IB/mr0/ports/1/gid_attrs/types/1")" "RoCE v2"
+# No GID the datapath cannot serve (no IPv6 yet: no link-local GID).
+eq "no gid 1" "$(ls "$IB/mr0/ports/1/gids")" "0"
+eq "no gid 1 type" "$(ls "$IB/mr0/ports/1/gid_attrs/types")" "0"
 eq "pkey 0" "$(val "$IB/mr0/ports/1/pkeys/0")" "0xffff"
 eq "verbs abi_version" "$(val "$V/class/infiniband_verbs/abi_version")" "6"
 eq "uverbs ibdev" "$(val "$V/class/infiniband_verbs/$N0/ibdev")" "mr0"
@@ -63,8 +63,9 @@ check "show: name and node" "^mr0: node $N0 node_guid $G0$" "$out"
 check "show: ip mac mtu" \
 	"^    ip 192.0.2.1/24 mac $MAC_V0 mtu 1024 udp_port 4797$" "$out"
 check "show: port" "^    port 0 net_af_packet0,iface=v0$" "$out"
-check "show: gid 1" \
-	"^    gid 1 0000:0000:0000:0000:0000:ffff:c000:0201 RoCE v2$" "$out"
+check "show: gid 0" \
+	"^    gid 0 0000:0000:0000:0000:0000:ffff:c000:0201 RoCE v2$" "$out"
+check_not "show: no gid 1" "gid 1" "$out"
 
 expect_err "name in use" "device mr0 already exists" \
 	add mr0 --port net_af_packet1,iface=v1 --ip 192.0.2.2/24
@@ -104,10 +105,10 @@ d = json.load(sys.stdin)
 print(" ".join(x["name"] for x in d))
 m = [x for x in d if x["name"] == "mr4"][0]
 print(m["ports"], m["ip"], m["prefixlen"], m["mtu"], m["udp_port"],
-      [g["type"] for g in m["gids"]], m["gids"][1]["gid"])'
+      [g["type"] for g in m["gids"]], m["gids"][0]["gid"])'
 out=$(python3 -c "$py" <<<"$json" 2>&1)
 check "json: valid, sorted" "^mr0 mr1 mr2 mr3 mr4$" "$out"
-check "json: fields" "^\['net_af_packet4,iface=j1', 'net_af_packet5,iface=v1'\] 192.0.2.4 24 1024 4797 \['RoCE v2', 'RoCE v2'\] 0000:0000:0000:0000:0000:ffff:c000:0204$" "$out"
+check "json: fields" "^\['net_af_packet4,iface=j1', 'net_af_packet5,iface=v1'\] 192.0.2.4 24 1024 4797 \['RoCE v2'\] 0000:0000:0000:0000:0000:ffff:c000:0204$" "$out"
 out=$("$CTL" link show mr2 --json | python3 -m json.tool 2>&1)
 check "show NAME --json" '"name": "mr2"' "$out"
 

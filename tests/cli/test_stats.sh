@@ -286,7 +286,7 @@ cli_two_hosts
 # counters are written once a second, and 3,000 round trips took less
 # than that here when idle (CLI_STATS_ITERS overrides).
 N=${CLI_STATS_ITERS:-20000}
-inA timeout -k 5 "$CLI_T" "$RUN" ibv_rc_pingpong -d $DEV_A -g 1 -n $N \
+inA timeout -k 5 "$CLI_T" "$RUN" ibv_rc_pingpong -d $DEV_A -g 0 -n $N \
 	-p 18520 >"$TMP/live.srv" 2>&1 &
 spid=$!
 PIDS+=("$spid")
@@ -294,7 +294,7 @@ for _ in $(seq 200); do
 	inA ss -Hltn "sport = :18520" 2>/dev/null | grep -q . && break
 	sleep 0.1
 done
-inB timeout -k 5 "$CLI_T" "$RUN" ibv_rc_pingpong -d $DEV_B -g 1 -n $N \
+inB timeout -k 5 "$CLI_T" "$RUN" ibv_rc_pingpong -d $DEV_B -g 0 -n $N \
 	-p 18520 $TCP_A >"$TMP/live.cli" 2>&1 &
 cpid=$!
 PIDS+=("$cpid")
@@ -352,11 +352,11 @@ PY
 # An unprivileged user's program (uid 65534; only the capabilities an
 # af_packet port needs) writes its counters too: the client in B.
 if command -v setpriv >/dev/null; then
-	cli_pair nr 18521 ibv_rc_pingpong -d $DEV_A -g 1 -n 200 -p 18521 -- \
+	cli_pair nr 18521 ibv_rc_pingpong -d $DEV_A -g 0 -n 200 -p 18521 -- \
 		setpriv --reuid=65534 --regid=65534 --clear-groups \
 		--inh-caps +net_raw,+net_admin,+ipc_lock \
 		--ambient-caps +net_raw,+net_admin,+ipc_lock \
-		ibv_rc_pingpong -d $DEV_B -g 1 -n 200 -p 18521 $TCP_A
+		ibv_rc_pingpong -d $DEV_B -g 0 -n 200 -p 18521 $TCP_A
 	if [ $SRC = 0 ] && [ $CRC = 0 ]; then
 		pass "pingpong with an unprivileged client"
 		f=$(ls -n "$METAROCE_RUNDIR"/net-*/sysfs/class/infiniband/$DEV_B/stats/)

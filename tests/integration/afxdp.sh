@@ -14,7 +14,7 @@
 # 2048 (metaroce-ctl's default for an af_xdp port).
 #
 # Usage: afxdp.sh CTL RUN CASE [MRI_VERBS]
-#   CASE: rc_pingpong  ibv_rc_pingpong -g 1 at 1024 and 2048 bytes, polling
+#   CASE: rc_pingpong  ibv_rc_pingpong -g 0 at 1024 and 2048 bytes, polling
 #                      and with completion events
 #         perftest     ib_write_bw and ib_read_bw, 2 B, 2 KiB and 64 KiB,
 #                      300 iterations each
@@ -165,8 +165,8 @@ xdp_attached() {
 
 pingpong() {
 	local n=200 f
-	client_server pp 18515 ibv_rc_pingpong -d $DEV_A -g 1 -n $n "$@" \
-		-- ibv_rc_pingpong -d $DEV_B -g 1 -n $n "$@" $TCP_A
+	client_server pp 18515 ibv_rc_pingpong -d $DEV_A -g 0 -n $n "$@" \
+		-- ibv_rc_pingpong -d $DEV_B -g 0 -n $n "$@" $TCP_A
 	for f in "$W/pp.srv" "$W/pp.cli"; do
 		grep -Eq "^$n iters in [0-9.]+ seconds" "$f" ||
 			die "$f: no '$n iters' line"
@@ -178,8 +178,8 @@ rows() { awk '/^ *[0-9]+ +[0-9]+ +[0-9.]+/' "$1"; }
 
 perf() {
 	local tool=$1 s=$2 n=300
-	client_server perf 18515 "$tool" -d $DEV_A -x 1 -F -n $n -s "$s" \
-		-- "$tool" -d $DEV_B -x 1 -F -n $n -s "$s" $TCP_A
+	client_server perf 18515 "$tool" -d $DEV_A -x 0 -F -n $n -s "$s" \
+		-- "$tool" -d $DEV_B -x 0 -F -n $n -s "$s" $TCP_A
 	[ "$(rows "$W/perf.cli" | awk '{print $1, $2}')" = "$s $n" ] ||
 		die "$tool: no row '$s $n' on the client"
 	rows "$W/perf.cli" | awk '{exit !($4 > 0)}' ||
@@ -193,10 +193,10 @@ rc_pingpong)
 	inA "$CTL" link show $DEV_A | tee "$W/show"
 	grep -q 'mtu 2048 ' "$W/show" ||
 		die "an af_xdp device should default to RoCE MTU 2048"
-	serve "$W/x.srv" 18515 ibv_rc_pingpong -d $DEV_A -g 1 -n 1
+	serve "$W/x.srv" 18515 ibv_rc_pingpong -d $DEV_A -g 0 -n 1
 	# The server opens its device before it listens.
 	xdp_attached
-	inB timeout -k 5 "$T" "$RUN" ibv_rc_pingpong -d $DEV_B -g 1 -n 1 \
+	inB timeout -k 5 "$T" "$RUN" ibv_rc_pingpong -d $DEV_B -g 0 -n 1 \
 		$TCP_A >"$W/x.cli" 2>&1 || {
 		show "client log" "$W/x.cli"
 		die "first pingpong"
@@ -267,7 +267,7 @@ errors)
 	ip -n "$NSA" link set "$VA" mtu 9000 &&
 		ip -n "$NSB" link set "$VB" mtu 9000 || die "mtu 9000"
 	add_devices --mtu 2048
-	if inA timeout -k 5 "$T" "$RUN" ibv_rc_pingpong -d $DEV_A -g 1 \
+	if inA timeout -k 5 "$T" "$RUN" ibv_rc_pingpong -d $DEV_A -g 0 \
 		-n 1 >"$W/e.log" 2>&1; then
 		die "a device on a veth of MTU 9000 opened"
 	fi

@@ -143,13 +143,13 @@ EOP
 	# MR-ROUTE-6: no route on any plane -> RTR fails, fast.
 	inB ip route del 10.200.0.0/24 || die "route del"
 	bg_in "$NSA" "$W/bw.srv" timeout -k 5 30 "$RUN" ib_write_bw -d $DEV_A \
-		-x 1 -n 5
+		-x 0 -n 5
 	for _ in $(seq 200); do
 		inA ss -Hltn "sport = :18515" | grep -q . && break
 		sleep 0.1
 	done
 	t0=$(date +%s)
-	inB timeout -k 5 30 "$RUN" ib_write_bw -d $DEV_B -x 1 -n 5 10.254.1.1 \
+	inB timeout -k 5 30 "$RUN" ib_write_bw -d $DEV_B -x 0 -n 5 10.254.1.1 \
 		>"$W/bw.cli" 2>&1
 	rc=$?
 	dt=$(($(date +%s) - t0))

@@ -26,7 +26,7 @@
 #define DEPTH 256
 #define WAIT_S 45
 #define IB_PORT 1
-#define GID_IDX 1
+#define GID_IDX 0
 /* Local ACK timeout 14 (67 ms) and retry_cnt 2 where a peer vanishes:
  * the retry-exceeded error may not come before (retry_cnt + 1) tries. */
 #define GONE_TIMEOUT 14

@@ -9,7 +9,7 @@
 #   CASE: ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_atomic_bw
 #         rc_pingpong ud_pingpong srq_pingpong
 #         verbs_loopback verbs_hosts verbs_rtr verbs_bad_rkey
-#         verbs_peer_gone
+#         verbs_peer_gone gids
 #   MRI_VERBS: the project's own verbs program (mri-verbs), for verbs_*.
 #
 # Everything it creates (namespaces, veth, devices, runtime dir, processes)
@@ -139,7 +139,7 @@ check_bw() {
 }
 
 ALL_SIZES=$(awk 'BEGIN {for (s = 2; s <= 8388608; s *= 2) printf "%d ", s}')
-PERF=(-x 1 -F)
+PERF=(-x 0 -F)
 
 perftest_bw() {
 	local tool=$1 n=$2
@@ -148,11 +148,13 @@ perftest_bw() {
 		-- "$tool" -d $DEV_B "${PERF[@]}" -n "$n" "$@" $TCP_A
 }
 
+# pingpong TOOL ITERS [ARGS...]: -g 0 unless ARGS name the GID (PP_GID).
+PP_GID=(-g 0)
 pingpong() {
 	local tool=$1 n=$2 f
 	shift 2
-	client_server pp 18515 "$tool" -d $DEV_A -g 1 -n "$n" "$@" \
-		-- "$tool" -d $DEV_B -g 1 -n "$n" "$@" $TCP_A
+	client_server pp 18515 "$tool" -d $DEV_A "${PP_GID[@]}" -n "$n" "$@" \
+		-- "$tool" -d $DEV_B "${PP_GID[@]}" -n "$n" "$@" $TCP_A
 	for f in "$W/pp.srv" "$W/pp.cli"; do
 		grep -Eq "^$n iters in [0-9.]+ seconds" "$f" ||
 			die "$f: no '$n iters' line"
@@ -211,6 +213,45 @@ ud_pingpong)
 	;;
 srq_pingpong)
 	pingpong ibv_srq_pingpong 100
+	;;
+gids)
+	# Every GID index the devices list works (perftest -x N, the
+	# examples' -g N), and so do perftest's and the examples' defaults;
+	# an index the device does not list is refused at once.
+	ga=$(inA "$RUN" ibv_devinfo -v -d $DEV_A | sed -n 's/^.*GID\[ *\([0-9]*\)\]:.*/\1/p')
+	gb=$(inB "$RUN" ibv_devinfo -v -d $DEV_B | sed -n 's/^.*GID\[ *\([0-9]*\)\]:.*/\1/p')
+	[ -n "$ga" ] && [ "$ga" = "$gb" ] || die "GID tables: A '$ga', B '$gb'"
+	echo "GID indexes listed: $(echo $ga)"
+	for g in $ga; do
+		PP_GID=(-g "$g")
+		pingpong ibv_rc_pingpong 20
+		pingpong ibv_ud_pingpong 20
+		PERF=(-x "$g" -F)
+		perftest_bw ib_write_bw 20 -s 4096
+		check_bw "$W/perf.cli" 20 4096
+		perftest_bw ib_send_lat 20 -s 64
+		[ "$(rows "$W/perf.cli" | awk '{print $1, $2}')" = "64 20" ] ||
+			die "ib_send_lat -x $g: no row '64 20'"
+	done
+	# Defaults: perftest picks its GID itself; the examples without -g
+	# address by LID (clients.sh: lid covers that at length).
+	PERF=(-F)
+	perftest_bw ib_write_bw 20 -s 4096
+	check_bw "$W/perf.cli" 20 4096
+	PP_GID=()
+	pingpong ibv_rc_pingpong 20
+	bad=$(($(echo "$ga" | wc -l)))
+	for tool in ibv_rc_pingpong ibv_ud_pingpong; do
+		inB timeout -k 5 20 "$RUN" $tool -d $DEV_B -g $bad $TCP_A \
+			>"$W/bad.cli" 2>&1
+		rc=$?
+		show "$tool -g $bad (not listed)" "$W/bad.cli"
+		[ $rc != 0 ] && [ $rc != 124 ] ||
+			die "$tool -g $bad: exit $rc, expected a quick failure"
+		grep -qi 'gid' "$W/bad.cli" ||
+			die "$tool -g $bad: no word of the GID in its error"
+	done
+	echo "ok: GID indexes $(echo $ga), defaults, and a bad index"
 	;;
 verbs_loopback)
 	need_verbs

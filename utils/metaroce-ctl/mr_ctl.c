@@ -364,11 +364,10 @@ static int cmd_add(int argc, char **argv)
 
 static void print_text(const struct mr_devconf *c)
 {
-	char guid[20], gid0[40], gid1[40];
+	char guid[20], gid0[40];
 
 	mrctl_guid_str(c, guid);
-	mrctl_gid_link_local(c, gid0);
-	mrctl_gid_ipv4(c, gid1);
+	mrctl_gid_ipv4(c, gid0); /* the GID table (mr_ctl_view.c) */
 	printf("%s: node %s node_guid %s\n", c->name, c->uverbs, guid);
 	printf("    ip %u.%u.%u.%u/%u mac %02x:%02x:%02x:%02x:%02x:%02x "
 	       "mtu %u udp_port %u\n",
@@ -378,7 +377,6 @@ static void print_text(const struct mr_devconf *c)
 	for (unsigned i = 0; i < c->nports; i++)
 		printf("    port %u %s\n", i, c->ports[i]);
 	printf("    gid 0 %s RoCE v2\n", gid0);
-	printf("    gid 1 %s RoCE v2\n", gid1);
 }
 
 /* The knobs a program started from here would run with. */
@@ -417,11 +415,10 @@ static void json_str(const char *s)
 
 static void print_json(const struct mr_devconf *c, int last)
 {
-	char guid[20], gid0[40], gid1[40];
+	char guid[20], gid0[40];
 
 	mrctl_guid_str(c, guid);
-	mrctl_gid_link_local(c, gid0);
-	mrctl_gid_ipv4(c, gid1);
+	mrctl_gid_ipv4(c, gid0); /* the GID table (mr_ctl_view.c) */
 	printf("  {\"name\": ");
 	json_str(c->name);
 	printf(", \"node\": ");
@@ -439,10 +436,8 @@ static void print_json(const struct mr_devconf *c, int last)
 	printf("   \"mtu\": %u, \"udp_port\": %u, \"node_guid\": \"%s\",\n",
 	       c->mtu, c->udp_port, guid);
 	printf("   \"gids\": [{\"index\": 0, \"gid\": \"%s\", "
-	       "\"type\": \"RoCE v2\"},\n"
-	       "            {\"index\": 1, \"gid\": \"%s\", "
 	       "\"type\": \"RoCE v2\"}]}%s\n",
-	       gid0, gid1, last ? "" : ",");
+	       gid0, last ? "" : ",");
 }
 
 static int cmd_show(int argc, char **argv)

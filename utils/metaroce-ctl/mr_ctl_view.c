@@ -137,14 +137,6 @@ void mrctl_guid_str(const struct mr_devconf *c, char buf[20])
 		 (unsigned)g & 0xffff);
 }
 
-void mrctl_gid_link_local(const struct mr_devconf *c, char buf[40])
-{
-	char guid[20];
-
-	mrctl_guid_str(c, guid);
-	snprintf(buf, 40, "fe80:0000:0000:0000:%s", guid);
-}
-
 void mrctl_gid_ipv4(const struct mr_devconf *c, char buf[40])
 {
 	snprintf(buf, 40, "0000:0000:0000:0000:0000:ffff:%04x:%04x",
@@ -427,13 +419,15 @@ static unsigned view_lid(const struct mr_devconf *c)
 /* Build the device's sysfs directory in d (does not exist yet). */
 static int build_device(const char *d, const struct mr_devconf *c)
 {
-	char guid[20], gid0[40], gid1[40], path[PATH_MAX];
+	char guid[20], gid0[40], path[PATH_MAX];
 	FILE *f;
 	int ret;
 
 	mrctl_guid_str(c, guid);
-	mrctl_gid_link_local(c, gid0);
-	mrctl_gid_ipv4(c, gid1);
+	/* Only GIDs the datapath serves: the IPv4-mapped one (RoCE v2 over
+	 * IPv4). A link-local fe80:: GID would need IPv6 frames and ND;
+	 * listed without them, it made `ibv_rc_pingpong -g 0` fail. */
+	mrctl_gid_ipv4(c, gid0);
 	if (put(d, "node_type", "1: CA\n") ||
 	    put(d, "node_guid", "%s\n", guid) ||
 	    put(d, "sys_image_guid", "%s\n", guid) ||
@@ -449,9 +443,7 @@ static int build_device(const char *d, const struct mr_devconf *c)
 	    put(d, "ports/1/lid_mask_count", "0\n") ||
 	    put(d, "ports/1/sm_sl", "0\n") ||
 	    put(d, "ports/1/gids/0", "%s\n", gid0) ||
-	    put(d, "ports/1/gids/1", "%s\n", gid1) ||
 	    put(d, "ports/1/gid_attrs/types/0", "RoCE v2\n") ||
-	    put(d, "ports/1/gid_attrs/types/1", "RoCE v2\n") ||
 	    put(d, "ports/1/pkeys/0", "0xffff\n"))
 		return -1;
 	/* Where every process using the device writes its counters
