@@ -70,11 +70,11 @@ install_inner() {
 		ip netns exec pkgA$tag env -i PATH=/usr/bin:/bin metaroce-run ibv_devinfo -d mr0 |
 			grep -E "hca_id|transport|state"
 		ip netns exec pkgA$tag env -i PATH=/usr/bin:/bin timeout 60 \
-			metaroce-run ibv_rc_pingpong -d mr0 -g 1 -n 100 >"$OUT/srv.log" 2>&1 &
+			metaroce-run ibv_rc_pingpong -d mr0 -g 0 -n 100 >"$OUT/srv.log" 2>&1 &
 		local spid=$!
 		sleep 1.5
 		ip netns exec pkgB$tag env -i PATH=/usr/bin:/bin timeout 60 \
-			metaroce-run ibv_rc_pingpong -d mr0 -g 1 -n 100 10.87.0.1 \
+			metaroce-run ibv_rc_pingpong -d mr0 -g 0 -n 100 10.87.0.1 \
 			>"$OUT/cli.log" 2>&1 || rc=1
 		wait $spid || rc=1
 		sed 's/^/  server: /' "$OUT/srv.log"
