@@ -228,6 +228,10 @@ struct mr_ep_config {
 	uint32_t link_rate_mbps; /* initial / maximum sending rate (100000) */
 	uint64_t base_rtt_ns;	 /* unloaded RTT for the controller (10000) */
 	uint64_t pace_quantum;	 /* pacing credit in bytes, MR-CC-4 (0) */
+	/* gbn QPs time out as RoCE NICs do: after the QP's IB local ACK
+	 * timeout (4.096 us x 2^timeout), fixed, no backoff, instead of the
+	 * RTT-based RTO (0). The RoCEv2 baseline of metaroce-sim sets it. */
+	uint8_t gbn_ib_timeout;
 	/* Policies per mode (NULL: mr_cc_ops_metaroce + mr_pathsel_ops_spray
 	 * for MetaRoCE, mr_cc_ops_dcqcn + mr_pathsel_ops_single for gbn). */
 	const struct mr_cc_ops *cc_metaroce;

@@ -76,6 +76,11 @@ void mr_req_reset(struct mr_qp *qp, uint64_t now)
 			.rto_min_ns = ep->cfg.min_rto_ns,
 		};
 
+		if (mr_qp_is_gbn(qp) && ep->cfg.gbn_ib_timeout &&
+		    qp->attr.timeout)
+			pc.rto_init_ns = pc.rto_min_ns = pc.rto_max_ns =
+				mr_ib_timeout_ns(qp->attr.timeout);
+
 		mr_pathtx_init(&qp->ptx[i], &pc, &cb);
 	}
 	mr_pathsel_init(&qp->ps,
