@@ -156,6 +156,20 @@ int mr_devconf_read(const char *path, struct mr_devconf *c, char *err,
 				       why);
 				return -1;
 			}
+		} else if (!strcmp(key, "gateway")) {
+			unsigned long pl;
+			char ip32[24], *end;
+			uint8_t plen;
+
+			pl = strtoul(val, &end, 10);
+			if (pl < 1 || pl > MR_DEVCONF_MAX_PORTS || *end != ',' ||
+			    strlen(end + 1) > 15)
+				goto bad;
+			snprintf(ip32, sizeof(ip32), "%s/32", end + 1);
+			if (mr_devconf_parse_ip(ip32, &c->gateway[pl - 1],
+						&plen) ||
+			    !c->gateway[pl - 1])
+				goto bad;
 		} else if (!strcmp(key, "uverbs")) {
 			if (!mr_devconf_valid_name(val) ||
 			    copy_str(c->uverbs, sizeof(c->uverbs), val))
@@ -189,6 +203,11 @@ int mr_devconf_write(FILE *f, const struct mr_devconf *c)
 	fprintf(f, "udp_port=%u\n", c->udp_port);
 	if (c->uverbs[0])
 		fprintf(f, "uverbs=%s\n", c->uverbs);
+	for (unsigned i = 0; i < c->nports; i++)
+		if (c->gateway[i])
+			fprintf(f, "gateway=%u,%u.%u.%u.%u\n", i + 1,
+				c->gateway[i] >> 24, (c->gateway[i] >> 16) & 255,
+				(c->gateway[i] >> 8) & 255, c->gateway[i] & 255);
 	for (int i = 0; i < MR_KNOBS_N; i++) {
 		char v[32];
 

@@ -19,6 +19,9 @@
  *   udp_port=4797
  *   uverbs=uverbs0                      (name of the /dev/infiniband node)
  *   opt.paths=8                         (a knob, mr_knobs.h; repeated)
+ *   gateway=1,10.101.1.254              (plane 1's gateway, for a port the
+ *                                        kernel does not see; repeated;
+ *                                        docs/spec/routing.md MR-ROUTE-4)
  */
 #ifndef MR_DEVCONF_H
 #define MR_DEVCONF_H
@@ -43,6 +46,9 @@ struct mr_devconf {
 	uint32_t mtu;    /* 256, 512, 1024, 2048 or 4096 */
 	uint16_t udp_port;
 	char uverbs[MR_DEVCONF_NAME_MAX];
+	/* Per port: the gateway of its plane, host order (0: none; only
+	 * used where the kernel does not see the port, MR-ROUTE-4). */
+	uint32_t gateway[MR_DEVCONF_MAX_PORTS];
 	struct mr_knob_set opts; /* the device's layer of the knobs */
 };
 

@@ -25,8 +25,17 @@ static void load_tables(struct mrdp_dev *d)
 	for (i = 0; i < d->nplanes; i++) {
 		struct mrdp_plane *p = &d->plane[i];
 
-		if (!p->ifindex) {
+		if (!p->ifindex && !d->conf.gateway[i]) {
 			mrdp_route_set_onlink(&d->rt[i]);
+			continue;
+		}
+		if (!p->ifindex) {
+			/* The record names this plane's router (MR-ROUTE-4):
+			 * the device's subnet on-link, the rest through it. */
+			mrdp_route_clear(&d->rt[i]);
+			mrdp_route_add(&d->rt[i], 0, 0, d->conf.gateway[i], 0);
+			mrdp_route_add(&d->rt[i], d->conf.ip, d->conf.prefix, 0,
+				       0);
 			continue;
 		}
 		mrdp_route_nl_table(d->rnl, p->ifindex, &d->rt[i]);

@@ -57,6 +57,12 @@ bad "${G}spines 2\nspines 3\n" "6: spines given again (first at line 5)"
 bad "${G}switch x\n" \
 	"5: unknown keyword 'switch' (known: name, planes, leaves, spines, mtu, host, link)"
 
+# Every shipped configuration is valid.
+for c in "$(dirname "$0")"/../../utils/metaroce-fabric/configs/*.conf; do
+	out=$("$FAB" check "$c" 2>&1) && echo "ok: $out" ||
+		fail "shipped $c: $out"
+done
+
 cat >"$W/ok.conf" <<EOC
 # two hosts, two planes, one leaf: host - leaf - host
 name $NAME

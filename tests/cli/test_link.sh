@@ -98,6 +98,21 @@ expect_ok "add mr4: two planes, the narrowest port caps the MTU" \
 	--ip 192.0.2.4/24
 eq "mr4 MTU" "$(grep '^mtu=' "$IB/mr4/metaroce.conf")" "mtu=1024"
 eq "mr4 ports" "$(grep -c '^port=' "$IB/mr4/metaroce.conf")" "2"
+# MR-ROUTE-4: the gateway of a port the kernel does not see.
+expect_ok "add mr5: a memif port with its plane's gateway" \
+	add mr5 --port net_memif5,role=server,socket=/tmp/mr5.$$ \
+	--gateway 10.101.1.254 --ip 10.200.0.5/32
+eq "mr5 record: gateway of plane 1" \
+	"$(grep '^gateway=' "$IB/mr5/metaroce.conf")" "gateway=1,10.101.1.254"
+expect_err "--gateway before any --port" \
+	"--gateway IP follows the --port it is for, once" \
+	add mr6 --gateway 10.0.0.1 --port net_memif6,socket=/tmp/mr6.$$ \
+	--ip 10.200.0.6/32
+expect_err "--gateway not an address" \
+	"--gateway '10.0.0': expected the IPv4 address of the plane's router" \
+	add mr6 --port net_memif6,socket=/tmp/mr6.$$ --gateway 10.0.0 \
+	--ip 10.200.0.6/32
+expect_ok "del mr5" "$CTL" link del mr5
 
 json=$("$CTL" link show --json)
 py='import json, sys

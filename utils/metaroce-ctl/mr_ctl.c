@@ -25,8 +25,8 @@
 #define ROCEV2_UDP 4791
 
 static const char usage_main[] =
-	"Usage: metaroce-ctl link add NAME --port DEVARGS [--port DEVARGS "
-	"...]\n"
+	"Usage: metaroce-ctl link add NAME --port DEVARGS [--gateway IP]\n"
+	"                        [--port DEVARGS [--gateway IP] ...]\n"
 	"                        --ip ADDR/LEN [--mac MAC] [--mtu N] "
 	"[--udp-port P]\n"
 	"                        [--opt KNOB=VALUE ...] [--persist]\n"
@@ -53,6 +53,9 @@ static const char usage_link[] =
 	"net_af_xdp0,iface=..\n"
 	"                  net_memif0,...  net_tap0,...) or a PCI address\n"
 	"                  (0000:3b:00.0[,key=value...])\n"
+	"    --gateway IP  after a --port the kernel does not see (PCI, memif):\n"
+	"                  its plane's router; peers outside --ip's subnet are\n"
+	"                  reached through it (else every peer is on-link)\n"
 	"  --ip ADDR/LEN   IPv4 address and prefix length of the device\n"
 	"  --mac MAC       default: the MAC of the first iface= interface "
 	"that\n"
@@ -191,6 +194,7 @@ static int cmd_add(int argc, char **argv)
 
 	static const struct option lo[] = {
 		{ "port", required_argument, NULL, 'p' },
+		{ "gateway", required_argument, NULL, 'g' },
 		{ "ip", required_argument, NULL, 'i' },
 		{ "mac", required_argument, NULL, 'm' },
 		{ "mtu", required_argument, NULL, 'M' },
@@ -219,6 +223,25 @@ static int cmd_add(int argc, char **argv)
 						  ports[j].dev);
 			strcpy(c.ports[c.nports++], v);
 			break;
+		case 'g': {
+			char ip32[24];
+			uint8_t plen;
+
+			if (!c.nports || c.gateway[c.nports - 1])
+				die_usage("--gateway IP follows the --port it "
+					  "is for, once");
+			snprintf(ip32, sizeof(ip32), "%.15s/32", v);
+			if (strlen(v) > 15 ||
+			    mr_devconf_parse_ip(ip32, &c.gateway[c.nports - 1],
+						&plen) ||
+			    (c.gateway[c.nports - 1] >> 24) == 0 ||
+			    (c.gateway[c.nports - 1] >> 24) == 127 ||
+			    (c.gateway[c.nports - 1] >> 28) >= 14)
+				die_usage("--gateway '%s': expected the IPv4 "
+					  "address of the plane's router",
+					  v);
+			break;
+		}
 		case 'i':
 			if (ip)
 				die_usage("--ip given twice");

@@ -179,6 +179,17 @@ def cmd_up(a):
                                    len(cfg.cables(f))))
 
 
+def cmd_check(a):
+    try:
+        f = cfg.parse(a.config)
+    except cfg.ConfigError as e:
+        die(str(e))
+    print("%s: fabric %s: %d hosts, %d planes, %d leaves and %d spines per "
+          "plane, %d links" % (a.config, f.name, len(f.hosts), f.planes,
+                               f.leaves, f.spines if f.leaves > 1 else 0,
+                               len(cfg.cables(f))))
+
+
 def cmd_down(a):
     names = [a.fabric] if a.fabric else fabrics()
     if a.fabric and a.fabric not in fabrics():
@@ -397,6 +408,8 @@ def _main(argv):
     sub = ap.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
     p = sub.add_parser("up", help="build the fabric of CONFIG")
     p.add_argument("config")
+    p = sub.add_parser("check", help="check CONFIG, build nothing")
+    p.add_argument("config")
     sub.add_parser("down", help="remove the fabric and everything it made")
     p = sub.add_parser("set", help="change links while traffic flows")
     p.add_argument("link", help="a link, direction or glob: p1/h1-l1, "
@@ -409,6 +422,8 @@ def _main(argv):
     p = sub.add_parser("show", help="hosts, addresses and links")
     p.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
+    if a.cmd == "check":
+        return cmd_check(a)
     if os.geteuid() != 0:
         die("needs root (network namespaces, tc, bpf)")
     try:
