@@ -107,8 +107,14 @@ for _ in $(seq 300); do
 	sleep 0.1
 done
 "$FAB" set 'p2/*' down_at="$DOWN_AT" up_at="$UP_AT" >/dev/null
+# The failure's times as the fabric holds them (CLOCK_MONOTONIC s).
+read -r T_DOWN T_UP < <("$FAB" show --json | python3 -c '
+import json, sys
+d = {l["link"]: l for l in json.load(sys.stdin)["links"]}["p2/h2>l2"]
+print(d["down_from_s"], d["down_until_s"])')
 setsid python3 "$WATCH" rate "$CTL" "$H1" mr0 $((SECS + 3)) \
-	"$DOWN_AT:plane 2 down,$UP_AT:plane 2 back" &
+	"$(awk -v t="$T_DOWN" -v d="$DOWN_AT" 'BEGIN {print t - d}')" \
+	"$T_DOWN:plane 2 down,$T_UP:plane 2 back" &
 BG+=($!)
 on "$H2" ib_write_bw -d mr0 -x 0 -F -s 65536 -D "$SECS" 10.254.1.1 |
 	grep -E '^ *(#bytes|[0-9])'

@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """Used by scripts/demo.sh. Two modes:
 
-  demo_watch.py rate CTL NETNS DEV SECONDS [EVENTS]
+  demo_watch.py rate CTL NETNS DEV SECONDS T0 [EVENTS]
       One line a second while a transfer runs: the bandwidth a device
       receives, in total and per plane, from `metaroce-ctl stats DEV
       --json` (the datapath rewrites its counters file once a second; a
-      line is printed when a new one appears). EVENTS: "T:text,T:text"
-      notes printed from second T on (e.g. "8:plane 2 down").
+      line is printed when a new one appears). Times are seconds since
+      T0 (CLOCK_MONOTONIC seconds, the fabric's clock: on a loaded
+      machine this script may start late). EVENTS: "T:text,T:text",
+      notes printed on the line at absolute time T.
 
   demo_watch.py summary CTL NETNS DEV
       The transport's own counters of the last process that used DEV
@@ -42,21 +44,25 @@ def newest_counters(js):
     return (live or procs)[0]["counters"]
 
 
-def rate(ctl, ns, dev, seconds, events):
+def mono():
+    return time.clock_gettime_ns(time.CLOCK_MONOTONIC) / 1e9
+
+
+def rate(ctl, ns, dev, seconds, t0, events):
     notes = []
     for e in filter(None, events.split(",")):
         t, _, text = e.partition(":")
-        notes.append((float(t), text))
-    t0 = time.monotonic()
+        notes.append((float(t) - t0, text))
     prev = None
-    while time.monotonic() - t0 < seconds:
+    shown = set()
+    while mono() - t0 < seconds:
         time.sleep(0.2)
         js = stats(ctl, ns, dev)
         c = newest_counters(js) if js else None
         if not c:
             continue
         planes = [p["rx_bytes"] for p in c["planes"]]
-        now = time.monotonic()
+        now = mono()
         if prev is None or sum(planes) == sum(prev[1]) or prev[2] != c["pid"]:
             if prev is None or prev[2] != c["pid"]:
                 prev = (now, planes, c["pid"])
@@ -65,7 +71,8 @@ def rate(ctl, ns, dev, seconds, events):
         per = [(b - a) * 8 / dt / 1e9 for a, b in zip(prev[1], planes)]
         el = now - t0
         note = "".join("  <- " + text for t, text in notes
-                       if t <= el < t + 1.2)
+                       if t <= el and t not in shown)
+        shown.update(t for t, _ in notes if t <= el)
         print("t=%4.1fs %6.2f Gb/s   %s%s" % (
             el, sum(per), "  ".join("p%d %5.2f" % (i + 1, g)
                                     for i, g in enumerate(per)), note),
@@ -102,9 +109,9 @@ def summary(ctl, ns, dev):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) >= 6 and sys.argv[1] == "rate":
+    if len(sys.argv) >= 7 and sys.argv[1] == "rate":
         rate(sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5]),
-             sys.argv[6] if len(sys.argv) > 6 else "")
+             float(sys.argv[6]), sys.argv[7] if len(sys.argv) > 7 else "")
     elif len(sys.argv) == 5 and sys.argv[1] == "summary":
         summary(sys.argv[2], sys.argv[3], sys.argv[4])
     else:

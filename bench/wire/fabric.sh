@@ -13,8 +13,8 @@
 #   3. incast: three senders into one receiver port of 1 Gb/s (queue 128
 #      KiB, CE above 32 KiB): per-sender goodput, queue depth (sampled
 #      every 50 ms), drops and ECN marks at the bottleneck;
-#   4. recovery: 4 planes of 1 Gb/s, plane 2 down from 6 s to 13 s of a
-#      20 s transfer, the receiver's incoming links sampled every 50 ms:
+#   4. recovery: 4 planes of 1 Gb/s, the busiest plane down for 7 s of a
+#      24 s transfer, the receiver's incoming links sampled every 50 ms:
 #      time until the surviving planes carry 90% of their share again,
 #      and until the returned plane carries half its share; both modes.
 # Root. Usage: bench/wire/fabric.sh [BUILD_DIR] [SECONDS]  (default 8)
@@ -220,27 +220,41 @@ host b leaf=2
 link * rate=1gbit queue=256k ecn=64k
 EOF
 up fbr
-RSECS=20
-echo "mode,pre_gbps,during_gbps,recover_s,return_s" >"$DATA/fabric_recovery.csv"
+RSECS=24
+echo "mode,plane,down_s,up_s,pre_gbps,during_gbps,recover_s,return_s" >"$DATA/fabric_recovery.csv"
 for mode in metaroce gbn; do
 	devs fbr 4 $mode a b
 	serve fbr-a 18515
-	"$FAB" -f fbr set 'p2/*' down_at=6 up_at=13 >/dev/null
+	csv=$DATA/fabric_recovery_$mode.csv
 	setsid python3 "$SAMPLE" "$MOD" "$METAROCE_FABRIC_DIR/fbr.json" \
-		$((RSECS + 4)) 0.05 p1/l1\>a p2/l1\>a p3/l1\>a p4/l1\>a \
-		>"$DATA/fabric_recovery_$mode.csv" &
+		$((RSECS + 12)) 0.05 p1/l1\>a p2/l1\>a p3/l1\>a p4/l1\>a >"$csv" &
 	PIDS+=($!)
 	spid=$!
-	ip netns exec fbr-b timeout -k 5 $((RSECS + 60)) "$RUN" ib_write_bw \
-		-d mr0 -x 1 -F -s 65536 -D $RSECS --report_gbits 10.254.1.1 \
-		>"$W/rec.$mode" 2>&1
+	setsid ip netns exec fbr-b timeout -k 5 $((RSECS + 60)) "$RUN" \
+		ib_write_bw -d mr0 -x 1 -F -s 65536 -D $RSECS --report_gbits \
+		10.254.1.1 >"$W/rec.$mode" 2>&1 &
+	PIDS+=($!)
+	cpid=$!
+	# Fail the plane that carries most traffic once the transfer runs
+	# (go-back-N uses one path: failing another plane would show
+	# nothing), 3 s from now, for 7 s.
+	for _ in $(seq 300); do
+		[ "$(python3 "$SAMPLE" busiest "$csv" 2>/dev/null)" ] &&
+			[ "$(wc -l <"$csv")" -gt 40 ] && break
+		sleep 0.1
+	done
+	sleep 3
+	k=$(python3 "$SAMPLE" busiest "$csv")
+	"$FAB" -f fbr set "p$k/*" down_at=3 up_at=10 >/dev/null
+	wait "$cpid"
 	wait "$spid"
-	wait "${PIDS[-2]}" 2>/dev/null
-	r=$(python3 "$SAMPLE" recovery "$DATA/fabric_recovery_$mode.csv" 6 13)
+	wait "${PIDS[-3]}" 2>/dev/null
+	r=$(python3 "$SAMPLE" recovery "$csv" "$METAROCE_FABRIC_DIR/fbr.json" \
+		"p$k/l1>a" "$k")
 	echo "$mode,$r" >>"$DATA/fabric_recovery.csv"
 	log "recovery $mode: $r"
 	undevs
-	"$FAB" -f fbr set 'p2/*' up >/dev/null
+	"$FAB" -f fbr set "p$k/*" up >/dev/null
 done
 down fbr
 
@@ -261,35 +275,37 @@ down fbr
 	echo
 	echo "| loss | MetaRoCE Gb/s | go-back-N Gb/s |"
 	echo "| --- | --- | --- |"
-	tail -n +2 "$DATA/fabric_loss.csv" | awk -F, '{printf "| %s%% | %s | %s |\n", $1, $2, $3}'
+	tail -n +2 "$DATA/fabric_loss.csv" | awk -F, '{printf "| %s%% | %.3f | %.3f |\n", $1, $2, $3}'
 	echo
 	echo "## 2. Planes (host - leaf - host, 500 Mb/s per plane)"
 	echo
 	echo "| planes | Gb/s | k x one plane |"
 	echo "| --- | --- | --- |"
-	tail -n +2 "$DATA/fabric_planes.csv" | awk -F, '{printf "| %s | %s | %s |\n", $1, $2, $3}'
+	tail -n +2 "$DATA/fabric_planes.csv" | awk -F, '{printf "| %s | %.3f | %.3f |\n", $1, $2, $3}'
 	echo
 	echo "## 3. Incast: three senders into one 1 Gb/s port (queue 128 KiB, CE above 32 KiB)"
 	echo
 	echo "| sender | Gb/s |"
 	echo "| --- | --- |"
-	tail -n +2 "$DATA/fabric_incast.csv" | awk -F, '{printf "| %s | %s |\n", $1, $2}'
+	tail -n +2 "$DATA/fabric_incast.csv" | awk -F, '{printf "| %s | %.3f |\n", $1, $2}'
 	echo
 	echo "At the bottleneck (p1/l2>rx): $inc_in packets arrived, $inc_pkts sent on,"
 	echo "$inc_ecn CE-marked, $inc_drop dropped by the full queue; queue depth"
 	echo "sampled every 50 ms: max $inc_qmax bytes, mean when not empty $inc_qavg bytes"
 	echo "(data/fabric_incast_qdepth.csv)."
 	echo
-	echo "## 4. Recovery: plane 2 of 4 (1 Gb/s each) down from 6 s to 13 s"
+	echo "## 4. Recovery: one plane of 4 (1 Gb/s each) down for 7 s of a ${RSECS} s transfer"
 	echo
-	echo "Rates from the receiver's four incoming links, sampled every 50 ms"
-	echo "(200 ms windows). recover: from the failure until the other three planes"
-	echo "carry 90% of 3/4 of the pre-failure total; return: from the plane's return"
-	echo "until it carries half its pre-failure share."
+	echo "The plane carrying most traffic fails (go-back-N runs on one path, so it"
+	echo "is that path's plane). Rates from the receiver's four incoming links,"
+	echo "sampled every 50 ms (200 ms windows); times from the first traffic."
+	echo "recover: from the failure until the other three planes carry 90% of 3/4"
+	echo "of the pre-failure total; return: from the plane's return until it"
+	echo "carries half its pre-failure share."
 	echo
-	echo "| mode | before Gb/s | during Gb/s | recover s | return s |"
-	echo "| --- | --- | --- | --- | --- |"
-	tail -n +2 "$DATA/fabric_recovery.csv" | awk -F, '{printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5}'
+	echo "| mode | failed plane | down at s | up at s | before Gb/s | during Gb/s | recover s | return s |"
+	echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+	tail -n +2 "$DATA/fabric_recovery.csv" | awk -F, '{printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8}'
 	echo
 	echo "Plots: fabric_loss.svg, fabric_planes.svg, fabric_recovery.svg."
 } >"$OUT"
@@ -323,7 +339,8 @@ plot "$DATA/fabric_planes.csv" using 2:xtic(1) title "measured", \
 EOG
 	# The timeline wants rates, not byte counters: derive them first.
 	awk -F, 'NR == 1 {print "t_s,p1,p2,p3,p4"; next}
-		{if (NR > 2) {dt = $1 - t; printf "%.3f", $1;
+		NR == 2 {t0 = $1}
+		{if (NR > 2) {dt = $1 - t; printf "%.3f", $1 - t0;
 		  for (i = 2; i <= 5; i++) printf ",%.3f", ($i - v[i]) * 8 / dt / 1e9;
 		  printf "\n"}
 		 t = $1; for (i = 2; i <= 5; i++) v[i] = $i}' \
@@ -333,7 +350,7 @@ set terminal $term
 set datafile separator ","
 set grid
 set output "$OUT_DIR/fabric_recovery.svg"
-set title "MetaRoCE: received rate per plane, plane 2 down 6-13 s\n$sub"
+set title "MetaRoCE: received rate per plane, one plane down for 7 s\n$sub"
 set xlabel "s"
 set ylabel "Gb/s (50 ms samples)"
 plot for [i=2:5] "$W/rate.csv" every ::1 using 1:i with lines lw 1.5 title sprintf("plane %d", i - 1)

@@ -5,15 +5,19 @@
 timeline has a finer grain than the device's once-a-second counters file.
 
   fabric_sample.py MODDIR STATE SECONDS PERIOD LINK...  > timeline.csv
-      t_s, then the bytes seen so far on each LINK (direction names).
+      t_s (CLOCK_MONOTONIC, the clock of the links' down windows), then
+      the bytes seen so far on each LINK (direction names).
   fabric_sample.py qdepth NETNS DEV SECONDS PERIOD  > depth.csv
       t_s, backlog_bytes of the link's bfifo (tc's 10:), every PERIOD.
-  fabric_sample.py recovery CSV DOWN_S UP_S
-      From a timeline of the receiver's incoming links (one per plane, the
-      failing one second): the rate before the failure, the time until the
-      surviving planes carry 90% of the pre-failure total again after
-      DOWN_S (or of what they can: k-1 planes at most), the time until
-      the returned plane carries 50% of its pre-failure share after UP_S.
+  fabric_sample.py recovery CSV STATE LINK COL
+      From a timeline of the receiver's incoming links (one per plane) and
+      the down window of LINK (the failed plane's, from the fabric's STATE;
+      its column COL, 1-based): the rate before the failure, during it,
+      the time until the surviving planes carry 90% of the pre-failure
+      total scaled to them ((k-1)/k), and the time until the returned
+      plane carries 50% of its pre-failure share.
+  fabric_sample.py busiest CSV
+      The 1-based column of the link that carried most bytes so far.
 """
 
 import json
@@ -31,13 +35,20 @@ def sample(moddir, state, seconds, period, links):
     ids = [st["dirs"][n]["stats_map"] for n in links]
     print("t_s," + ",".join(links), flush=True)
     t0 = time.monotonic()
-    while True:
-        t = time.monotonic() - t0
-        if t > seconds:
-            break
+    while time.monotonic() - t0 <= seconds:
+        t = time.clock_gettime_ns(time.CLOCK_MONOTONIC) / 1e9
         vals = [mrfab_bpf.read_stats(i)["bytes"] for i in ids]
         print("%.3f,%s" % (t, ",".join(str(v) for v in vals)), flush=True)
         time.sleep(period)
+
+
+def busiest(csv):
+    rows = [l.split(",") for l in open(csv).read().split()[1:]]
+    if len(rows) < 2:
+        print(1)
+        return
+    d = [int(b) - int(a) for a, b in zip(rows[0][1:], rows[-1][1:])]
+    print(d.index(max(d)) + 1)
 
 
 def qdepth(ns, dev, seconds, period):
@@ -64,7 +75,10 @@ def rates(rows, i, t):
     return (b[i] - a[i]) * 8 / (b[0] - a[0])
 
 
-def recovery(csv, down, up):
+def recovery(csv, state, link, col):
+    with open(state) as fh:
+        frm, until = json.load(fh)["dirs"][link]["down"]
+    down, up = frm / 1e9, until / 1e9
     lines = open(csv).read().split()
     rows = [[float(x) for x in l.split(",")] for l in lines[1:]]
     n = len(rows[0]) - 1
@@ -78,12 +92,12 @@ def recovery(csv, down, up):
     pre = sum(tot) / len(tot) if tot else 0
     share = [sum(rates(rows, i, r[0]) or 0 for r in before) / len(before)
              for i in range(1, n + 1)] if before else [0] * n
-    # the failing plane is column 2 (plane 2)
+    fail = col + 1  # the failed link's column in a row
     t_rec = None
     for r in rows:
         if down <= r[0] < up:
             s = sum(rates(rows, i, r[0]) or 0 for i in range(1, n + 1)
-                    if i != 2)
+                    if i != fail)
             if s >= 0.9 * pre * (n - 1) / n:
                 t_rec = r[0] - down
                 break
@@ -92,12 +106,13 @@ def recovery(csv, down, up):
     t_back = None
     for r in rows:
         if r[0] >= up:
-            x = rates(rows, 2, r[0])
-            if x is not None and x >= 0.5 * share[1]:
+            x = rates(rows, fail, r[0])
+            if x is not None and x >= 0.5 * share[fail - 1]:
                 t_back = r[0] - up
                 break
     fmt = lambda v: "never" if v is None else "%.2f" % v
-    print("%.3f,%.3f,%s,%s" % (pre / 1e9,
+    print("%d,%.1f,%.1f,%.3f,%.3f,%s,%s" % (col, down - start, up - start,
+                               pre / 1e9,
                                (sum(during) / len(during) / 1e9)
                                if during else 0, fmt(t_rec), fmt(t_back)))
 
@@ -106,8 +121,10 @@ if __name__ == "__main__":
     if len(sys.argv) == 6 and sys.argv[1] == "qdepth":
         qdepth(sys.argv[2], sys.argv[3], float(sys.argv[4]),
                float(sys.argv[5]))
-    elif len(sys.argv) == 5 and sys.argv[1] == "recovery":
-        recovery(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]))
+    elif len(sys.argv) == 6 and sys.argv[1] == "recovery":
+        recovery(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
+    elif len(sys.argv) == 3 and sys.argv[1] == "busiest":
+        busiest(sys.argv[2])
     elif len(sys.argv) > 5:
         sample(sys.argv[1], sys.argv[2], float(sys.argv[3]),
                float(sys.argv[4]), sys.argv[5:])

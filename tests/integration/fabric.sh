@@ -140,6 +140,24 @@ for p in c["planes"]:
     assert p["tx_drop"]["no_route"] == 0, p
 print("both planes carried traffic through the leaf; no_route 0")
 EOP
+	# MR-ROUTE-5: a route change while a program runs is read again.
+	bg_in "$NSA" "$W/bw0.srv" timeout -k 5 30 "$RUN" ib_write_bw -d $DEV_A \
+		-x 1 -D 4
+	for _ in $(seq 200); do
+		inA ss -Hltn "sport = :18515" | grep -q . && break
+		sleep 0.1
+	done
+	bg_in "$NSB" "$W/bw0.cli" timeout -k 5 30 "$RUN" ib_write_bw -d $DEV_B \
+		-x 1 -D 4 10.254.1.1
+	cpid=$BG_PID
+	sleep 2.5
+	inB ip route add 10.99.0.0/24 via 10.101.2.254 dev p1 || die "route add"
+	wait "$cpid" || { show client "$W/bw0.cli"; die "ib_write_bw -D 4"; }
+	rel=$(inB "$CTL" stats $DEV_B --last --json | python3 -c '
+import json, sys
+print([p["counters"] for p in json.load(sys.stdin)["processes"]][0]["route_reloads"])')
+	[ "${rel:-0}" -ge 1 ] || die "route change not followed (route_reloads ${rel:-?})"
+	echo "a route added during the run: the device read the tables again ($rel)"
 	# MR-ROUTE-6: no route on any plane -> RTR fails, fast.
 	inB ip route del 10.200.0.0/24 || die "route del"
 	bg_in "$NSA" "$W/bw.srv" timeout -k 5 30 "$RUN" ib_write_bw -d $DEV_A \

@@ -286,9 +286,17 @@ def cmd_show(a):
                   "gateways": [topo.port_gw(f, h, p)
                                for p in range(1, f.planes + 1)]}
                  for h, _ in f.hosts]
+        def window(d):
+            # CLOCK_MONOTONIC seconds, as scripts' own clocks read them.
+            frm, until = d["down"]
+            if until <= frm or until <= now:
+                return None, None
+            return frm / 1e9, None if until >= 1 << 63 else until / 1e9
         links = [{"link": n, "cable": d["cable"], "netns": d["ns"],
                   "dev": d["dev"], "hook": d["hook"],
                   "state": link.state_now(d, now),
+                  "down_from_s": window(d)[0],
+                  "down_until_s": window(d)[1],
                   "settings": d["settings"]}
                  for n, d in st["dirs"].items()]
         print(json.dumps({"fabric": f.name, "planes": f.planes,
