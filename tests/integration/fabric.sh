@@ -142,13 +142,13 @@ print("both planes carried traffic through the leaf; no_route 0")
 EOP
 	# MR-ROUTE-5: a route change while a program runs is read again.
 	bg_in "$NSA" "$W/bw0.srv" timeout -k 5 30 "$RUN" ib_write_bw -d $DEV_A \
-		-x 1 -D 4
+		-x 0 -D 4
 	for _ in $(seq 200); do
 		inA ss -Hltn "sport = :18515" | grep -q . && break
 		sleep 0.1
 	done
 	bg_in "$NSB" "$W/bw0.cli" timeout -k 5 30 "$RUN" ib_write_bw -d $DEV_B \
-		-x 1 -D 4 10.254.1.1
+		-x 0 -D 4 10.254.1.1
 	cpid=$BG_PID
 	sleep 2.5
 	inB ip route add 10.99.0.0/24 via 10.101.2.254 dev p1 || die "route add"
