@@ -67,8 +67,10 @@ enum mr_knob_type {
 	  "path selection (auto: spray, single in gbn mode)")                  \
 	X(MIN_RTO_US, "min_rto_us", MR_KNOB_UINT, 20000, 1, 10000000, 0,       \
 	  "core", NULL, "floor of the retransmission timeout, us")             \
-	X(BASE_RTT_US, "base_rtt_us", MR_KNOB_UINT, 10, 1, 1000000, 0, "core", \
-	  NULL, "unloaded round-trip time the controller assumes, us")         \
+	X(BASE_RTT_US, "base_rtt_us", MR_KNOB_UINT, 1000, 1, 1000000, 0,       \
+	  "core", NULL,                                                        \
+	  "round-trip time the controller assumes, us (a software "           \
+	  "datapath's, not a NIC's)")                                          \
 	X(LINK_MBPS, "link_mbps", MR_KNOB_UINT, 100000, 1, 1000000, 0, "core", \
 	  NULL, "initial and highest sending rate, Mb/s")                      \
 	X(PACE_QUANTUM, "pace_quantum", MR_KNOB_UINT, 262144, 1, 67108864, 0,  \
@@ -90,6 +92,15 @@ enum mr_knob_type {
 	  "scheduler slice asked for the progress thread, us (0: off)")        \
 	X(DP_NICE, "dp_nice", MR_KNOB_INT, -10, -20, 19, 0, "dp", NULL,        \
 	  "nice value of the sleeping progress thread (when allowed)")         \
+	X(DP_RTPRIO, "dp_rtprio", MR_KNOB_UINT, 1, 1, 99, MR_KNOB_F_ZERO_OFF,  \
+	  "dp", NULL,                                                          \
+	  "SCHED_FIFO priority of the progress thread where allowed; 0: "      \
+	  "nice and spin instead")                                             \
+	X(DP_CORE, "dp_core", MR_KNOB_INT, -1, -1, 1023, 0, "dp", NULL,        \
+	  "dedicated-core mode: the progress thread polls on this CPU, "       \
+	  "never sleeping (-1: off)")                                          \
+	X(DP_STEER, "dp_steer", MR_KNOB_BOOL, 1, 0, 1, 0, "dp", NULL,          \
+	  "each process's sockets take only its own QPs' frames")              \
 	X(DP_UDP_CSUM, "dp_udp_csum", MR_KNOB_BOOL, 0, 0, 1, 0, "dp", NULL,    \
 	  "send UDP checksums (MR-ENC-4: zero by default)")                    \
 	X(DP_ZEROCOPY, "dp_zerocopy", MR_KNOB_BOOL, 1, 0, 1, 0, "dp", NULL,    \

@@ -53,18 +53,24 @@
  * One open of a device per process (-EBUSY otherwise: two af_packet
  * sockets of one process on one interface share a fanout group and would
  * each see half the traffic). Several processes may open the same device
- * in one network namespace: each receives every frame and its engine
- * drops packets for QPNs it does not own, so QPNs must be unique across
- * those processes.
+ * in one network namespace. With mrdp_config.steer_dir (the provider's
+ * default) each claims a QPN slot and the kernel filters its af_packet
+ * sockets to its own QPNs (mrdp_steer.c); without it each receives every
+ * frame and its engine drops packets for QPNs it does not own, so QPNs
+ * must be unique across those processes.
  *
  * Memory: EAL gets -m 512 MB of ordinary memory (no hugepages),
  * METAROCE_DP_MEM_MB changes it; each device makes a pool of about
  * 2,900 buffers of one frame each.
  *
- * Progress thread: after work it polls for 200 us (METAROCE_DP_SPIN_US
- * changes it), then sleeps until the engine's next deadline, a kick, or
- * (af_packet ports) a frame arriving on the port's socket; while an
- * application calls mrdp_progress() continuously it stays off the lock.
+ * Progress thread: it runs at SCHED_FIFO priority 1 where allowed
+ * (METAROCE_DP_RTPRIO; 0 turns it off), so a frame's wakeup preempts at
+ * once, and then never spins: after a round without work it sleeps until
+ * the engine's next deadline, a kick, or (af_packet, af_xdp ports) a
+ * frame arriving on the port's socket. Without real-time priority it
+ * polls for 200 us after work (METAROCE_DP_SPIN_US) and sleeps at nice
+ * -10. While an application calls mrdp_progress() continuously it stays
+ * off the lock.
  * The engine's `now` is read with the device lock held and never goes
  * backwards.
  *
@@ -167,6 +173,18 @@ struct mrdp_config {
 	/* The knobs in force (lib/devconf/mr_knobs.h), copied; NULL:
 	 * resolved here from conf's record and the environment. */
 	const struct mr_knobs *knobs;
+	/* Steering (several processes on one device): a directory shared
+	 * by the processes that open this device (the provider passes its
+	 * stats directory). The device claims a QPN slot there (a file
+	 * qpn-slot.N held with flock() while open; steer_slot 1..255 asks
+	 * for that slot, 0 for the first free one) and filters its
+	 * af_packet sockets to ARP, IPv6 other than UDP, and UDP to the
+	 * record's port whose dqpn lies in the slot: the frames of other
+	 * processes never reach this one. Its QPs must then take their
+	 * QPNs from mrdp_qpn_range(). NULL: no steering (every frame of
+	 * the interface arrives; QPNs must be unique by other means). */
+	const char *steer_dir;
+	unsigned steer_slot;
 };
 
 /*
@@ -215,6 +233,12 @@ uint64_t mrdp_now(void);
 
 /* The device's own IPv4 address (host order), i.e. its own address id. */
 uint32_t mrdp_local_ip(const struct mrdp_dev *dev);
+
+/* The QPNs this process's QPs must use when steering is on
+ * (mrdp_config.steer_dir): base .. base + count - 1. -ENOENT without
+ * steering. */
+int mrdp_qpn_range(const struct mrdp_dev *dev, uint32_t *base,
+		   uint32_t *count);
 
 /* Number of planes (ports) of the device. */
 unsigned mrdp_num_planes(const struct mrdp_dev *dev);
@@ -271,6 +295,7 @@ struct mrdp_plane_counters {
 	uint64_t arp_req_tx;
 	uint64_t arp_reply_rx;
 	uint64_t arp_reply_tx;
+	int steered; /* the kernel filters the plane's socket to our QPNs */
 	int zerocopy;		   /* the plane sends zero-copy frames */
 	uint64_t tx_zc_pkts;	   /* zero-copy frames handed to the port */
 	uint64_t tx_zc_linearized; /* made contiguous: refused by the port,
@@ -307,7 +332,7 @@ void mrdp_get_counters(struct mrdp_dev *dev, struct mrdp_counters *out);
  *    "sleeps":..,"zc_outlived":0,"planes":[{"plane":0,"rx_pkts":..,
  *    "rx_bytes":..,"tx_pkts":..,"tx_bytes":..,"rx_ecn_ce":..,"rx_frames":..,
  *    "arp_req_rx":..,"arp_req_tx":..,"arp_reply_rx":..,"arp_reply_tx":..,
- *    "zerocopy":0|1,"tx_zc_pkts":..,"tx_zc_linearized":..,
+ *    "steered":0|1,"zerocopy":0|1,"tx_zc_pkts":..,"tx_zc_linearized":..,
  *    "rx_drop":{"short":..,...},"tx_drop":{"no_buffer":..,...}}],
  *    "engine":{"tx_pkts":..,...},
  *    "paths":[{"path":0,"plane":0,"tx_pkts":..,"tx_bytes":..,

@@ -60,6 +60,14 @@ uint64_t mrdp_now(void)
 
 void mrdp_lock(struct mrdp_dev *d)
 {
+	/* A dedicated poller (mrdp_busy.c) holds the lock almost always: it
+	 * steps aside while someone waits. */
+	if (d->busy_core >= 0) {
+		atomic_fetch_add(&d->lock_wanted, 1);
+		pthread_mutex_lock(&d->lock);
+		atomic_fetch_sub(&d->lock_wanted, 1);
+		return;
+	}
 	pthread_mutex_lock(&d->lock);
 }
 
@@ -86,7 +94,7 @@ unsigned mrdp_num_planes(const struct mrdp_dev *d)
  * 1 Mb/s, one 4 KiB packet every 33 ms in ib_write_bw). The engine's time
  * must never go backwards; the clamp keeps it so whatever the clock.
  */
-static uint64_t locked_now(struct mrdp_dev *d)
+uint64_t mrdp_locked_now(struct mrdp_dev *d)
 {
 	uint64_t t = mrdp_now();
 
@@ -101,9 +109,20 @@ int mrdp_progress(struct mrdp_dev *d)
 	uint64_t now;
 	int n;
 
+	/* A dedicated poller does every round itself. */
+	if (d->busy_core >= 0)
+		return 0;
 	atomic_store_explicit(&d->last_inline_ns, mrdp_now(),
 			      memory_order_relaxed);
 	if (pthread_mutex_trylock(&d->lock) != 0) {
+		/* A real-time progress thread holding the lock is running (no
+		 * CFS thread preempts it) and loops while it has work; work
+		 * just posted kicks it (mrdp_kick). Kicking it here too, at
+		 * every failed try of a poll_cq loop, kept it in rounds
+		 * without work and the application failing its tries: a
+		 * livelock measured as ib_send_lat 4 ms typical. */
+		if (atomic_load_explicit(&d->rt_class, memory_order_relaxed))
+			return 0;
 		/* The progress thread holds the lock, maybe past its transmit
 		 * step: make it run another round before it sleeps, so work
 		 * just posted goes out now. */
@@ -113,7 +132,7 @@ int mrdp_progress(struct mrdp_dev *d)
 		sched_yield();
 		return 0;
 	}
-	now = locked_now(d);
+	now = mrdp_locked_now(d);
 	n = mrdp_io_round(d, now);
 	if (n)
 		d->inline_rounds++;
@@ -150,7 +169,7 @@ int mrdp_resolve(struct mrdp_dev *d, uint32_t ip, uint8_t mac[6])
 	int ret;
 
 	pthread_mutex_lock(&d->lock);
-	ret = mrdp_io_resolve(d, ip, mac, locked_now(d));
+	ret = mrdp_io_resolve(d, ip, mac, mrdp_locked_now(d));
 	pthread_mutex_unlock(&d->lock);
 	if (ret == 0)
 		mrdp_kick(d);
@@ -229,7 +248,33 @@ struct progress_prio {
 	pid_t tid;
 	int base, wake, cur;
 	int ok; /* the wake value could be set */
+	int rt; /* SCHED_FIFO allowed: woken, it preempts at once; never spins */
+	int fifo; /* in SCHED_FIFO now (else SCHED_OTHER) */
+	int rtprio;
 };
+
+/* The progress thread sleeps on its sockets in SCHED_FIFO (a frame's
+ * wakeup preempts at once) but naps in SCHED_OTHER while an application
+ * polls inline: a real-time thread waking from its 50 us naps preempted
+ * the polling application 20,000 times a second, and on a crowded machine
+ * each preemption could hand the core to another process for a tick
+ * (ib_send_lat 6-8 ms typical against 42-48 us). One system call per
+ * change of state, not per round. d->rt_class tells mrdp_progress(). */
+static void class_set(struct mrdp_dev *d, struct progress_prio *pr, int fifo)
+{
+	struct sched_param sp = { .sched_priority = fifo ? pr->rtprio : 0 };
+
+	if (!pr->rt || pr->fifo == fifo)
+		return;
+	if (sched_setscheduler(0,
+			       (fifo ? SCHED_FIFO : SCHED_OTHER) |
+				       SCHED_RESET_ON_FORK,
+			       &sp) == 0) {
+		pr->fifo = fifo;
+		atomic_store_explicit(&d->rt_class, fifo,
+				      memory_order_relaxed);
+	}
+}
 
 static void prio_set(struct progress_prio *pr, int want)
 {
@@ -238,12 +283,50 @@ static void prio_set(struct progress_prio *pr, int want)
 		pr->cur = want;
 }
 
+/* The real-time class for the progress thread (SCHED_FIFO at a low
+ * priority): a frame's wakeup then preempts whatever CFS thread runs on
+ * the core at once, instead of at the running thread's next tick (HZ=250:
+ * 4 ms). Measured in bench/wire (FINDINGS section 9): with nice -10 the
+ * hops of an ib_write_bw start-up landed on 4 ms tick boundaries, each
+ * round trip of a window 8-20 ms; SCHED_FIFO 1 made them 0.5-1 ms on the
+ * same loaded machine. The cost is known: a thread that runs only when
+ * there is work, one wakeup (context switch) per burst of frames, and no
+ * spinning (a spinning real-time thread would take the core from the
+ * application). Needs CAP_SYS_NICE or RLIMIT_RTPRIO; without them (or
+ * with METAROCE_DP_RTPRIO=0) the thread uses the nice/spin scheme below. */
+static int progress_rt(const struct mrdp_dev *d)
+{
+	long v = (long)mr_knob_get(&d->knobs, MR_KNOB_DP_RTPRIO);
+	struct sched_param sp;
+
+	if (!v)
+		return 0;
+	memset(&sp, 0, sizeof(sp));
+	sp.sched_priority = (int)v;
+	/* SCHED_RESET_ON_FORK: a child the application forks from this
+	 * thread (none should) would not inherit the class. */
+	if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp)) {
+		MRDP_LOG("SCHED_FIFO %ld refused (%s): nice and spin\n", v,
+			 strerror(errno));
+		return 0;
+	}
+	MRDP_LOG("progress thread at SCHED_FIFO %ld\n", v);
+	return 1;
+}
+
 static void progress_priority(const struct mrdp_dev *d,
 			      struct progress_prio *pr)
 {
 	long v = (long)mr_knob_get(&d->knobs, MR_KNOB_DP_NICE);
 
+	memset(pr, 0, sizeof(*pr));
 	pr->tid = gettid();
+	pr->rt = progress_rt(d);
+	if (pr->rt) {
+		pr->fifo = 1;
+		pr->rtprio = (int)mr_knob_get(&d->knobs, MR_KNOB_DP_RTPRIO);
+		return;
+	}
 	errno = 0;
 	pr->base = getpriority(PRIO_PROCESS, (id_t)pr->tid);
 	if (errno)
@@ -263,7 +346,7 @@ static void *progress_main(void *arg)
 	uint64_t last_work = mrdp_now(), backoff = MRDP_SLEEP_MIN_NS;
 	struct progress_prio pr;
 	const int frames = mrdp_wait_on_frames(d);
-	const uint64_t spin_ns = spin_time(d, frames);
+	uint64_t spin_ns;
 	char tname[16];
 
 	/* Thread names hold 15 characters. */
@@ -273,9 +356,20 @@ static void *progress_main(void *arg)
 	 * every idle sleep at least that. */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	progress_priority(d, &pr);
+	atomic_store(&d->rt_class, pr.fifo);
+	/* A real-time thread is woken promptly: it has no reason to spin,
+	 * and spinning would take the core from the application. */
+	spin_ns = pr.rt ? 0 : spin_time(d, frames);
 	while (!atomic_load(&d->stop)) {
 		uint64_t now = mrdp_now(), deadline;
 		int n;
+
+		/* Before the nap below: the counters file must stay current
+		 * while an application polls inline. */
+		if (d->has_stats && now >= d->next_stats_ns) {
+			mrdp_stats_write(d);
+			d->next_stats_ns = now + MRDP_STATS_PERIOD_NS;
+		}
 
 		/* An application thread polling continuously does the rounds
 		 * itself. Taking the lock here too would let the scheduler
@@ -288,19 +382,16 @@ static void *progress_main(void *arg)
 						   memory_order_relaxed)) <
 			    (int64_t)MRDP_INLINE_RECENT_NS) {
 			atomic_store(&d->napping, 1);
+			class_set(d, &pr, 0);
 			idle_sleep(d, MRDP_INLINE_NAP_NS, 0);
 			atomic_store(&d->napping, 0);
 			continue;
 		}
 		pthread_mutex_lock(&d->lock);
-		now = locked_now(d);
+		now = mrdp_locked_now(d);
 		n = mrdp_io_round(d, now);
 		deadline = mrdp_io_next_deadline(d);
 		pthread_mutex_unlock(&d->lock);
-		if (d->has_stats && now >= d->next_stats_ns) {
-			mrdp_stats_write(d);
-			d->next_stats_ns = now + MRDP_STATS_PERIOD_NS;
-		}
 		if (n) {
 			last_work = now;
 			backoff = MRDP_SLEEP_MIN_NS;
@@ -327,6 +418,7 @@ static void *progress_main(void *arg)
 		    (int64_t)MRDP_INLINE_RECENT_NS) {
 			if (deadline > now) {
 				atomic_store(&d->napping, 1);
+				class_set(d, &pr, 0);
 				idle_sleep(d,
 					   deadline - now < MRDP_INLINE_NAP_NS
 						   ? deadline - now
@@ -351,8 +443,13 @@ static void *progress_main(void *arg)
 			sched_yield();
 			continue;
 		}
-		if (deadline <= now)
+		if (deadline <= now) {
+			/* A deadline the round did not clear: look again, but
+			 * never in a tight loop at real-time priority. */
+			if (pr.rt)
+				idle_sleep(d, MRDP_SLEEP_MIN_NS, 0);
 			continue;
+		}
 		{
 			uint64_t ns = frames ? MRDP_WAIT_MAX_NS : backoff;
 
@@ -362,6 +459,7 @@ static void *progress_main(void *arg)
 			    d->next_stats_ns - now < ns)
 				ns = d->next_stats_ns - now;
 			prio_set(&pr, pr.wake);
+			class_set(d, &pr, 1);
 			idle_sleep(d, ns, frames);
 		}
 		{
@@ -381,7 +479,10 @@ static int start_thread_call(void *p)
 {
 	struct mrdp_dev *d = p;
 
-	return pthread_create(&d->thread, NULL, progress_main, d);
+	return pthread_create(&d->thread, NULL,
+			      d->busy_core >= 0 ? mrdp_busy_main
+						: progress_main,
+			      d);
 }
 
 static int validate(const struct mrdp_config *cfg, char *err, size_t errlen)
@@ -488,6 +589,7 @@ static void teardown(struct mrdp_dev *d)
 	}
 	for (i = 0; i < d->nplanes; i++)
 		mrdp_port_close(d, i);
+	mrdp_steer_close(d);
 	mrdp_io_release(d);
 	mrdp_nexthop_fini(d);
 	if (d->pool)
@@ -566,6 +668,10 @@ int mrdp_open(const struct mrdp_config *cfg, struct mrdp_dev **out, char *err,
 	d->max_frame = MRDP_HDR_LEN + d->max_pkt;
 	pthread_mutex_init(&d->lock, NULL);
 	d->kick_fd = -1;
+	d->steer_fd = -1;
+	ret = mrdp_busy_config(d, err, errlen);
+	if (ret)
+		goto fail;
 	for (i = 0; i < MR_DEVCONF_MAX_PORTS; i++)
 		d->plane[i].wait_fd = -1;
 	d->neigh = malloc(sizeof(*d->neigh));
@@ -593,6 +699,17 @@ int mrdp_open(const struct mrdp_config *cfg, struct mrdp_dev **out, char *err,
 	ret = mrdp_nexthop_init(d, err, errlen);
 	if (ret)
 		goto fail;
+	if (cfg->steer_dir && mr_knob_get(&d->knobs, MR_KNOB_DP_STEER)) {
+		ret = mrdp_steer_open(d, cfg->steer_dir, cfg->steer_slot, err,
+				      errlen);
+		if (ret)
+			goto fail;
+		/* Frames that reached a socket between its creation (the
+		 * port's probe) and its filter were not filtered: other
+		 * processes'. None can be ours (no QP exists before the
+		 * device is open; an ARP answer lost here is asked again). */
+		mrdp_io_drain(d);
+	}
 	if (!cfg->no_thread) {
 		/* Our thread takes none of the application's signals. */
 		ret = mrdp_with_signals_blocked(start_thread_call, d);

@@ -19,6 +19,7 @@
 
 struct rte_mbuf;
 struct rte_mempool;
+struct sock_filter;
 
 #define MRDP_BURST 32
 #define MRDP_BACKLOG 256   /* frames a port refused, retried next round */
@@ -26,6 +27,10 @@ struct rte_mempool;
 #define MRDP_RING 1024	   /* descriptors per queue (PMDs that use them) */
 #define MRDP_STATS_PERIOD_NS 1000000000ull
 #define MRDP_WAIT_SCAN_MAX 16 /* AF_PACKET sockets looked at per interface */
+/* Steering (mrdp_steer.c): QPN slots of 2^16 QPNs, slot 0 unused. */
+#define MRDP_STEER_SLOT_BITS 16
+#define MRDP_STEER_SLOTS (1u << (24 - MRDP_STEER_SLOT_BITS))
+#define MRDP_STEER_PROG_MAX 32
 
 extern int mrdp_debug;
 #define MRDP_LOG(...)                                          \
@@ -97,11 +102,23 @@ struct mrdp_dev {
 	uint64_t zc_outlived;
 	_Alignas(16) unsigned char zc_shinfo[32];
 
+	/* Steering: the flock()ed slot file (-1: none), the slot and the
+	 * QPNs it holds (qpn_count 0: no steering). */
+	int steer_fd;
+	unsigned steer_slot;
+	uint32_t qpn_base, qpn_count;
+
+	/* Dedicated-core mode (mrdp_busy.c): the poller's CPU, -1: off;
+	 * application threads waiting for the lock. */
+	int busy_core;
+	atomic_int lock_wanted;
+
 	pthread_t thread;
 	int has_thread;
 	atomic_int stop;
 	atomic_int sleeping;
 	atomic_int kicked;
+	atomic_int rt_class; /* the progress thread runs at SCHED_FIFO */
 	/* The progress thread naps because an application thread is
 	 * polling (it wakes within MRDP_INLINE_NAP_NS by itself). */
 	atomic_int napping;
@@ -147,6 +164,9 @@ void mrdp_port_close(struct mrdp_dev *d, unsigned idx);
 int mrdp_io_round(struct mrdp_dev *d, uint64_t now);
 /* Earliest time a round has timed work (engine, ARP). Lock held. */
 uint64_t mrdp_io_next_deadline(struct mrdp_dev *d);
+/* Discard every frame waiting in the planes' receive queues (those that
+ * arrived before the steering filter was attached). Ports started. */
+void mrdp_io_drain(struct mrdp_dev *d);
 /* Free every mbuf the device still holds (staged, backlog, neighbour
  * queues). Lock held, ports stopped. */
 void mrdp_io_release(struct mrdp_dev *d);
@@ -193,6 +213,24 @@ int mrdp_wait_on_frames(const struct mrdp_dev *d);
 void mrdp_wait_wake(struct mrdp_dev *d);
 /* Sleep up to ns, until a kick or (frames) a frame on any plane. */
 void mrdp_wait(struct mrdp_dev *d, uint64_t ns, int frames);
+
+/* mrdp_steer.c: claim a QPN slot in dir (want 0: the first free one)
+ * and filter every af_packet plane's socket to it; 0 or -errno with the
+ * reason in err. The classic BPF program itself (f has room for
+ * MRDP_STEER_PROG_MAX instructions; QPNs lo <= dqpn < hi), for tests. */
+int mrdp_steer_open(struct mrdp_dev *d, const char *dir, unsigned want,
+		    char *err, size_t errlen);
+void mrdp_steer_close(struct mrdp_dev *d);
+unsigned mrdp_steer_program(struct sock_filter *f, uint16_t udp_port,
+			    uint32_t lo, uint32_t hi);
+
+/* mrdp_dev.c: the engine's `now`, never going back. Lock held. */
+uint64_t mrdp_locked_now(struct mrdp_dev *d);
+
+/* mrdp_busy.c: read METAROCE_DP_CORE (0 or -EINVAL with the reason), and
+ * the dedicated poller's thread. */
+int mrdp_busy_config(struct mrdp_dev *d, char *err, size_t errlen);
+void *mrdp_busy_main(void *arg);
 
 /* mrdp_stats.c: write the counters file (atomically). */
 int mrdp_stats_write(struct mrdp_dev *d);

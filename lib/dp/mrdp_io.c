@@ -600,6 +600,23 @@ int mrdp_io_round(struct mrdp_dev *d, uint64_t now)
 	return work;
 }
 
+void mrdp_io_drain(struct mrdp_dev *d)
+{
+	struct rte_mbuf *pkts[MRDP_BURST];
+	unsigned i, n, k, rounds;
+
+	for (i = 0; i < d->nplanes; i++)
+		for (rounds = 0; rounds < MRDP_RING / MRDP_BURST * 16;
+		     rounds++) {
+			n = rte_eth_rx_burst(d->plane[i].port_id, 0, pkts,
+					     MRDP_BURST);
+			for (k = 0; k < n; k++)
+				rte_pktmbuf_free(pkts[k]);
+			if (n < MRDP_BURST)
+				break;
+		}
+}
+
 uint64_t mrdp_io_next_deadline(struct mrdp_dev *d)
 {
 	uint64_t t = mrdp_neigh_next_deadline(d->neigh), e;

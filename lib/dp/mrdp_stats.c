@@ -159,7 +159,7 @@ int mrdp_counters_json(const struct mrdp_counters *c, const char *name,
 		   "\"rx_ecn_ce\":%llu,\"rx_frames\":%llu,"
 		   "\"arp_req_rx\":%llu,\"arp_req_tx\":%llu,"
 		   "\"arp_reply_rx\":%llu,\"arp_reply_tx\":%llu,"
-		   "\"zerocopy\":%d,\"tx_zc_pkts\":%llu,"
+		   "\"steered\":%d,\"zerocopy\":%d,\"tx_zc_pkts\":%llu,"
 		   "\"tx_zc_linearized\":%llu,\"rx_drop\":{",
 		   i ? "," : "", i, (unsigned long long)p->rx_pkts,
 		   (unsigned long long)p->rx_bytes,
@@ -170,7 +170,7 @@ int mrdp_counters_json(const struct mrdp_counters *c, const char *name,
 		   (unsigned long long)p->arp_req_rx,
 		   (unsigned long long)p->arp_req_tx,
 		   (unsigned long long)p->arp_reply_rx,
-		   (unsigned long long)p->arp_reply_tx, p->zerocopy,
+		   (unsigned long long)p->arp_reply_tx, p->steered, p->zerocopy,
 		   (unsigned long long)p->tx_zc_pkts,
 		   (unsigned long long)p->tx_zc_linearized);
 		for (k = 0; k < MRDP_RXD_MAX; k++)

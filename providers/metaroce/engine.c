@@ -27,7 +27,17 @@
  * - ack_every 16, ack_delay_us 20: every ACK is a transmit system call
  *   for the receiver's thread: ACK every 16 packets (and at the end of
  *   every message, ACK_REQ) or 20 us after the first unacknowledged one,
- *   instead of the core's 4 / 2 us sized for a NIC. */
+ *   instead of the core's 4 / 2 us sized for a NIC.
+ * - base_rtt_us 1000: the round trip of a software datapath, not of a
+ *   NIC. The controller's window starts at line rate x base RTT
+ *   (MR-CC-1); a NIC's 10 us (125 KB, 30 packets at MTU 4096) against
+ *   0.5-10 ms per round trip of two progress threads on a shared machine
+ *   (each hop a thread wakeup) sent one window per 8-20 ms, growing one
+ *   AI step per round trip: the start-up penalty of ib_write_bw -n 200
+ *   (bench/wire FINDINGS section 9). 1 ms makes the first window large
+ *   enough (12.5 MB at 100 Gb/s; the ssn window bounds what is in
+ *   flight) and the pacer then paces at the window over the measured
+ *   srtt. */
 _Static_assert(MR_KNOBS_PATHS_MAX == MR_MAX_PATHS,
 	       "the paths knob's range is the core's paths per connection");
 
@@ -165,6 +175,7 @@ static int engine_open(struct metaroce_device *dev,
 	struct mrdp_config dcfg = { 0 };
 	struct metaroce_engine *eng;
 	char stats[IBV_SYSFS_PATH_MAX + 64];
+	char steer[IBV_SYSFS_PATH_MAX + 16];
 	char err[256];
 	struct mr_mem mem = { .calloc = eng_calloc, .free = eng_free };
 	struct mr_rand rnd = { .next = eng_rand };
@@ -254,6 +265,14 @@ static int engine_open(struct metaroce_device *dev,
 	dcfg.ops = mrdp_ep_ops(eng->ep);
 	dcfg.stats_path = stats;
 	dcfg.knobs = &eng->knobs;
+	/* Several processes may use the device: each claims a QPN slot in
+	 * the device's shared directory and its sockets take only its own
+	 * frames (mrdp.h, steer_dir; knob dp_steer). A record made before
+	 * the directory existed has none: every process then sees every
+	 * frame. */
+	snprintf(steer, sizeof(steer), "%s/stats", dev->ibdev_path);
+	if (access(steer, W_OK) == 0)
+		dcfg.steer_dir = steer;
 	ret = mrdp_open(&dcfg, &eng->dp, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "metaroce: %s: cannot open the datapath: %s\n",
@@ -262,6 +281,8 @@ static int engine_open(struct metaroce_device *dev,
 		free(eng);
 		return -ret;
 	}
+	if (mrdp_qpn_range(eng->dp, &eng->qpn_base, &eng->qpn_count))
+		eng->qpn_count = 0;
 	*out = eng;
 	return 0;
 }
@@ -370,6 +391,11 @@ uint32_t metaroce_engine_qpn(struct metaroce_engine *eng)
 {
 	uint32_t qpn;
 
+	/* With steering, only QPNs of our slot reach this process (the slots
+	 * never hold 0 or 1). */
+	if (eng->qpn_count)
+		return eng->qpn_base + atomic_fetch_add(&eng->next_qpn, 1) %
+					       eng->qpn_count;
 	/* 0 and 1 are special QPs in IB; skip them on wrap. */
 	do
 		qpn = atomic_fetch_add(&eng->next_qpn, 1) & MR_QPN_MASK;

@@ -32,6 +32,9 @@ struct metaroce_engine {
 	_Atomic uint32_t next_qpn; /* QP numbers handed to the core */
 	struct mr_knobs knobs;	   /* in force, resolved at open */
 	struct mr_policy policy;   /* mode, cc, pathsel, paths (MR-POL-1) */
+	/* Steering (mrdp_qpn_range): this process's QPNs are qpn_base ..
+	 * qpn_base + qpn_count - 1; qpn_count 0: any 24-bit QPN. */
+	uint32_t qpn_base, qpn_count;
 };
 
 /* The device's engine, opened if needed, for a context about to create a

@@ -319,7 +319,7 @@ static int setup(const char *record, uint32_t peer, int server,
 	struct mr_qp_attr at;
 	struct mrdp_config dc;
 	char err[256];
-	unsigned i;
+	unsigned i, slot = 0;
 	int ret;
 
 	if (mr_devconf_read(record, &c, err, sizeof(err))) {
@@ -345,15 +345,33 @@ static int setup(const char *record, uint32_t peer, int server,
 	memset(&dc, 0, sizeof(dc));
 	dc.conf = &c;
 	dc.ops = mrdp_ep_ops(*epp);
+	/* dp_share.sh: several processes on one device, each steered to
+	 * its QPN slot (MRDP_TEST_STEER_SLOT, in MRDP_TEST_STEER_DIR), or
+	 * without steering the same QPNs (MRDP_TEST_STEER_DIR unset). The
+	 * peer uses the same slot number on its host. */
+	if (getenv("MRDP_TEST_STEER_SLOT")) {
+		slot = (unsigned)atoi(getenv("MRDP_TEST_STEER_SLOT"));
+		dc.steer_dir = getenv("MRDP_TEST_STEER_DIR");
+		dc.steer_slot = slot;
+	}
 	ret = mrdp_open(&dc, &dev, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "mrdp_open: %s\n", err);
 		return -1;
 	}
+	if (dc.steer_dir) {
+		uint32_t base, count;
+
+		if (mrdp_qpn_range(dev, &base, &count) ||
+		    base != slot << 16) {
+			fprintf(stderr, "steering: no slot %u\n", slot);
+			return -1;
+		}
+	}
 	memset(&qc, 0, sizeof(qc));
 	qc.type = MR_QPT_RC;
 	qc.mode = MR_MODE_METAROCE;
-	qc.qpn = server ? 0x22 : 0x11;
+	qc.qpn = (slot << 16) | (server ? 0x22 : 0x11);
 	qc.pd = 1;
 	qc.max_send_wr = getenv("MRDP_TEST_SQ")
 				 ? (uint32_t)atoi(getenv("MRDP_TEST_SQ"))
@@ -372,7 +390,7 @@ static int setup(const char *record, uint32_t peer, int server,
 	}
 	if (!ret) {
 		at.state = MR_QPS_RTR;
-		at.dest_qpn = server ? 0x11 : 0x22;
+		at.dest_qpn = (slot << 16) | (server ? 0x11 : 0x22);
 		at.rq_psn = server ? 1000 : 2000;
 		at.path_mtu_bytes = c.mtu;
 		at.dest = peer;

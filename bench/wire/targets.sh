@@ -1,0 +1,236 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# bench/wire/targets.sh: issue 13's targets in ONE run on one veth link
+# (MTU 9000, two namespaces, af_packet ports), each figure next to its
+# kernel/DPDK anchor measured in the same minutes, the load with each:
+#   - ceiling: dpdk-testpmd txonly -> rxonly, 4214 B frames; kernel TCP:
+#     iperf3 one stream; kernel UDP packet rate: iperf3 -u -l 64;
+#     kernel latency: qperf udp_lat / tcp_lat;
+#   - ib_write_bw / ib_send_bw 64 KiB with perftest's default iteration
+#     count and with -D SECS; ib_read_bw; ib_write_bw -n 200;
+#   - ib_send_lat / ib_write_lat / ib_read_lat 64 B typical and p99;
+#     qperf rc_lat;
+#   - ib_write_bw -s 64 and ib_send_bw -s 64 message rates;
+#   - 1, 4 and 8 ib_write_bw pairs sharing the devices (aggregate), with
+#     steering (default) and without (dp_steer=no).
+# Writes OUT_DIR/targets.md. Root.
+# Usage: bench/wire/targets.sh [BUILD_DIR] [SECS]   (SECS default 5)
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+TOP=$PWD
+B=$(cd "${1:-build}" 2>/dev/null && pwd) || { echo "targets.sh: no build directory ${1:-build}" >&2; exit 1; }
+SECS=${2:-5}
+OUT_DIR=${OUT_DIR:-$TOP/bench/wire}
+mkdir -p "$OUT_DIR"
+CMD="bench/wire/targets.sh ${1:-build} $SECS"
+[ "$(id -u)" = 0 ] || { echo "targets.sh: needs root" >&2; exit 1; }
+for t in dpdk-testpmd iperf3 qperf ib_write_bw ib_send_bw ib_read_bw \
+	ib_write_lat ib_send_lat ib_read_lat; do
+	command -v $t >/dev/null || { echo "targets.sh: missing $t" >&2; exit 1; }
+done
+
+T=$$
+NSA=mrtA$T
+NSB=mrtB$T
+VA=mta$T
+VB=mtb$T
+W=$(mktemp -d /tmp/mrtgt.XXXXXX)
+export METAROCE_RUNDIR=$W/run
+PIDS=()
+cleanup() {
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	ip netns del "$NSA" 2>/dev/null
+	ip netns del "$NSB" 2>/dev/null
+	rm -rf "$W"
+}
+trap cleanup EXIT INT TERM
+ip netns add "$NSA" && ip netns add "$NSB" &&
+	ip link add "$VA" netns "$NSA" type veth peer name "$VB" netns "$NSB" &&
+	ip -n "$NSA" link set "$VA" mtu 9000 up &&
+	ip -n "$NSB" link set "$VB" mtu 9000 up &&
+	ip -n "$NSA" link set lo up && ip -n "$NSB" link set lo up &&
+	ip -n "$NSA" addr add 10.86.0.1/24 dev "$VA" &&
+	ip -n "$NSB" addr add 10.86.0.2/24 dev "$VB" ||
+	{ echo "targets.sh: cannot build the link" >&2; exit 1; }
+inA() { ip netns exec "$NSA" "$@"; }
+inB() { ip netns exec "$NSB" "$@"; }
+load() { cut -d' ' -f1 /proc/loadavg; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a+0 > 0 && b+0 > 0) printf "%.2f", a / b; else print "-"}'; }
+
+# --- anchors -------------------------------------------------------------
+AFP="framesz=8192,blocksz=8192,framecnt=1024"
+TPO="--mbuf-size=8320 --total-num-mbufs=8192"
+testpmd_gbps() {
+	inB timeout -s INT $((SECS + 4)) dpdk-testpmd --lcores=0@1,1@1 \
+		--no-huge -m 512 --no-pci --no-telemetry --file-prefix=mrtB$T \
+		--vdev=net_af_packet0,iface=$VB,$AFP -- $TPO \
+		--forward-mode=rxonly --auto-start --stats-period=1 \
+		>"$W/rx.log" 2>&1 &
+	local rp=$!
+	sleep 2
+	inA timeout -s INT "$SECS" dpdk-testpmd --lcores=0@0,1@0 --no-huge \
+		-m 512 --no-pci --no-telemetry --file-prefix=mrtA$T \
+		--vdev=net_af_packet0,iface=$VA,$AFP -- $TPO \
+		--forward-mode=txonly --txpkts=4214 --auto-start \
+		--stats-period=1 >"$W/tx.log" 2>&1
+	wait "$rp" 2>/dev/null
+	grep -o 'Rx-pps: *[0-9]*' "$W/rx.log" | awk '$2 > 100 {print $2}' |
+		sort -n | awk '{v[NR]=$1} END {if (NR) printf "%.2f", v[int((NR+1)/2)] * 4214 * 8 / 1e9; else print 0}'
+}
+echo "== anchors"
+CEIL=$(testpmd_gbps)
+L_CEIL=$(load)
+inB iperf3 -s -D -1 >/dev/null 2>&1
+sleep 1
+TCP=$(inA iperf3 -c 10.86.0.2 -t "$SECS" -J 2>/dev/null |
+	python3 -c 'import json,sys; print("%.2f" % (json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 1e9))' 2>/dev/null)
+L_TCP=$(load)
+inB iperf3 -s -D -1 >/dev/null 2>&1
+sleep 1
+UDPPPS=$(inA iperf3 -c 10.86.0.2 -u -b 0 -l 64 -t "$SECS" -J 2>/dev/null |
+	python3 -c 'import json,sys; e=json.load(sys.stdin)["end"]["sum"]; print("%.0f" % ((e["packets"] - e["lost_packets"]) / e["seconds"]))' 2>/dev/null)
+L_UDP=$(load)
+inB qperf -lp 19877 >/dev/null 2>&1 &
+PIDS+=($!)
+sleep 1
+qp() { inA qperf -lp 19877 -t "$SECS" -m 64 10.86.0.2 "$1" 2>/dev/null |
+	awk '/latency/ {v=$3; u=$4; if (u == "ms") v *= 1000; if (u == "ns") v /= 1000; print v}'; }
+UDPLAT=$(qp udp_lat)
+TCPLAT=$(qp tcp_lat)
+L_LAT=$(load)
+kill "${PIDS[-1]}" 2>/dev/null
+
+# --- the devices ------------------------------------------------------------
+inA "$B/utils/metaroce-ctl" link add mrta --port "net_af_packet0,iface=$VA" \
+	--ip 10.87.0.1/24 >/dev/null &&
+	inB "$B/utils/metaroce-ctl" link add mrtb \
+		--port "net_af_packet0,iface=$VB" --ip 10.87.0.2/24 >/dev/null ||
+	{ echo "targets.sh: metaroce-ctl link add failed" >&2; exit 1; }
+# pair K TOOL ARGS...: the K-th pair (TCP port 18600+K), each side in its
+# own session (autogroup: as on two hosts); output in $W/cli.K.
+pair_start() {
+	local k=$1 tool=$2
+	shift 2
+	setsid ip netns exec "$NSB" timeout 120 "$B/utils/metaroce-run" "$tool" \
+		-d mrtb -p $((18600 + k)) "$@" >"$W/srv.$k" 2>&1 &
+	SP[$k]=$!
+}
+pair_cli() {
+	local k=$1 tool=$2
+	shift 2
+	setsid ip netns exec "$NSA" timeout 120 "$B/utils/metaroce-run" "$tool" \
+		-d mrta -p $((18600 + k)) "$@" 10.86.0.2 >"$W/cli.$k" 2>&1 &
+	CP[$k]=$!
+}
+declare -a SP CP
+one() { # TOOL ARGS... -> the client's result line
+	pair_start 0 "$@"
+	sleep 1
+	pair_cli 0 "$@"
+	wait "${CP[0]}"
+	wait "${SP[0]}"
+	awk '/^ *[0-9]+ +[0-9]+ /{l=$0} END {print l}' "$W/cli.0"
+}
+bw() { one "$@" -F | awk 'NF >= 5 {printf "%.2f", $4 * 1048576 * 8 / 1e9}'; }
+mrate() { one "$@" -F | awk 'NF >= 5 {printf "%.0f", $5 * 1e6}'; }
+lat() { one "$@" -F | awk 'NF >= 9 {print $5, $8}'; }
+
+echo "== bandwidth"
+W_DEF=$(bw ib_write_bw -s 65536)
+L1=$(load)
+W_D=$(bw ib_write_bw -s 65536 -D "$SECS")
+L2=$(load)
+W_200=$(bw ib_write_bw -s 65536 -n 200)
+L3=$(load)
+S_DEF=$(bw ib_send_bw -s 65536)
+L4=$(load)
+S_D=$(bw ib_send_bw -s 65536 -D "$SECS")
+L5=$(load)
+R_DEF=$(bw ib_read_bw -s 65536)
+L6=$(load)
+echo "== latency"
+read -r WL_T WL_P <<<"$(lat ib_write_lat -s 64 -n 2000)"
+L7=$(load)
+read -r SL_T SL_P <<<"$(lat ib_send_lat -s 64 -n 2000)"
+L8=$(load)
+read -r RL_T RL_P <<<"$(lat ib_read_lat -s 64 -n 2000)"
+L9=$(load)
+inB "$B/utils/metaroce-run" qperf -lp 19878 >/dev/null 2>&1 &
+PIDS+=($!)
+sleep 1
+RCLAT=$(inA "$B/utils/metaroce-run" qperf -lp 19878 -t "$SECS" -m 64 \
+	10.86.0.2 rc_lat 2>/dev/null |
+	awk '/latency/ {v=$3; u=$4; if (u == "ms") v *= 1000; if (u == "ns") v /= 1000; print v}')
+L10=$(load)
+kill "${PIDS[-1]}" 2>/dev/null
+echo "== message rate"
+WR64=$(mrate ib_write_bw -s 64 -D "$SECS")
+SR64=$(mrate ib_send_bw -s 64 -D "$SECS")
+L11=$(load)
+
+echo "== several processes per host"
+# agg N [env...]: N ib_write_bw pairs at once on the same two devices.
+agg() {
+	local n=$1 k sum=0 v
+	local -a sp=() cp=()
+	shift
+	for k in $(seq "$n"); do
+		env "$@" setsid ip netns exec "$NSB" timeout 120 \
+			"$B/utils/metaroce-run" ib_write_bw -d mrtb \
+			-p $((18600 + k)) -s 65536 -D "$SECS" -F \
+			>"$W/srv.$k" 2>&1 &
+		sp+=($!)
+	done
+	sleep 2
+	for k in $(seq "$n"); do
+		env "$@" setsid ip netns exec "$NSA" timeout 120 \
+			"$B/utils/metaroce-run" ib_write_bw -d mrta \
+			-p $((18600 + k)) -s 65536 -D "$SECS" -F 10.86.0.2 \
+			>"$W/cli.$k" 2>&1 &
+		cp+=($!)
+	done
+	for k in "${cp[@]}" "${sp[@]}"; do wait "$k"; done
+	for k in $(seq "$n"); do
+		v=$(awk '/^ *[0-9]+ +[0-9]+ /{l=$4} END {print l + 0}' "$W/cli.$k")
+		sum=$(awk -v s="$sum" -v v="$v" 'BEGIN {print s + v}')
+	done
+	awk -v s="$sum" 'BEGIN {printf "%.2f", s * 1048576 * 8 / 1e9}'
+}
+A1=$(agg 1)
+A4=$(agg 4)
+L12=$(load)
+A4N=$(agg 4 METAROCE_DP_STEER=0)
+A8=$(agg 8)
+L13=$(load)
+
+echo
+DIRTY=$(git -C "$TOP" status --porcelain -- lib providers utils 2>/dev/null | wc -l)
+{
+	echo "# bench/wire: issue 13's targets in one run"
+	echo
+	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) vCPUs, one veth pair (MTU 9000), af_packet ports."
+	echo "Command: \`$CMD\`. Source: $(git -C "$TOP" log -1 --format='%h %s' | cut -c1-60)$([ "$DIRTY" = 0 ] || echo " (+$DIRTY uncommitted files)")."
+	echo "Load = 1-minute load average right after the row's measurement (other engineers' builds and tests share the 2 vCPUs: compare rows of this run only)."
+	echo
+	echo "| what | MetaRoCE | anchor (same run) | ratio | load |"
+	echo "| --- | --- | --- | --- | --- |"
+	echo "| raw DPDK ceiling, testpmd 4214 B | - | $CEIL Gb/s | - | $L_CEIL |"
+	echo "| kernel TCP, iperf3 1 stream | - | $TCP Gb/s | - | $L_TCP |"
+	echo "| ib_write_bw 64 KiB, perftest default (-n 5000) | $W_DEF Gb/s | iperf3 $TCP / testpmd $CEIL | $(ratio "$W_DEF" "$TCP") / $(ratio "$W_DEF" "$CEIL") | $L1 |"
+	echo "| ib_write_bw 64 KiB -D $SECS | $W_D Gb/s | iperf3 $TCP / testpmd $CEIL | $(ratio "$W_D" "$TCP") / $(ratio "$W_D" "$CEIL") | $L2 |"
+	echo "| ib_write_bw 64 KiB -n 200 | $W_200 Gb/s | -D $SECS: $W_D | $(ratio "$W_200" "$W_D") | $L3 |"
+	echo "| ib_send_bw 64 KiB, default | $S_DEF Gb/s | iperf3 $TCP / testpmd $CEIL | $(ratio "$S_DEF" "$TCP") / $(ratio "$S_DEF" "$CEIL") | $L4 |"
+	echo "| ib_send_bw 64 KiB -D $SECS | $S_D Gb/s | iperf3 $TCP / testpmd $CEIL | $(ratio "$S_D" "$TCP") / $(ratio "$S_D" "$CEIL") | $L5 |"
+	echo "| ib_read_bw 64 KiB, default | $R_DEF Gb/s | ib_write_bw default $W_DEF | $(ratio "$R_DEF" "$W_DEF") | $L6 |"
+	echo "| ib_write_lat 64 B typical / p99 (us, RTT/2) | $WL_T / $WL_P | qperf udp_lat $UDPLAT (tcp_lat $TCPLAT) | $(ratio "$WL_T" "$UDPLAT") / p99:typ $(ratio "$WL_P" "$WL_T") | $L7 |"
+	echo "| ib_send_lat 64 B typical / p99 (us, RTT/2) | $SL_T / $SL_P | qperf udp_lat $UDPLAT | $(ratio "$SL_T" "$UDPLAT") / p99:typ $(ratio "$SL_P" "$SL_T") | $L8 |"
+	echo "| ib_read_lat 64 B typical / p99 (us, RTT) | $RL_T / $RL_P | qperf udp_lat $UDPLAT | $(ratio "$RL_T" "$UDPLAT") / p99:typ $(ratio "$RL_P" "$RL_T") | $L9 |"
+	echo "| qperf rc_lat 64 B (us) | $RCLAT | qperf udp_lat $UDPLAT | $(ratio "$RCLAT" "$UDPLAT") | $L10 |"
+	echo "| ib_write_bw -s 64 -D $SECS (msg/s) | $WR64 | kernel UDP 64 B $UDPPPS pkt/s | $(ratio "$WR64" "$UDPPPS") | $L11 |"
+	echo "| ib_send_bw -s 64 -D $SECS (msg/s) | $SR64 | kernel UDP 64 B $UDPPPS pkt/s | $(ratio "$SR64" "$UDPPPS") | $L11 |"
+	echo "| 1 ib_write_bw pair, 64 KiB -D $SECS | $A1 Gb/s | - | - | $L12 |"
+	echo "| 4 pairs on the same devices, aggregate, steered | $A4 Gb/s | 1 pair $A1 | $(ratio "$A4" "$A1") | $L12 |"
+	echo "| 4 pairs, aggregate, dp_steer=no | $A4N Gb/s | 1 pair $A1 | $(ratio "$A4N" "$A1") | $L13 |"
+	echo "| 8 pairs, aggregate, steered | $A8 Gb/s | 1 pair $A1 | $(ratio "$A8" "$A1") | $L13 |"
+} >"$OUT_DIR/targets.md"
+cat "$OUT_DIR/targets.md"
