@@ -415,6 +415,10 @@ int mr_qp_query(const struct mr_qp *qp, struct mr_qp_attr *out);
 
 uint32_t mr_qp_num(const struct mr_qp *qp);
 
+/* Send WQEs that can still be posted (max_send_wr minus those not yet
+ * completed): a caller that posts a batch all or nothing checks it first. */
+uint32_t mr_qp_sq_room(const struct mr_qp *qp);
+
 /*
  * Post one send WR (RTS; RC also SQD is refused with -MR_ESTATE). The WR
  * and its sg_list are copied (inline data copied now); the SGEs' lkeys

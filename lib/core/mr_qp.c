@@ -210,6 +210,11 @@ int mr_qp_seq_base(struct mr_qp *qp, uint32_t base)
 	return 0;
 }
 
+uint32_t mr_qp_sq_room(const struct mr_qp *qp)
+{
+	return qp->cfg.max_send_wr - (qp->sq_tail - qp->sq_head);
+}
+
 uint32_t mr_qp_num(const struct mr_qp *qp)
 {
 	return qp->cfg.qpn;

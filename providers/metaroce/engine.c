@@ -405,6 +405,7 @@ uint32_t metaroce_engine_qpn(struct metaroce_engine *eng)
 
 const struct verbs_context_ops metaroce_engine_ctx_ops = {
 	.create_qp = metaroce_create_qp,
+	.create_qp_ex = metaroce_create_qp_ex,
 	.create_srq = metaroce_create_srq,
 	.destroy_qp = metaroce_destroy_qp,
 	.destroy_srq = metaroce_destroy_srq,

@@ -64,6 +64,17 @@ int metaroce_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 int metaroce_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		      int attr_mask, struct ibv_qp_init_attr *init_attr);
 int metaroce_destroy_qp(struct ibv_qp *qp);
+/* ibv_create_qp_ex: comp_mask PD, SEND_OPS_FLAGS, CREATE_FLAGS (0). */
+struct ibv_qp *metaroce_create_qp_ex(struct ibv_context *context,
+				     struct ibv_qp_init_attr_ex *attr);
+
+/* qp_ex.c */
+/* The IBV_QP_EX_WITH_* operations a QP of this type offers. */
+uint64_t metaroce_qp_ex_ops(enum ibv_qp_type type);
+/* Give a created QP the ibv_wr_* interface for ops: 0, EOPNOTSUPP (an
+ * operation not offered), ENOMEM. */
+int metaroce_qp_ex_init(struct metaroce_qp *qp, uint64_t ops);
+void metaroce_qp_ex_free(struct metaroce_qp_ex *x);
 
 /* srq.c */
 struct ibv_srq *metaroce_create_srq(struct ibv_pd *pd,

@@ -107,6 +107,7 @@ struct metaroce_cq {
 };
 
 struct metaroce_srq;
+struct metaroce_qp_ex; /* qp_ex.c: the ibv_wr_* staging of a QP */
 
 /* Queue pair: the core's QP and what verbs asks of it that the core does
  * not keep (caps as granted, the AV and timers for query_qp). */
@@ -120,6 +121,7 @@ struct metaroce_qp {
 	struct ibv_qp_cap cap;
 	int sq_sig_all;
 	struct ibv_qp_attr attr;       /* last values set, for query_qp */
+	struct metaroce_qp_ex *qpx;    /* created with send_ops_flags */
 	_Atomic uint32_t async_events; /* records queued naming this QP */
 };
 

@@ -131,6 +131,60 @@ err:
 	return NULL;
 }
 
+struct ibv_qp *metaroce_create_qp_ex(struct ibv_context *context,
+				     struct ibv_qp_init_attr_ex *ax)
+{
+	const uint32_t known = IBV_QP_INIT_ATTR_PD |
+			       IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
+			       IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	struct ibv_qp_init_attr a = { 0 };
+	struct ibv_qp *q;
+	int ret;
+
+	/* Unknown or unsupported parts first: XRC domains, RSS, TSO,
+	 * source QPNs and create flags are not offered. */
+	if (ax->comp_mask & ~known) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!(ax->comp_mask & IBV_QP_INIT_ATTR_PD) || !ax->pd ||
+	    ax->pd->context != context) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if ((ax->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	    ax->create_flags) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if ((ax->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+	    (ax->qp_type == IBV_QPT_RC || ax->qp_type == IBV_QPT_UD) &&
+	    (ax->send_ops_flags & ~metaroce_qp_ex_ops(ax->qp_type))) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	a.qp_context = ax->qp_context;
+	a.send_cq = ax->send_cq;
+	a.recv_cq = ax->recv_cq;
+	a.srq = ax->srq;
+	a.cap = ax->cap;
+	a.qp_type = ax->qp_type;
+	a.sq_sig_all = ax->sq_sig_all;
+	q = metaroce_create_qp(ax->pd, &a);
+	if (!q)
+		return NULL;
+	if (ax->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		ret = metaroce_qp_ex_init(to_mqp(q), ax->send_ops_flags);
+		if (ret) {
+			metaroce_destroy_qp(q);
+			errno = ret;
+			return NULL;
+		}
+	}
+	ax->cap = a.cap;
+	return q;
+}
+
 /* Keep what query_qp reports and the core does not. */
 static void remember_attr(struct metaroce_qp *qp, const struct ibv_qp_attr *a,
 			  int mask)
@@ -288,6 +342,8 @@ int metaroce_destroy_qp(struct ibv_qp *ibqp)
 	qp->rcq->users--;
 	if (qp->srq)
 		qp->srq->users--;
+	metaroce_qp_ex_free(qp->qpx);
+	qp->qpx = NULL;
 	metaroce_free_obj(to_mctx(ibqp->context), qp, &ibqp->mutex,
 			  &ibqp->events_completed, qp->async_events);
 	return 0;

@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Extended QPs through the real libibverbs (ibv_create_qp_ex with
+ * send_ops_flags, ibv_wr_start ... ibv_wr_complete) over the device's own
+ * loopback: every offered opcode with every way of giving data (one SGE,
+ * an SGE list, inline data, an inline list), every byte compared; then
+ * what is refused: operations not offered, a setter without a WR, too
+ * many SGEs or inline bytes, a batch larger than the queue (nothing of it
+ * posted), a datagram without an address.
+ *
+ * Device: provider_fixture.h (root; skipped otherwise).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <infiniband/verbs.h>
+
+#include "mr_test.h"
+#include "provider_fixture.h"
+
+#define BUF 65536
+#define ACC_ALL                                             \
+	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
+#define RC_OPS                                                            \
+	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |             \
+	 IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | \
+	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |   \
+	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+
+static struct ibv_device **list;
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static struct ibv_cq *cq;
+static union ibv_gid gid0;
+static uint8_t *src, *dst;
+static uint64_t *atom;
+static struct ibv_mr *msrc, *mdst, *matom;
+
+static int wait_wc(int n, struct ibv_wc *wc)
+{
+	struct timespec t0, t;
+	int got = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (got < n) {
+		int r = ibv_poll_cq(cq, n - got, wc + got);
+
+		if (r < 0)
+			return got;
+		got += r;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec > 10)
+			break;
+	}
+	return got;
+}
+
+static struct ibv_qp *make_qpx(enum ibv_qp_type t, uint64_t ops,
+			       uint32_t max_wr)
+{
+	struct ibv_qp_init_attr_ex a = {
+		.send_cq = cq,
+		.recv_cq = cq,
+		.qp_type = t,
+		.cap = { .max_send_wr = max_wr,
+			 .max_recv_wr = 16,
+			 .max_send_sge = 3,
+			 .max_recv_sge = 2,
+			 .max_inline_data = 64 },
+		.comp_mask =
+			IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = pd,
+		.send_ops_flags = ops,
+	};
+
+	return ibv_create_qp_ex(ctx, &a);
+}
+
+static int modify(struct ibv_qp *q, enum ibv_qp_state s, uint32_t peer)
+{
+	struct ibv_qp_attr a = { .qp_state = s, .port_num = 1 };
+	int ud = q->qp_type == IBV_QPT_UD;
+
+	switch (s) {
+	case IBV_QPS_INIT:
+		a.qkey = 0x1234;
+		a.qp_access_flags = ACC_ALL;
+		return ibv_modify_qp(
+			q, &a,
+			IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				(ud ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS));
+	case IBV_QPS_RTR:
+		if (ud)
+			return ibv_modify_qp(q, &a, IBV_QP_STATE);
+		a.path_mtu = IBV_MTU_1024;
+		a.dest_qp_num = peer;
+		a.max_dest_rd_atomic = 4;
+		a.min_rnr_timer = 12;
+		a.ah_attr.is_global = 1;
+		a.ah_attr.port_num = 1;
+		a.ah_attr.grh.dgid = gid0;
+		a.ah_attr.grh.hop_limit = 64;
+		return ibv_modify_qp(q, &a,
+				     IBV_QP_STATE | IBV_QP_AV |
+					     IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+					     IBV_QP_RQ_PSN |
+					     IBV_QP_MAX_DEST_RD_ATOMIC |
+					     IBV_QP_MIN_RNR_TIMER);
+	default:
+		if (ud)
+			return ibv_modify_qp(q, &a,
+					     IBV_QP_STATE | IBV_QP_SQ_PSN);
+		a.timeout = 14;
+		a.retry_cnt = 7;
+		a.rnr_retry = 7;
+		a.max_rd_atomic = 4;
+		return ibv_modify_qp(q, &a,
+				     IBV_QP_STATE | IBV_QP_SQ_PSN |
+					     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+					     IBV_QP_RNR_RETRY |
+					     IBV_QP_MAX_QP_RD_ATOMIC);
+	}
+}
+
+static int up(struct ibv_qp *q, uint32_t peer)
+{
+	return modify(q, IBV_QPS_INIT, 0) || modify(q, IBV_QPS_RTR, peer) ||
+	       modify(q, IBV_QPS_RTS, 0);
+}
+
+static void setup(void)
+{
+	int ret = mrt_fixture_setup(), i, n;
+
+	if (ret == 77)
+		exit(77);
+	MR_CHECK_EQ(ret, 0);
+	list = ibv_get_device_list(&n);
+	MR_CHECK(list);
+	for (i = 0; i < n; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), MRT_DEV))
+			ctx = ibv_open_device(list[i]);
+	MR_CHECK(ctx);
+	MR_CHECK_EQ(ibv_query_gid(ctx, 1, 0, &gid0), 0);
+	pd = ibv_alloc_pd(ctx);
+	cq = ibv_create_cq(ctx, 256, NULL, NULL, 0);
+	MR_CHECK(pd && cq);
+	src = aligned_alloc(4096, BUF);
+	dst = aligned_alloc(4096, BUF);
+	atom = aligned_alloc(64, 64);
+	MR_CHECK(src && dst && atom);
+	for (i = 0; i < BUF; i++)
+		src[i] = (uint8_t)(i * 7 + 3);
+	msrc = ibv_reg_mr(pd, src, BUF, ACC_ALL);
+	mdst = ibv_reg_mr(pd, dst, BUF, ACC_ALL);
+	matom = ibv_reg_mr(pd, atom, 64, ACC_ALL);
+	MR_CHECK(msrc && mdst && matom);
+}
+
+static void test_rc_every_op(void)
+{
+	struct ibv_qp *a, *b;
+	struct ibv_qp_ex *x;
+	struct ibv_wc wc[12];
+	struct ibv_sge rs = { (uintptr_t)dst + 40000, 4096, mdst->lkey };
+	struct ibv_sge list3[3] = {
+		{ (uintptr_t)src + 100, 10, msrc->lkey },
+		{ (uintptr_t)src + 200, 20, msrc->lkey },
+		{ (uintptr_t)src + 300, 30, msrc->lkey },
+	};
+	char inl1[5] = "abcd", inl2[7] = "efghij";
+	struct ibv_data_buf il[2] = { { inl1, 4 }, { inl2, 6 } };
+	struct ibv_recv_wr rw = { .wr_id = 77, .sg_list = &rs, .num_sge = 1 },
+			   *bad;
+	int i;
+
+	MR_CHECK(ctx);
+	memset(dst, 0, BUF);
+	atom[0] = 5;
+	atom[1] = 0;
+	atom[2] = 0;
+	a = make_qpx(IBV_QPT_RC, RC_OPS, 16);
+	b = make_qpx(IBV_QPT_RC, RC_OPS, 16);
+	MR_CHECK(a && b);
+	x = ibv_qp_to_qp_ex(a);
+	MR_CHECK(x && x->wr_start && x->wr_set_inline_data_list);
+	MR_CHECK(!x->wr_bind_mw && !x->wr_local_inv && !x->wr_send_inv);
+	MR_CHECK_EQ(up(a, b->qp_num), 0);
+	MR_CHECK_EQ(up(b, a->qp_num), 0);
+	MR_CHECK_EQ(ibv_post_recv(b, &rw, &bad), 0);
+
+	ibv_wr_start(x);
+	x->wr_flags = IBV_SEND_SIGNALED;
+	x->wr_id = 1; /* WRITE, one SGE */
+	ibv_wr_rdma_write(x, mdst->rkey, (uintptr_t)dst);
+	ibv_wr_set_sge(x, msrc->lkey, (uintptr_t)src, 3000);
+	x->wr_id = 2; /* WRITE_IMM, an SGE list */
+	ibv_wr_rdma_write_imm(x, mdst->rkey, (uintptr_t)dst + 4000,
+			      htobe32(0xabc));
+	ibv_wr_set_sge_list(x, 3, list3);
+	x->wr_id = 3; /* WRITE, inline list; the buffers change at once */
+	x->wr_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
+	ibv_wr_rdma_write(x, mdst->rkey, (uintptr_t)dst + 5000);
+	ibv_wr_set_inline_data_list(x, 2, il);
+	memset(inl1, 'X', 4);
+	memset(inl2, 'Y', 6);
+	x->wr_id = 4; /* SEND_IMM, inline */
+	ibv_wr_send_imm(x, htobe32(0x55));
+	ibv_wr_set_inline_data(x, "hello", 5);
+	x->wr_flags = IBV_SEND_SIGNALED;
+	x->wr_id = 5; /* READ back what WR 1 wrote */
+	ibv_wr_rdma_read(x, mdst->rkey, (uintptr_t)dst);
+	ibv_wr_set_sge(x, mdst->lkey, (uintptr_t)dst + 20000, 3000);
+	x->wr_id = 6;
+	ibv_wr_atomic_fetch_add(x, matom->rkey, (uintptr_t)&atom[0], 10);
+	ibv_wr_set_sge(x, matom->lkey, (uintptr_t)&atom[1], 8);
+	x->wr_id = 7;
+	ibv_wr_atomic_cmp_swp(x, matom->rkey, (uintptr_t)&atom[0], 15, 99);
+	ibv_wr_set_sge(x, matom->lkey, (uintptr_t)&atom[2], 8);
+	MR_CHECK_EQ(ibv_wr_complete(x), 0);
+
+	/* 7 send completions in order, the WRITE_IMM's and the SEND's
+	 * receive (the WRITE_IMM consumes no WQE of its own here: one
+	 * receive, so post one more for the SEND). */
+	rw.wr_id = 78;
+	rs.addr = (uintptr_t)dst + 45000;
+	MR_CHECK_EQ(ibv_post_recv(b, &rw, &bad), 0);
+	MR_CHECK_EQ(wait_wc(9, wc), 9);
+	{
+		int s = 0;
+
+		for (i = 0; i < 9; i++) {
+			MR_CHECK_EQ(wc[i].status, IBV_WC_SUCCESS);
+			if (wc[i].qp_num == a->qp_num)
+				MR_CHECK_EQ(wc[i].wr_id, (uint64_t)++s);
+		}
+		MR_CHECK_EQ(s, 7);
+	}
+	MR_CHECK_MEM(dst, src, 3000);
+	MR_CHECK_MEM(dst + 4000, src + 100, 10);
+	MR_CHECK_MEM(dst + 4010, src + 200, 20);
+	MR_CHECK_MEM(dst + 4030, src + 300, 30);
+	MR_CHECK_MEM(dst + 5000, "abcdefghij", 10);
+	MR_CHECK_MEM(dst + 45000, "hello", 5);
+	MR_CHECK_MEM(dst + 20000, src, 3000);
+	MR_CHECK_EQ(atom[1], 5);
+	MR_CHECK_EQ(atom[2], 15);
+	MR_CHECK_EQ(atom[0], 99);
+	MR_CHECK_EQ(ibv_destroy_qp(a), 0);
+	MR_CHECK_EQ(ibv_destroy_qp(b), 0);
+}
+
+static void test_refused(void)
+{
+	struct ibv_qp_init_attr_ex ax = {
+		.send_cq = cq,
+		.recv_cq = cq,
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4,
+			 .max_recv_wr = 4,
+			 .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+		.comp_mask =
+			IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = pd,
+	};
+	struct ibv_sge two[2] = { { (uintptr_t)src, 8, msrc->lkey },
+				  { (uintptr_t)src, 8, msrc->lkey } };
+	struct ibv_qp *a, *b, *u;
+	struct ibv_qp_ex *x;
+	struct ibv_wc wc[8];
+	static char big[65];
+	int i;
+
+	MR_CHECK(ctx);
+	/* Operations the device does not offer: no QP at all. */
+	ax.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_BIND_MW;
+	errno = 0;
+	MR_CHECK(!ibv_create_qp_ex(ctx, &ax));
+	MR_CHECK_EQ(errno, EOPNOTSUPP);
+	ax.send_ops_flags = IBV_QP_EX_WITH_LOCAL_INV;
+	MR_CHECK(!ibv_create_qp_ex(ctx, &ax));
+	ax.qp_type = IBV_QPT_UD;
+	ax.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE;
+	errno = 0;
+	MR_CHECK(!ibv_create_qp_ex(ctx, &ax));
+	MR_CHECK_EQ(errno, EOPNOTSUPP);
+	ax.qp_type = IBV_QPT_RC;
+	ax.comp_mask |= IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	ax.send_ops_flags = IBV_QP_EX_WITH_SEND;
+	ax.create_flags = IBV_QP_CREATE_SCATTER_FCS;
+	errno = 0;
+	MR_CHECK(!ibv_create_qp_ex(ctx, &ax));
+	MR_CHECK_EQ(errno, EOPNOTSUPP);
+
+	a = make_qpx(IBV_QPT_RC, IBV_QP_EX_WITH_RDMA_WRITE, 4);
+	b = make_qpx(IBV_QPT_RC, IBV_QP_EX_WITH_RDMA_WRITE, 4);
+	MR_CHECK(a && b);
+	MR_CHECK_EQ(up(a, b->qp_num), 0);
+	MR_CHECK_EQ(up(b, a->qp_num), 0);
+	x = ibv_qp_to_qp_ex(a);
+	memset(dst, 0, 64);
+	/* Each batch below fails at complete and posts nothing. */
+	ibv_wr_start(x); /* an operation not in send_ops_flags */
+	x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_rdma_write(x, mdst->rkey, (uintptr_t)dst);
+	ibv_wr_set_sge(x, msrc->lkey, (uintptr_t)src, 8);
+	ibv_wr_send(x);
+	MR_CHECK_EQ(ibv_wr_complete(x), EOPNOTSUPP);
+	ibv_wr_start(x); /* a setter before any WR */
+	ibv_wr_set_sge(x, msrc->lkey, (uintptr_t)src, 8);
+	MR_CHECK_EQ(ibv_wr_complete(x), EINVAL);
+	ibv_wr_start(x); /* more SGEs than max_send_sge (3 here) */
+	ibv_wr_rdma_write(x, mdst->rkey, (uintptr_t)dst);
+	{
+		struct ibv_sge four[4] = { two[0], two[1], two[0], two[1] };
+
+		ibv_wr_set_sge_list(x, 4, four);
+	}
+	MR_CHECK_EQ(ibv_wr_complete(x), EINVAL);
+	ibv_wr_start(x); /* more inline bytes than max_inline_data */
+	x->wr_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
+	ibv_wr_rdma_write(x, mdst->rkey, (uintptr_t)dst);
+	ibv_wr_set_inline_data(x, big, sizeof(big));
+	MR_CHECK_EQ(ibv_wr_complete(x), EINVAL);
+	ibv_wr_start(x); /* 5 WRs into a queue of 4 */
+	x->wr_flags = IBV_SEND_SIGNALED;
+	for (i = 0; i < 5; i++) {
+		ibv_wr_rdma_write(x, mdst->rkey, (uintptr_t)dst + 8 * i);
+		ibv_wr_set_sge(x, msrc->lkey, (uintptr_t)src, 8);
+	}
+	MR_CHECK_EQ(ibv_wr_complete(x), ENOMEM);
+	ibv_wr_start(x); /* aborted: nothing posted */
+	ibv_wr_rdma_write(x, mdst->rkey, (uintptr_t)dst);
+	ibv_wr_set_sge(x, msrc->lkey, (uintptr_t)src, 8);
+	ibv_wr_abort(x);
+	MR_CHECK_EQ(wait_wc(1, wc), 0);
+	{
+		static const uint8_t zero[64];
+
+		MR_CHECK_MEM(dst, zero, 64);
+	}
+	/* The queue is intact: a full batch of 4 goes. */
+	ibv_wr_start(x);
+	for (i = 0; i < 4; i++) {
+		x->wr_id = 100 + (uint64_t)i;
+		ibv_wr_rdma_write(x, mdst->rkey, (uintptr_t)dst + 8 * i);
+		ibv_wr_set_sge(x, msrc->lkey, (uintptr_t)src + 8 * i, 8);
+	}
+	MR_CHECK_EQ(ibv_wr_complete(x), 0);
+	MR_CHECK_EQ(wait_wc(4, wc), 4);
+	for (i = 0; i < 4; i++) {
+		MR_CHECK_EQ(wc[i].status, IBV_WC_SUCCESS);
+		MR_CHECK_EQ(wc[i].wr_id, 100 + (uint64_t)i);
+	}
+	MR_CHECK_MEM(dst, src, 32);
+	MR_CHECK_EQ(ibv_destroy_qp(a), 0);
+	MR_CHECK_EQ(ibv_destroy_qp(b), 0);
+
+	/* UD: a datagram needs ibv_wr_set_ud_addr. */
+	u = make_qpx(IBV_QPT_UD, IBV_QP_EX_WITH_SEND, 4);
+	MR_CHECK(u);
+	MR_CHECK_EQ(up(u, 0), 0);
+	x = ibv_qp_to_qp_ex(u);
+	ibv_wr_start(x);
+	ibv_wr_send(x);
+	ibv_wr_set_sge(x, msrc->lkey, (uintptr_t)src, 8);
+	MR_CHECK_EQ(ibv_wr_complete(x), EINVAL);
+	MR_CHECK_EQ(ibv_destroy_qp(u), 0);
+}
+
+/* UD through ibv_wr_set_ud_addr: the datagram and its GRH area. */
+static void test_ud_addr(void)
+{
+	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1 };
+	struct ibv_qp *s, *r;
+	struct ibv_qp_ex *x;
+	struct ibv_ah *ah;
+	struct ibv_wc wc[2];
+	struct ibv_sge rs = { (uintptr_t)dst, 40 + 100, mdst->lkey };
+	struct ibv_recv_wr rw = { .wr_id = 9, .sg_list = &rs, .num_sge = 1 },
+			   *bad;
+
+	MR_CHECK(ctx);
+	s = make_qpx(IBV_QPT_UD, IBV_QP_EX_WITH_SEND_WITH_IMM, 4);
+	r = make_qpx(IBV_QPT_UD, IBV_QP_EX_WITH_SEND, 4);
+	MR_CHECK(s && r);
+	MR_CHECK_EQ(up(s, 0), 0);
+	MR_CHECK_EQ(up(r, 0), 0);
+	aa.grh.dgid = gid0;
+	aa.grh.hop_limit = 64;
+	ah = ibv_create_ah(pd, &aa);
+	MR_CHECK(ah);
+	memset(dst, 0, 200);
+	MR_CHECK_EQ(ibv_post_recv(r, &rw, &bad), 0);
+	x = ibv_qp_to_qp_ex(s);
+	ibv_wr_start(x);
+	x->wr_id = 8;
+	x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send_imm(x, htobe32(7));
+	ibv_wr_set_ud_addr(x, ah, r->qp_num, 0x1234);
+	ibv_wr_set_sge(x, msrc->lkey, (uintptr_t)src, 100);
+	MR_CHECK_EQ(ibv_wr_complete(x), 0);
+	MR_CHECK_EQ(wait_wc(2, wc), 2);
+	MR_CHECK_EQ(wc[0].status, IBV_WC_SUCCESS);
+	MR_CHECK_EQ(wc[1].status, IBV_WC_SUCCESS);
+	MR_CHECK_MEM(dst + 40, src, 100);
+	MR_CHECK_EQ(ibv_destroy_qp(s), 0);
+	MR_CHECK_EQ(ibv_destroy_qp(r), 0);
+	MR_CHECK_EQ(ibv_destroy_ah(ah), 0);
+}
+
+static void teardown(void)
+{
+	MR_CHECK(ctx);
+	MR_CHECK_EQ(ibv_dereg_mr(msrc), 0);
+	MR_CHECK_EQ(ibv_dereg_mr(mdst), 0);
+	MR_CHECK_EQ(ibv_dereg_mr(matom), 0);
+	MR_CHECK_EQ(ibv_destroy_cq(cq), 0);
+	MR_CHECK_EQ(ibv_dealloc_pd(pd), 0);
+	MR_CHECK_EQ(ibv_close_device(ctx), 0);
+	ibv_free_device_list(list);
+}
+
+MR_TEST_MAIN(MR_TEST(setup), MR_TEST(test_rc_every_op), MR_TEST(test_refused),
+	     MR_TEST(test_ud_addr), MR_TEST(teardown))
