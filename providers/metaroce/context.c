@@ -30,6 +30,7 @@ static const struct verbs_context_ops metaroce_ctx_ops = {
 	.cq_event = metaroce_cq_event,
 	.create_ah = metaroce_create_ah,
 	.create_cq = metaroce_create_cq,
+	.create_cq_ex = metaroce_create_cq_ex,
 	.dealloc_pd = metaroce_dealloc_pd,
 	.dereg_mr = metaroce_dereg_mr,
 	.destroy_ah = metaroce_destroy_ah,
@@ -38,9 +39,11 @@ static const struct verbs_context_ops metaroce_ctx_ops = {
 	.poll_cq = metaroce_poll_cq,
 	.query_device_ex = metaroce_query_device_ex,
 	.query_port = metaroce_query_port,
+	.query_rt_values = metaroce_query_rt_values,
 	.reg_dmabuf_mr = metaroce_reg_dmabuf_mr,
 	.reg_mr = metaroce_reg_mr,
 	.req_notify_cq = metaroce_req_notify_cq,
+	.resize_cq = metaroce_resize_cq,
 };
 
 struct verbs_context *metaroce_alloc_context(struct ibv_device *ibdev,
@@ -216,6 +219,9 @@ static void fill_device_attr(const struct metaroce_device *dev,
 	o->max_pkeys = 1;
 	o->phys_port_cnt = 1;
 	a->phys_port_cnt_ex = 1;
+	/* Completion timestamps of extended CQs (cq_ex.c). */
+	a->hca_core_clock = METAROCE_HCA_CLOCK_KHZ;
+	a->completion_timestamp_mask = UINT64_MAX;
 }
 
 int metaroce_query_device_ex(struct ibv_context *context,

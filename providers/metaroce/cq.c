@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "metaroce.h"
@@ -28,6 +29,14 @@ static uint32_t pow2_at_least(uint32_t n)
 	while (p < n)
 		p <<= 1;
 	return p;
+}
+
+uint64_t metaroce_hca_clock(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
 /* A write end for the channel's pipe; -1 and errno if it is no pipe. */
@@ -44,9 +53,9 @@ static int open_channel_writer(int fd)
 	return open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 }
 
-struct ibv_cq *metaroce_create_cq(struct ibv_context *context, int cqe,
-				  struct ibv_comp_channel *channel,
-				  int comp_vector)
+struct metaroce_cq *metaroce_cq_alloc(struct ibv_context *context, int cqe,
+				      struct ibv_comp_channel *channel,
+				      int comp_vector, bool stamps)
 {
 	struct metaroce_cq *cq;
 	int ret;
@@ -63,9 +72,11 @@ struct ibv_cq *metaroce_create_cq(struct ibv_context *context, int cqe,
 	}
 	cq->size = pow2_at_least((uint32_t)cqe);
 	cq->ring = calloc(cq->size, sizeof(*cq->ring));
-	if (!cq->ring) {
+	if (stamps)
+		cq->ts = calloc(cq->size, sizeof(*cq->ts));
+	if (!cq->ring || (stamps && !cq->ts)) {
 		ret = ENOMEM;
-		goto err_free;
+		goto err_ring;
 	}
 	cq->chan_wfd = -1;
 	if (channel) {
@@ -82,17 +93,73 @@ struct ibv_cq *metaroce_create_cq(struct ibv_context *context, int cqe,
 	/* libibverbs fills context, channel, cq_context and the sync
 	 * objects (verbs_init_cq) after we return; cqe is ours. */
 	cq->vcq.cq.cqe = (int)cq->size;
-	return &cq->vcq.cq;
+	return cq;
 
 err_chan:
 	if (cq->chan_wfd >= 0)
 		close(cq->chan_wfd);
 err_ring:
 	free(cq->ring);
-err_free:
+	free(cq->ts);
 	free(cq);
 	errno = ret;
 	return NULL;
+}
+
+struct ibv_cq *metaroce_create_cq(struct ibv_context *context, int cqe,
+				  struct ibv_comp_channel *channel,
+				  int comp_vector)
+{
+	struct metaroce_cq *cq =
+		metaroce_cq_alloc(context, cqe, channel, comp_vector, false);
+
+	return cq ? &cq->vcq.cq : NULL;
+}
+
+int metaroce_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct metaroce_cq *cq = to_mcq(ibcq);
+	struct ibv_wc *ring;
+	uint64_t *ts = NULL;
+	uint32_t size, n, i;
+
+	if (cqe < 1 || (uint32_t)cqe > METAROCE_MAX_CQE)
+		return EINVAL;
+	size = pow2_at_least((uint32_t)cqe);
+	ring = calloc(size, sizeof(*ring));
+	if (cq->ts)
+		ts = calloc(size, sizeof(*ts));
+	if (!ring || (cq->ts && !ts)) {
+		free(ring);
+		free(ts);
+		return ENOMEM;
+	}
+	pthread_mutex_lock(&cq->lock);
+	n = cq->tail - cq->head;
+	if (n > size) {
+		/* Smaller than what it holds: refused, nothing lost. */
+		pthread_mutex_unlock(&cq->lock);
+		free(ring);
+		free(ts);
+		return EINVAL;
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t from = (cq->head + i) & (cq->size - 1);
+
+		ring[i] = cq->ring[from];
+		if (ts)
+			ts[i] = cq->ts[from];
+	}
+	free(cq->ring);
+	free(cq->ts);
+	cq->ring = ring;
+	cq->ts = ts;
+	cq->size = size;
+	cq->head = 0;
+	cq->tail = n;
+	cq->vcq.cq.cqe = (int)size;
+	pthread_mutex_unlock(&cq->lock);
+	return 0;
 }
 
 int metaroce_destroy_cq(struct ibv_cq *ibcq)
@@ -105,7 +172,9 @@ int metaroce_destroy_cq(struct ibv_cq *ibcq)
 		close(cq->chan_wfd);
 	pthread_mutex_destroy(&cq->lock);
 	free(cq->ring);
+	free(cq->ts);
 	cq->ring = NULL;
+	cq->ts = NULL;
 	metaroce_free_obj(cq->mctx, cq, &ibcq->mutex,
 			  &ibcq->async_events_completed, cq->async_events);
 	return 0;
@@ -147,6 +216,8 @@ int metaroce_cq_push(struct metaroce_cq *cq, const struct ibv_wc *wc,
 		goto out;
 	}
 	cq->ring[cq->tail & (cq->size - 1)] = *wc;
+	if (cq->ts)
+		cq->ts[cq->tail & (cq->size - 1)] = metaroce_hca_clock();
 	cq->tail++;
 	if (cq->armed == METAROCE_CQ_ARMED_ANY ||
 	    (cq->armed == METAROCE_CQ_ARMED_SOLICITED &&

@@ -104,6 +104,13 @@ struct metaroce_cq {
 	struct metaroce_context *mctx;
 	_Atomic uint32_t users; /* QPs using it: destroy answers EBUSY */
 	uint32_t async_events;	/* CQ_ERR records queued */
+	/* Extended CQs (cq_ex.c): completion time of each ring entry (NULL
+	 * unless IBV_WC_EX_WITH_COMPLETION_TIMESTAMP), the wc_flags asked
+	 * for, and the entry start_poll/next_poll took. */
+	uint64_t *ts;
+	uint64_t wc_flags;
+	struct ibv_wc cur;
+	uint64_t cur_ts;
 };
 
 struct metaroce_srq;
@@ -240,6 +247,26 @@ void metaroce_cq_event(struct ibv_cq *cq);
 int metaroce_cq_push(struct metaroce_cq *cq, const struct ibv_wc *wc,
 		     bool solicited);
 uint32_t metaroce_cq_count(struct metaroce_cq *cq);
+/* create_cq's work; stamps: keep a completion time per entry. */
+struct metaroce_cq *metaroce_cq_alloc(struct ibv_context *context, int cqe,
+				      struct ibv_comp_channel *channel,
+				      int comp_vector, bool stamps);
+/* ibv_resize_cq: EINVAL below the entries it holds (nothing changes). */
+int metaroce_resize_cq(struct ibv_cq *cq, int cqe);
+/*
+ * The device's free-running clock: CLOCK_MONOTONIC in ns, so
+ * hca_core_clock is 1,000,000 kHz, completion timestamps are in ns, and
+ * ibv_query_rt_values_ex's raw_clock (tv_nsec, as mlx5 gives it) reads
+ * the same clock.
+ */
+#define METAROCE_HCA_CLOCK_KHZ 1000000ull
+uint64_t metaroce_hca_clock(void);
+
+/* cq_ex.c */
+struct ibv_cq_ex *metaroce_create_cq_ex(struct ibv_context *context,
+					struct ibv_cq_init_attr_ex *attr);
+int metaroce_query_rt_values(struct ibv_context *context,
+			     struct ibv_values_ex *values);
 
 /* ah.c */
 struct ibv_ah *metaroce_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);

@@ -6,7 +6,10 @@
  * an SGE list, inline data, an inline list), every byte compared; then
  * what is refused: operations not offered, a setter without a WR, too
  * many SGEs or inline bytes, a batch larger than the queue (nothing of it
- * posted), a datagram without an address.
+ * posted), a datagram without an address. And extended CQs: the
+ * start/next/end_poll readers, completion timestamps against
+ * ibv_query_rt_values_ex and hca_core_clock, ibv_resize_cq (below the
+ * fill refused, nothing lost), wc_flags the device cannot fill refused.
  *
  * Device: provider_fixture.h (root; skipped otherwise).
  */
@@ -38,14 +41,14 @@ static uint8_t *src, *dst;
 static uint64_t *atom;
 static struct ibv_mr *msrc, *mdst, *matom;
 
-static int wait_wc(int n, struct ibv_wc *wc)
+static int wait_wc_on(struct ibv_cq *c, int n, struct ibv_wc *wc)
 {
 	struct timespec t0, t;
 	int got = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (got < n) {
-		int r = ibv_poll_cq(cq, n - got, wc + got);
+		int r = ibv_poll_cq(c, n - got, wc + got);
 
 		if (r < 0)
 			return got;
@@ -57,12 +60,17 @@ static int wait_wc(int n, struct ibv_wc *wc)
 	return got;
 }
 
-static struct ibv_qp *make_qpx(enum ibv_qp_type t, uint64_t ops,
-			       uint32_t max_wr)
+static int wait_wc(int n, struct ibv_wc *wc)
+{
+	return wait_wc_on(cq, n, wc);
+}
+
+static struct ibv_qp *make_qpx_on(struct ibv_cq *c, enum ibv_qp_type t,
+				  uint64_t ops, uint32_t max_wr)
 {
 	struct ibv_qp_init_attr_ex a = {
-		.send_cq = cq,
-		.recv_cq = cq,
+		.send_cq = c,
+		.recv_cq = c,
 		.qp_type = t,
 		.cap = { .max_send_wr = max_wr,
 			 .max_recv_wr = 16,
@@ -76,6 +84,12 @@ static struct ibv_qp *make_qpx(enum ibv_qp_type t, uint64_t ops,
 	};
 
 	return ibv_create_qp_ex(ctx, &a);
+}
+
+static struct ibv_qp *make_qpx(enum ibv_qp_type t, uint64_t ops,
+			       uint32_t max_wr)
+{
+	return make_qpx_on(cq, t, ops, max_wr);
 }
 
 static int modify(struct ibv_qp *q, enum ibv_qp_state s, uint32_t peer)
@@ -412,6 +426,186 @@ static void test_ud_addr(void)
 	MR_CHECK_EQ(ibv_destroy_ah(ah), 0);
 }
 
+static uint64_t raw_clock(void)
+{
+	struct ibv_values_ex v = { .comp_mask = IBV_VALUES_MASK_RAW_CLOCK };
+
+	if (ibv_query_rt_values_ex(ctx, &v))
+		return 0;
+	return (uint64_t)v.raw_clock.tv_sec * 1000000000ull +
+	       (uint64_t)v.raw_clock.tv_nsec;
+}
+
+static void test_cq_ex(void)
+{
+	struct ibv_cq_init_attr_ex ca = {
+		.cqe = 4,
+		.wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM |
+			    IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP |
+			    IBV_WC_EX_WITH_COMPLETION_TIMESTAMP,
+	};
+	struct ibv_device_attr_ex da;
+	struct ibv_poll_cq_attr pa = { 0 };
+	struct ibv_sge rs = { (uintptr_t)dst, 64, mdst->lkey };
+	struct ibv_recv_wr rw = { .sg_list = &rs, .num_sge = 1 }, *bad;
+	struct ibv_cq_ex *cx;
+	struct ibv_cq *c;
+	struct ibv_qp *a, *b;
+	struct ibv_qp_ex *x;
+	struct ibv_wc wc[8];
+	uint64_t t0, t1, last = 0;
+	int i, n = 0, sends = 0, recvs = 0;
+
+	MR_CHECK(ctx);
+	MR_CHECK_EQ(ibv_query_device_ex(ctx, NULL, &da), 0);
+	MR_CHECK_EQ(da.hca_core_clock, 1000000); /* kHz: 1 tick = 1 ns */
+	MR_CHECK(da.completion_timestamp_mask == UINT64_MAX);
+	/* What the device cannot fill or do: refused, nothing made. */
+	ca.wc_flags |= IBV_WC_EX_WITH_CVLAN;
+	errno = 0;
+	MR_CHECK(!ibv_create_cq_ex(ctx, &ca));
+	MR_CHECK_EQ(errno, EOPNOTSUPP);
+	ca.wc_flags &= ~(uint64_t)IBV_WC_EX_WITH_CVLAN;
+	ca.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS;
+	ca.flags = IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN;
+	errno = 0;
+	MR_CHECK(!ibv_create_cq_ex(ctx, &ca));
+	MR_CHECK_EQ(errno, EOPNOTSUPP);
+	ca.flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED;
+	cx = ibv_create_cq_ex(ctx, &ca);
+	MR_CHECK(cx);
+	MR_CHECK(cx->read_completion_ts && cx->read_byte_len &&
+		 !cx->read_slid && !cx->read_cvlan);
+	c = ibv_cq_ex_to_cq(cx);
+	MR_CHECK_EQ(c->cqe, 4);
+	a = make_qpx_on(c, IBV_QPT_RC, RC_OPS, 4);
+	b = make_qpx_on(c, IBV_QPT_RC, RC_OPS, 4);
+	MR_CHECK(a && b);
+	MR_CHECK_EQ(up(a, b->qp_num), 0);
+	MR_CHECK_EQ(up(b, a->qp_num), 0);
+	for (i = 0; i < 2; i++) {
+		rw.wr_id = 50 + (uint64_t)i;
+		MR_CHECK_EQ(ibv_post_recv(b, &rw, &bad), 0);
+	}
+	t0 = raw_clock();
+	x = ibv_qp_to_qp_ex(a);
+	ibv_wr_start(x);
+	x->wr_flags = IBV_SEND_SIGNALED;
+	for (i = 0; i < 2; i++) {
+		x->wr_id = 10 + (uint64_t)i;
+		ibv_wr_rdma_write_imm(x, mdst->rkey, (uintptr_t)dst + 100,
+				      htobe32(0x700 + (uint32_t)i));
+		ibv_wr_set_sge(x, msrc->lkey, (uintptr_t)src, 30);
+	}
+	MR_CHECK_EQ(ibv_wr_complete(x), 0);
+	/* 4 completions into a CQ of 4; wait until all are in. */
+	for (i = 0; i < 1000000 && n < 4; i++) {
+		struct timespec ts = { 0, 100000 };
+
+		n = 0;
+		if (ibv_start_poll(cx, &pa) == 0) {
+			/* Took one: put nothing back, count it below. */
+			do {
+				MR_CHECK_EQ(cx->status, IBV_WC_SUCCESS);
+				t1 = ibv_wc_read_completion_ts(cx);
+				MR_CHECK(t1 >= t0 && t1 >= last);
+				last = t1;
+				if (ibv_wc_read_opcode(cx) ==
+				    IBV_WC_RDMA_WRITE) {
+					MR_CHECK_EQ(cx->wr_id,
+						    10 + (uint64_t)sends);
+					MR_CHECK_EQ(ibv_wc_read_qp_num(cx),
+						    a->qp_num);
+					sends++;
+				} else {
+					MR_CHECK_EQ(ibv_wc_read_opcode(cx),
+						    IBV_WC_RECV_RDMA_WITH_IMM);
+					MR_CHECK_EQ(cx->wr_id,
+						    50 + (uint64_t)recvs);
+					MR_CHECK(ibv_wc_read_wc_flags(cx) &
+						 IBV_WC_WITH_IMM);
+					MR_CHECK_EQ(
+						be32toh(ibv_wc_read_imm_data(
+							cx)),
+						0x700 + (uint32_t)recvs);
+					MR_CHECK_EQ(ibv_wc_read_byte_len(cx),
+						    30);
+					MR_CHECK_EQ(ibv_wc_read_src_qp(cx),
+						    a->qp_num);
+					recvs++;
+				}
+			} while (ibv_next_poll(cx) == 0);
+			ibv_end_poll(cx);
+		}
+		n = sends + recvs;
+		nanosleep(&ts, NULL);
+	}
+	MR_CHECK_EQ(sends, 2);
+	MR_CHECK_EQ(recvs, 2);
+	MR_CHECK(last <= raw_clock());
+	MR_CHECK_EQ(ibv_start_poll(cx, &pa), ENOENT); /* empty now */
+
+	/* Resize: below what it holds is refused and loses nothing; larger
+	 * keeps every entry in order; the ring keeps working. */
+	ibv_wr_start(x);
+	memset(dst + 200, 0, 24);
+	for (i = 0; i < 3; i++) {
+		x->wr_id = 20 + (uint64_t)i;
+		ibv_wr_rdma_write(x, mdst->rkey, (uintptr_t)dst + 200 + 8 * i);
+		ibv_wr_set_sge(x, msrc->lkey, (uintptr_t)src + 8 * i, 8);
+	}
+	MR_CHECK_EQ(ibv_wr_complete(x), 0);
+	/* The three completions must be in the ring, not taken: wait for
+	 * the last WRITE's bytes (ibv_poll_cq with 0 entries progresses
+	 * without taking), then for its ACK's round. */
+	for (i = 0; i < 50000 && memcmp(dst + 216, src + 16, 8); i++) {
+		struct timespec ts = { 0, 100000 };
+
+		MR_CHECK_EQ(ibv_poll_cq(c, 0, wc), 0);
+		nanosleep(&ts, NULL);
+	}
+	for (i = 0; i < 20; i++) {
+		struct timespec ts = { 0, 10000000 };
+
+		MR_CHECK_EQ(ibv_poll_cq(c, 0, wc), 0);
+		nanosleep(&ts, NULL);
+	}
+	MR_CHECK_EQ(ibv_resize_cq(c, 2), EINVAL);
+	MR_CHECK_EQ(ibv_resize_cq(c, 0), EINVAL);
+	MR_CHECK_EQ(ibv_resize_cq(c, 40), 0);
+	MR_CHECK_EQ(c->cqe, 64);
+	MR_CHECK_EQ(wait_wc_on(c, 3, wc), 3);
+	for (i = 0; i < 3; i++)
+		MR_CHECK_EQ(wc[i].wr_id, 20 + (uint64_t)i);
+	MR_CHECK_EQ(ibv_destroy_qp(a), 0);
+	MR_CHECK_EQ(ibv_destroy_qp(b), 0);
+	MR_CHECK_EQ(ibv_destroy_cq(c), 0);
+}
+
+/* ibv_create_srq_ex: a basic SRQ (libibverbs makes it through
+ * create_srq); XRC and tag-matching SRQs are not offered. */
+static void test_srq_ex(void)
+{
+	struct ibv_srq_init_attr_ex sa = {
+		.attr = { .max_wr = 8, .max_sge = 1 },
+		.comp_mask = IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_TYPE,
+		.srq_type = IBV_SRQT_BASIC,
+		.pd = pd,
+	};
+	struct ibv_srq *srq;
+
+	MR_CHECK(ctx);
+	srq = ibv_create_srq_ex(ctx, &sa);
+	MR_CHECK(srq);
+	MR_CHECK_EQ(ibv_destroy_srq(srq), 0);
+	sa.srq_type = IBV_SRQT_XRC;
+	sa.comp_mask |= IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ;
+	sa.cq = cq;
+	errno = 0;
+	MR_CHECK(!ibv_create_srq_ex(ctx, &sa));
+	MR_CHECK_EQ(errno, EOPNOTSUPP);
+}
+
 static void teardown(void)
 {
 	MR_CHECK(ctx);
@@ -425,4 +619,5 @@ static void teardown(void)
 }
 
 MR_TEST_MAIN(MR_TEST(setup), MR_TEST(test_rc_every_op), MR_TEST(test_refused),
-	     MR_TEST(test_ud_addr), MR_TEST(teardown))
+	     MR_TEST(test_ud_addr), MR_TEST(test_cq_ex), MR_TEST(test_srq_ex),
+	     MR_TEST(teardown))
