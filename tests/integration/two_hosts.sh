@@ -9,7 +9,7 @@
 #   CASE: ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_atomic_bw
 #         rc_pingpong ud_pingpong srq_pingpong
 #         verbs_loopback verbs_hosts verbs_rtr verbs_bad_rkey
-#         verbs_peer_gone gids
+#         verbs_peer_gone gids nccl
 #   MRI_VERBS: the project's own verbs program (mri-verbs), for verbs_*.
 #
 # Everything it creates (namespaces, veth, devices, runtime dir, processes)
@@ -213,6 +213,20 @@ ud_pingpong)
 	;;
 srq_pingpong)
 	pingpong ibv_srq_pingpong 100
+	;;
+nccl)
+	# NCCL's IB transport replayed (mri-nccl, next to mri-verbs): two
+	# ranks of host A over its device's loopback, through metaroce-run
+	# (whose shim serves the GID type file NCCL reads from /sys).
+	need_verbs
+	nccl=$(dirname "$VERBS")/mri-nccl
+	[ -x "$nccl" ] || die "no $nccl"
+	echo "host A: mri-nccl $DEV_A 20"
+	inA timeout -k 5 "$T" "$RUN" "$nccl" $DEV_A 20 >"$W/nccl.log" 2>&1
+	rc=$?
+	show "mri-nccl" "$W/nccl.log"
+	[ $rc = 0 ] || die "mri-nccl exit $rc"
+	grep -q '^ok: mri-nccl' "$W/nccl.log" || die "mri-nccl: no ok line"
 	;;
 gids)
 	# Every GID index the devices list works (perftest -x N, the
