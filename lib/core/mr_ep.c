@@ -451,7 +451,7 @@ void mr_ep_handle_expiry(struct mr_ep *ep, uint64_t now)
 		struct mr_qp *qp = ep->due[i];
 
 		qp->now = now;
-		if (qp->state != MR_QPS_ERR)
+		if (qp->state != MR_QPS_ERR && mr_req_deadline(qp) <= now)
 			mr_req_expiry(qp, now);
 		/* Its delayed ACK, a retransmission, a probe, or pacing
 		 * credit is due: give it a transmit turn. */

@@ -353,7 +353,13 @@ void mr_req_expiry(struct mr_qp *qp, uint64_t now)
 	uint16_t i;
 
 	for (i = 0; i < qp->npaths; i++) {
-		unsigned ev = mr_pathtx_on_timeout(&qp->ptx[i], now);
+		unsigned ev;
+
+		/* Only the paths that are due (expiry visits a QP for any of
+		 * its deadlines, a delayed ACK among them). */
+		if (mr_pathtx_next_deadline(&qp->ptx[i]) > now)
+			continue;
+		ev = mr_pathtx_on_timeout(&qp->ptx[i], now);
 
 		if (!(ev & MR_PATHTX_EV_RTO))
 			continue;
