@@ -160,6 +160,7 @@ struct mrsim_world {
 	int done;
 	FILE *ts, *qcsv;     /* time series being written, or NULL */
 	uint64_t *path_prev; /* [paths] path tx bytes at the last sample */
+	double cpu_s;	     /* CPU time of the event loop */
 };
 
 /* mrsim_net.c */
@@ -198,6 +199,6 @@ void mrsim_wl_recv_imm(struct mrsim_world *w, struct mrsim_conn *c,
 /* mrsim_out.c */
 int mrsim_out_open(struct mrsim_world *w, char *err, size_t errlen);
 void mrsim_out_sample(struct mrsim_world *w);
-int mrsim_out_finish(struct mrsim_world *w, double wall_s);
+int mrsim_out_finish(struct mrsim_world *w, double wall_s, double setup_s);
 
 #endif /* MRSIM_NET_H */
