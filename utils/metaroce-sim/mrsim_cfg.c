@@ -366,7 +366,14 @@ int mrsim_scn_load(struct mrsim_scn *s, const char *path, char *err,
 	int rc = 0;
 
 	if (!root) {
-		snprintf(err, errlen, "%s: %s", path, json_util_get_last_err());
+		const char *e = json_util_get_last_err();
+		size_t n;
+
+		snprintf(err, errlen, "%s: not a valid JSON scenario: %s", path,
+			 e ? e : "unreadable");
+		n = strlen(err);
+		while (n && (err[n - 1] == '\n' || err[n - 1] == ' '))
+			err[--n] = 0;
 		return -1;
 	}
 	if (!json_object_is_type(root, json_type_object)) {
@@ -429,9 +436,6 @@ int mrsim_scn_check(const struct mrsim_scn *s, char *err, size_t errlen)
 		snprintf(err, errlen, "ecn_max_kb: %d is below ecn_kb %d",
 			 s->ecn_max_kb, s->ecn_kb);
 		return -1;
-	}
-	if (s->msg_size > s->size && strcmp(s->workload, "allreduce")) {
-		/* fine: one message of size bytes */
 	}
 	if (!strcmp(s->workload, "allreduce") &&
 	    s->size < (uint64_t)s->hosts * (uint64_t)s->qps_per_pair) {

@@ -420,6 +420,11 @@ static int sweep(const char *file, const struct kv *kv, int nkv,
 			}
 		}
 	}
+	if (mrsim_mkdirs(outdir)) {
+		fprintf(stderr, "metaroce-sim: out: cannot create %s\n",
+			outdir);
+		return 1;
+	}
 	{
 		ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
 

@@ -197,6 +197,7 @@ void mrsim_wl_recv_imm(struct mrsim_world *w, struct mrsim_conn *c,
 		       uint32_t imm);
 
 /* mrsim_out.c */
+int mrsim_mkdirs(const char *path); /* mkdir -p */
 int mrsim_out_open(struct mrsim_world *w, char *err, size_t errlen);
 void mrsim_out_sample(struct mrsim_world *w);
 int mrsim_out_finish(struct mrsim_world *w, double wall_s, double setup_s);

@@ -16,7 +16,7 @@
 #include "mr_counters.h"
 #include "mrsim_net.h"
 
-static int mkdirs(const char *path)
+int mrsim_mkdirs(const char *path)
 {
 	char b[512], *p;
 
@@ -46,7 +46,7 @@ int mrsim_out_open(struct mrsim_world *w, char *err, size_t errlen)
 {
 	int k;
 
-	if (mkdirs(w->scn.out)) {
+	if (mrsim_mkdirs(w->scn.out)) {
 		snprintf(err, errlen, "out: cannot create %s: %s", w->scn.out,
 			 strerror(errno));
 		return -1;
