@@ -9,6 +9,7 @@ pkgs=(
 	libbpf-dev
 	qperf ucx-utils libucx0
 	gnuplot-nox
+	libjson-c-dev
 )
 missing=()
 for p in "${pkgs[@]}"; do
