@@ -76,6 +76,8 @@ static void t_complete(void *user, const struct mr_cqe *c)
 {
 	struct node *n = user;
 
+	if (n->on_cqe)
+		n->on_cqe(n, c);
 	if (n->ncqe < MAXCQE)
 		n->cqe[n->ncqe++] = *c;
 }

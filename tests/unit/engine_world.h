@@ -48,6 +48,10 @@ struct node {
 	 * stale_ns older than the calls before it (0: never). */
 	uint32_t stale_every, stale_n;
 	uint64_t stale_ns;
+	/* Called at each completion, when it is made (before any later
+	 * placement): what the application would see at that moment. */
+	void (*on_cqe)(struct node *n, const struct mr_cqe *c);
+	int hook_ok, hook_calls;
 	/* placement log for the visibility test */
 	uint8_t *watch; /* a byte whose first write is recorded */
 	uint64_t places, watch_at_place;

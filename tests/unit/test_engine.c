@@ -735,11 +735,83 @@ static void test_qpn_table(void)
 	world_fini(&w);
 }
 
-MR_TEST_MAIN(MR_TEST(test_send_recv), MR_TEST(test_write_read_atomic),
-	     MR_TEST(test_lossless_metaroce), MR_TEST(test_loss_metaroce),
-	     MR_TEST(test_loss_gbn), MR_TEST(test_rem_access),
-	     MR_TEST(test_recv_overflow), MR_TEST(test_rnr),
-	     MR_TEST(test_retry_exceeded), MR_TEST(test_last_byte_visible_last),
+/* NCCL with adaptive routing: RDMA WRITEs, then a 0-byte WRITE_WITH_IMM
+ * on the same QP into a receive with no SGE, whose completion must mean
+ * every earlier WRITE is placed (MR-ORD-1), though their packets are
+ * sprayed over 4 paths, jittered, reordered and lost. Checked in the
+ * completion callback itself, when the application could first see it. */
+#define NW 6
+#define WLEN 5000
+static uint8_t nsrc[NW][WLEN], ndst[NW][WLEN];
+
+static void nccl_hook(struct node *n, const struct mr_cqe *c)
+{
+	if (!c->is_recv)
+		return;
+	n->hook_calls++;
+	if (c->status == MR_WC_SUCCESS && c->byte_len == 0 &&
+	    c->opcode == MR_WC_RECV_RDMA_WITH_IMM &&
+	    !memcmp(ndst, nsrc, sizeof(ndst)))
+		n->hook_ok++;
+}
+
+static void test_nccl_write_then_imm(void)
+{
+	static struct world w;
+	uint32_t seed;
+
+	for (seed = 1; seed <= 4; seed++) {
+		struct mr_recv_wr rw = { 500, NULL, 0 };
+		struct pair p;
+		int i, r;
+
+		MR_CHECK_EQ(world_init(&w, &base_cfg), 0);
+		for (i = 0; i < 2; i++) {
+			w.l[i].rng = seed * 7919u + (uint64_t)i;
+			w.l[i].loss_ppm = 30000; /* 3% */
+			w.l[i].jitter = 30000;
+		}
+		connect_qps(&w, &p, MR_MODE_METAROCE, 64, NULL);
+		reg(&w.n[0], 5, &nsrc[0][0], sizeof(nsrc),
+		    MR_ACCESS_LOCAL_WRITE);
+		reg(&w.n[1], 6, &ndst[0][0], sizeof(ndst), RW);
+		w.n[1].on_cqe = nccl_hook;
+		for (r = 0; r < 3; r++) {
+			for (i = 0; i < NW; i++)
+				fill(nsrc[i], WLEN,
+				     seed * 100 + (uint32_t)(r * NW + i));
+			memset(ndst, 0, sizeof(ndst));
+			MR_CHECK_EQ(mr_qp_post_recv(p.b, &rw), 0);
+			w.l[0].reverse_next = 8;
+			for (i = 0; i < NW; i++)
+				MR_CHECK_EQ(post_send(p.a, MR_WR_RDMA_WRITE,
+						      (uint64_t)i, nsrc[i],
+						      WLEN, 5, ndst[i], 6, 0,
+						      w.now),
+					    0);
+			MR_CHECK_EQ(post_send(p.a, MR_WR_RDMA_WRITE_WITH_IMM,
+					      99, NULL, 0, 0, ndst[0], 6, 0,
+					      w.now),
+				    0);
+			want_a = (r + 1) * (NW + 1);
+			want_b = r + 1;
+			MR_CHECK(
+				run_until(&w, cqe_done, w.now + 2000000000ull));
+			MR_CHECK_EQ(w.n[1].hook_calls, r + 1);
+			MR_CHECK_EQ(w.n[1].hook_ok, r + 1);
+		}
+		MR_CHECK(mr_qp_counters(p.a)->retx_pkts > 0); /* lossy */
+		destroy_pair(&p);
+		world_fini(&w);
+	}
+}
+
+MR_TEST_MAIN(MR_TEST(test_nccl_write_then_imm), MR_TEST(test_send_recv),
+	     MR_TEST(test_write_read_atomic), MR_TEST(test_lossless_metaroce),
+	     MR_TEST(test_loss_metaroce), MR_TEST(test_loss_gbn),
+	     MR_TEST(test_rem_access), MR_TEST(test_recv_overflow),
+	     MR_TEST(test_rnr), MR_TEST(test_retry_exceeded),
+	     MR_TEST(test_last_byte_visible_last),
 	     MR_TEST(test_write_imm_zero_and_srq), MR_TEST(test_ud),
 	     MR_TEST(test_state_machine_and_drops), MR_TEST(test_qpn_table),
 	     MR_TEST(test_large_messages), MR_TEST(test_sqd_drain))
