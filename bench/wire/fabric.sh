@@ -19,6 +19,8 @@
 #      and until the returned plane carries half its share; both modes.
 # Root. Usage: bench/wire/fabric.sh [BUILD_DIR] [SECONDS]  (default 8)
 # OUT_DIR=dir (default bench/wire) for a trial run elsewhere.
+# PARTS="loss planes incast recovery" (default all) measures only some;
+# the tables of the others come from their data sets already in OUT_DIR.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 TOP=$PWD
@@ -123,10 +125,15 @@ bw() {
 }
 
 commit=$(git -C "$TOP" rev-parse --short HEAD 2>/dev/null || echo ?)
+[ -n "${PARTS:-}" ] && commit="$commit (parts: $PARTS; the others from an earlier run)"
 machine="$(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
 start=$(date -u +%Y-%m-%dT%H:%MZ)
 
+PARTS=${PARTS:-loss planes incast recovery}
+part() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
+
 # 1. loss ---------------------------------------------------------------
+if part loss; then
 cat >"$W/fbl.conf" <<EOF
 name fbl
 planes 4
@@ -153,8 +160,10 @@ for l in 0 0.1 1 5 10; do
 	echo "$l,${LOSS[metaroce,$l]},${LOSS[gbn,$l]}" >>"$DATA/fabric_loss.csv"
 done
 down fbl
+fi
 
 # 2. planes -------------------------------------------------------------
+if part planes; then
 cat >"$W/fbp.conf" <<EOF
 name fbp
 planes 4
@@ -176,8 +185,10 @@ for k in 1 2 4; do
 	log "planes $k: $g Gb/s (k x one: $kx)"
 done
 down fbp
+fi
 
 # 3. incast -------------------------------------------------------------
+if part incast; then
 sed 's/^name incast/name fbi/' utils/metaroce-fabric/configs/incast.conf >"$W/fbi.conf"
 up fbi
 devs fbi 1 metaroce tx1 tx2 tx3 rx
@@ -204,12 +215,19 @@ d = {r["link"]: r for r in json.load(open(sys.argv[1]))["links"]}["p1/l2>rx"]
 print("%d,%d,%d,%d" % (d["pkts"], d["ecn_marked"], d["drops"]["queue"],
                        d["pkts_in"]))
 EOP
-IFS=, read -r inc_pkts inc_ecn inc_drop inc_in <"$W/inc.link"
+{
+	echo "pkts,ecn_marked,queue_drops,pkts_in"
+	cat "$W/inc.link"
+} >"$DATA/fabric_incast_link.csv"
+down fbi
+fi
+IFS=, read -r inc_pkts inc_ecn inc_drop inc_in < <(tail -1 "$DATA/fabric_incast_link.csv")
 inc_qmax=$(awk -F, 'NR > 1 && $2 > m {m = $2} END {print m + 0}' "$DATA/fabric_incast_qdepth.csv")
 inc_qavg=$(awk -F, 'NR > 1 && $2 > 0 {s += $2; n++} END {printf "%d", n ? s / n : 0}' "$DATA/fabric_incast_qdepth.csv")
-down fbi
 
 # 4. recovery -----------------------------------------------------------
+RSECS=24
+if part recovery; then
 cat >"$W/fbr.conf" <<EOF
 name fbr
 planes 4
@@ -220,8 +238,7 @@ host b leaf=2
 link * rate=1gbit queue=256k ecn=64k
 EOF
 up fbr
-RSECS=24
-echo "mode,plane,down_s,up_s,pre_gbps,during_gbps,recover_s,return_s" >"$DATA/fabric_recovery.csv"
+echo "mode,plane,down_s,up_s,pre_gbps,during_gbps,recover_s,return_s,client" >"$DATA/fabric_recovery.csv"
 for mode in metaroce gbn; do
 	devs fbr 4 $mode a b
 	serve fbr-a 18515
@@ -239,24 +256,31 @@ for mode in metaroce gbn; do
 	# (go-back-N uses one path: failing another plane would show
 	# nothing), 3 s from now, for 7 s.
 	for _ in $(seq 300); do
-		[ "$(python3 "$SAMPLE" busiest "$csv" 2>/dev/null)" ] &&
-			[ "$(wc -l <"$csv")" -gt 40 ] && break
+		[ "$(wc -l <"$csv")" -gt 20 ] && break
 		sleep 0.1
 	done
-	sleep 3
+	sleep 2
 	k=$(python3 "$SAMPLE" busiest "$csv")
-	"$FAB" -f fbr set "p$k/*" down_at=3 up_at=10 >/dev/null
+	"$FAB" -f fbr set "p$k/*" down_at=2 up_at=9 >/dev/null
 	wait "$cpid"
+	crc=$?
 	wait "$spid"
 	wait "${PIDS[-3]}" 2>/dev/null
 	r=$(python3 "$SAMPLE" recovery "$csv" "$METAROCE_FABRIC_DIR/fbr.json" \
 		"p$k/l1>a" "$k")
-	echo "$mode,$r" >>"$DATA/fabric_recovery.csv"
+	# How ib_write_bw ended: its average, or its error.
+	if [ $crc -eq 0 ]; then
+		how="exit 0: $(awk '$1 == 65536 && NF >= 4 {print $4 " Gb/s average"}' "$W/rec.$mode" | tail -1)"
+	else
+		how="exit $crc: $(grep -m1 -iE 'error|fail' "$W/rec.$mode" | tr -d ',' | cut -c1-80)"
+	fi
+	echo "$mode,$r,$how" >>"$DATA/fabric_recovery.csv"
 	log "recovery $mode: $r"
 	undevs
 	"$FAB" -f fbr set "p$k/*" up >/dev/null
 done
 down fbr
+fi
 
 # results ---------------------------------------------------------------
 {
@@ -303,9 +327,9 @@ down fbr
 	echo "of the pre-failure total; return: from the plane's return until it"
 	echo "carries half its pre-failure share."
 	echo
-	echo "| mode | failed plane | down at s | up at s | before Gb/s | during Gb/s | recover s | return s |"
-	echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
-	tail -n +2 "$DATA/fabric_recovery.csv" | awk -F, '{printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8}'
+	echo "| mode | failed plane | down at s | up at s | before Gb/s | during Gb/s | recover s | return s | ib_write_bw |"
+	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+	tail -n +2 "$DATA/fabric_recovery.csv" | awk -F, '{printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9}'
 	echo
 	echo "Plots: fabric_loss.svg, fabric_planes.svg, fabric_recovery.svg."
 } >"$OUT"

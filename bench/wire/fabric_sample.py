@@ -92,7 +92,7 @@ def recovery(csv, state, link, col):
     pre = sum(tot) / len(tot) if tot else 0
     share = [sum(rates(rows, i, r[0]) or 0 for r in before) / len(before)
              for i in range(1, n + 1)] if before else [0] * n
-    fail = col + 1  # the failed link's column in a row
+    fail = col  # the failed link's index in a row (row[0] is the time)
     t_rec = None
     for r in rows:
         if down <= r[0] < up:
