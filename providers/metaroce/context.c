@@ -43,6 +43,7 @@ static const struct verbs_context_ops metaroce_ctx_ops = {
 	.reg_dmabuf_mr = metaroce_reg_dmabuf_mr,
 	.reg_mr = metaroce_reg_mr,
 	.req_notify_cq = metaroce_req_notify_cq,
+	.rereg_mr = metaroce_rereg_mr,
 	.resize_cq = metaroce_resize_cq,
 };
 

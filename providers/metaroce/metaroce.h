@@ -281,6 +281,9 @@ struct ibv_mr *metaroce_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
 				      size_t length, uint64_t iova, int fd,
 				      int access);
 int metaroce_dereg_mr(struct verbs_mr *vmr);
+/* ibv_rereg_mr: translation, PD and access; the keys stay. */
+int metaroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		      void *addr, size_t length, int access);
 
 /* Debug logging (METAROCE_DEBUG=1). */
 extern int metaroce_debug_on;

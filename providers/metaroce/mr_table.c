@@ -139,6 +139,26 @@ int metaroce_mrt_del(struct metaroce_mrt *t, uint32_t key, const void *owner)
 	return ret;
 }
 
+int metaroce_mrt_update(struct metaroce_mrt *t, uint32_t key,
+			const struct metaroce_mrt_ent *e)
+{
+	struct metaroce_mrt_ent *s;
+	int ret = EINVAL;
+
+	pthread_mutex_lock(&t->lock);
+	s = mrt_find(t, key);
+	if (s && s->owner == e->owner) {
+		s->iova = e->iova;
+		s->host = e->host;
+		s->length = e->length;
+		s->access = e->access;
+		s->pd = e->pd;
+		ret = 0;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return ret;
+}
+
 int metaroce_mrt_lookup(struct metaroce_mrt *t, uint32_t pd, uint32_t key,
 			uint64_t addr, uint64_t len, unsigned need,
 			uint8_t **host)

@@ -59,6 +59,11 @@ int metaroce_mrt_add(struct metaroce_mrt *t, const struct metaroce_mrt_ent *e,
  * none. */
 int metaroce_mrt_del(struct metaroce_mrt *t, uint32_t key, const void *owner);
 
+/* Rereg: give the region with key that belongs to e->owner e's iova,
+ * host, length, access and pd; the key stays. EINVAL if there is none. */
+int metaroce_mrt_update(struct metaroce_mrt *t, uint32_t key,
+			const struct metaroce_mrt_ent *e);
+
 /* Resolve [addr, addr + len) through key for protection domain pd with the
  * rights in need (IBV_ACCESS_* bits; remote callers pass the remote bit of
  * the operation, local callers IBV_ACCESS_LOCAL_WRITE or 0). Sets *host.

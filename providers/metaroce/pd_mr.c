@@ -162,8 +162,7 @@ int metaroce_dereg_mr(struct verbs_mr *vmr)
 	struct metaroce_context *mctx = to_mctx(vmr->ibv_mr.context);
 	struct metaroce_mr *mr = to_mmr(vmr);
 #if METAROCE_HAVE_ENGINE
-	struct metaroce_engine *eng =
-		mctx->uses_engine ? mctx->dev->eng : NULL;
+	struct metaroce_engine *eng = mctx->uses_engine ? mctx->dev->eng : NULL;
 #endif
 	int ret;
 
@@ -185,6 +184,69 @@ int metaroce_dereg_mr(struct verbs_mr *vmr)
 		return ret;
 	to_mpd(vmr->ibv_mr.pd)->users--;
 	free(mr);
+	return 0;
+}
+
+int metaroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *ibpd,
+		      void *addr, size_t length, int access)
+{
+	const int known = IBV_REREG_MR_CHANGE_TRANSLATION |
+			  IBV_REREG_MR_CHANGE_PD | IBV_REREG_MR_CHANGE_ACCESS;
+	struct metaroce_context *mctx = to_mctx(vmr->ibv_mr.context);
+	struct metaroce_mr *mr = to_mmr(vmr);
+	struct metaroce_pd *old = to_mpd(vmr->ibv_mr.pd), *pd = old;
+#if METAROCE_HAVE_ENGINE
+	struct metaroce_engine *eng = mctx->uses_engine ? mctx->dev->eng : NULL;
+#endif
+	struct metaroce_mrt_ent e = { 0 };
+	int ret;
+
+	if (!flags || (flags & ~known))
+		return EINVAL;
+	if (flags & IBV_REREG_MR_CHANGE_PD) {
+		if (!ibpd || ibpd->context != vmr->ibv_mr.context)
+			return EINVAL;
+		pd = to_mpd(ibpd);
+	}
+	e.owner = mr;
+	e.host = vmr->ibv_mr.addr;
+	e.iova = mr->iova;
+	e.length = vmr->ibv_mr.length;
+	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
+		e.host = addr;
+		e.iova = (uintptr_t)addr; /* ibv_rereg_mr has no iova */
+		e.length = length;
+	}
+	if (!(flags & IBV_REREG_MR_CHANGE_ACCESS))
+		access = vmr->access;
+	/* The same checks as reg_mr: nothing changes if any fails. */
+	ret = check_mr_args(e.host, e.length, e.iova, access);
+	if (ret)
+		return ret;
+	e.access = (unsigned)access & MR_ACCESS_RIGHTS;
+	e.pd = pd->pdn;
+	/* Under the device lock, as dereg: no round still uses the old
+	 * translation when we return. */
+#if METAROCE_HAVE_ENGINE
+	if (eng)
+		metaroce_engine_lock(eng);
+#endif
+	ret = metaroce_mrt_update(&mctx->dev->mrt, vmr->ibv_mr.lkey, &e);
+#if METAROCE_HAVE_ENGINE
+	if (eng)
+		metaroce_engine_unlock(eng);
+#endif
+	if (ret)
+		return ret;
+	if (pd != old) {
+		old->users--;
+		pd->users++;
+		vmr->ibv_mr.pd = ibpd;
+	}
+	mr->iova = e.iova;
+	vmr->access = access;
+	vmr->ibv_mr.addr = e.host;
+	vmr->ibv_mr.length = e.length;
 	return 0;
 }
 

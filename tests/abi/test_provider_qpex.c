@@ -10,6 +10,8 @@
  * start/next/end_poll readers, completion timestamps against
  * ibv_query_rt_values_ex and hca_core_clock, ibv_resize_cq (below the
  * fill refused, nothing lost), wc_flags the device cannot fill refused.
+ * And ibv_rereg_mr: a new translation, PD or access takes effect for the
+ * peer's next access with the same key; bad input changes nothing.
  *
  * Device: provider_fixture.h (root; skipped otherwise).
  */
@@ -582,6 +584,100 @@ static void test_cq_ex(void)
 	MR_CHECK_EQ(ibv_destroy_cq(c), 0);
 }
 
+/* One signaled WR on q; its completion's status. */
+static int one_wr(struct ibv_qp *q, enum ibv_wr_opcode op, void *laddr,
+		  uint32_t lkey, uint64_t raddr, uint32_t rkey)
+{
+	struct ibv_sge s = { (uintptr_t)laddr, 64, lkey };
+	struct ibv_send_wr w = { .wr_id = 7,
+				 .sg_list = &s,
+				 .num_sge = 1,
+				 .opcode = op,
+				 .send_flags = IBV_SEND_SIGNALED,
+				 .wr.rdma = { raddr, rkey } },
+			   *bad;
+	struct ibv_wc wc;
+
+	if (ibv_post_send(q, &w, &bad))
+		return -1;
+	return wait_wc(1, &wc) == 1 ? (int)wc.status : -2;
+}
+
+static void test_rereg_mr(void)
+{
+	uint8_t *ra = aligned_alloc(4096, 4096),
+		*rb = aligned_alloc(4096, 4096);
+	uint8_t *back = src + 8192;
+	struct ibv_qp *a, *b;
+	struct ibv_pd *pd2;
+	struct ibv_mr *m;
+	uint32_t k;
+
+	MR_CHECK(ctx && ra && rb);
+	memset(ra, 0, 4096);
+	memset(rb, 0, 4096);
+	m = ibv_reg_mr(pd, ra, 4096, ACC_ALL);
+	MR_CHECK(m);
+	k = m->rkey;
+	a = make_qpx(IBV_QPT_RC, IBV_QP_EX_WITH_SEND, 8);
+	b = make_qpx(IBV_QPT_RC, IBV_QP_EX_WITH_SEND, 8);
+	MR_CHECK(a && b);
+	MR_CHECK_EQ(up(a, b->qp_num), 0);
+	MR_CHECK_EQ(up(b, a->qp_num), 0);
+	MR_CHECK_EQ(one_wr(a, IBV_WR_RDMA_WRITE, src, msrc->lkey,
+			   (uintptr_t)ra + 100, k),
+		    IBV_WC_SUCCESS);
+	MR_CHECK_MEM(ra + 100, src, 64);
+	/* New translation: the same key now names rb. */
+	MR_CHECK_EQ(ibv_rereg_mr(m, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, rb,
+				 4096, 0),
+		    0);
+	MR_CHECK(m->addr == rb && m->rkey == k && m->lkey == k);
+	MR_CHECK_EQ(one_wr(a, IBV_WR_RDMA_WRITE, src + 64, msrc->lkey,
+			   (uintptr_t)rb + 200, k),
+		    IBV_WC_SUCCESS);
+	MR_CHECK_MEM(rb + 200, src + 64, 64);
+	MR_CHECK_MEM(ra + 100, src, 64); /* the old memory is left alone */
+	/* Bad input changes nothing: remote write without local write,
+	 * a range that is not mapped. */
+	MR_CHECK(ibv_rereg_mr(m, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			      IBV_ACCESS_REMOTE_WRITE) != 0);
+	MR_CHECK(ibv_rereg_mr(m, IBV_REREG_MR_CHANGE_TRANSLATION, NULL,
+			      (void *)(uintptr_t)4096, 4096, 0) != 0);
+	MR_CHECK(m->addr == rb);
+	MR_CHECK_EQ(one_wr(a, IBV_WR_RDMA_WRITE, src + 128, msrc->lkey,
+			   (uintptr_t)rb + 300, k),
+		    IBV_WC_SUCCESS);
+	MR_CHECK_MEM(rb + 300, src + 128, 64);
+	/* Another PD holds it now (so that PD is in use), then back. */
+	pd2 = ibv_alloc_pd(ctx);
+	MR_CHECK(pd2);
+	MR_CHECK_EQ(ibv_rereg_mr(m, IBV_REREG_MR_CHANGE_PD, pd2, NULL, 0, 0),
+		    0);
+	MR_CHECK(m->pd == pd2);
+	MR_CHECK_EQ(ibv_dealloc_pd(pd2), EBUSY);
+	MR_CHECK_EQ(ibv_rereg_mr(m, IBV_REREG_MR_CHANGE_PD, pd, NULL, 0, 0), 0);
+	MR_CHECK_EQ(ibv_dealloc_pd(pd2), 0);
+	/* Read only now: a READ works, the next WRITE is refused. */
+	MR_CHECK_EQ(
+		ibv_rereg_mr(m, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ),
+		0);
+	MR_CHECK_EQ(one_wr(a, IBV_WR_RDMA_READ, back, msrc->lkey,
+			   (uintptr_t)rb + 200, k),
+		    IBV_WC_SUCCESS);
+	MR_CHECK_MEM(back, src + 64, 64);
+	MR_CHECK_EQ(
+		one_wr(a, IBV_WR_RDMA_WRITE, src, msrc->lkey, (uintptr_t)rb, k),
+		IBV_WC_REM_ACCESS_ERR);
+	MR_CHECK_EQ(rb[0], 0);
+	MR_CHECK_EQ(ibv_destroy_qp(a), 0);
+	MR_CHECK_EQ(ibv_destroy_qp(b), 0);
+	MR_CHECK_EQ(ibv_dereg_mr(m), 0);
+	free(ra);
+	free(rb);
+}
+
 /* ibv_create_srq_ex: a basic SRQ (libibverbs makes it through
  * create_srq); XRC and tag-matching SRQs are not offered. */
 static void test_srq_ex(void)
@@ -620,4 +716,4 @@ static void teardown(void)
 
 MR_TEST_MAIN(MR_TEST(setup), MR_TEST(test_rc_every_op), MR_TEST(test_refused),
 	     MR_TEST(test_ud_addr), MR_TEST(test_cq_ex), MR_TEST(test_srq_ex),
-	     MR_TEST(teardown))
+	     MR_TEST(test_rereg_mr), MR_TEST(teardown))
