@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Draw bench/sim's plots from the committed data sets (bench/sim/data).
+# Usage: bench/sim/plot.sh   (PLOT_EXT=svg for SVG instead of PNG)
+set -euo pipefail
+cd "$(dirname "$0")"
+ext=${PLOT_EXT:-png}
+term="pngcairo size 900,500"
+[ "$ext" = png ] || term="svg size 900,500"
+command -v gnuplot >/dev/null ||
+	{ echo "plot.sh: gnuplot missing (scripts/deps.sh installs it)" >&2; exit 1; }
+# One CSV per transport from a sweep table: the rows of that transport.
+split() { # sweep.csv transport -> stdout
+	awk -F, -v t="$2" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["transport"] == t' "$1"
+}
+d=data
+if [ -f $d/loss/sweep.csv ]; then
+	split $d/loss/sweep.csv metaroce >/tmp/plot_m.$$
+	split $d/loss/sweep.csv roce >/tmp/plot_r.$$
+	gnuplot <<GP
+set terminal $term
+set output 'loss.$ext'
+set datafile separator ','
+set title 'one long flow (8 MiB, 100 Gb/s) against random loss'
+set xlabel 'loss rate (per packet)'; set ylabel 'goodput (Gb/s)'
+set logscale x; set xrange [0.0005:0.2]; set grid; set key top right
+plot '/tmp/plot_m.$$' using (\$1 > 0 ? \$1 : 0.0005):4 with linespoints title 'metaroce', \
+     '/tmp/plot_r.$$' using (\$1 > 0 ? \$1 : 0.0005):4 with linespoints title 'roce (go-back-N, DCQCN, IB timeout 14)'
+GP
+fi
+if [ -f $d/planes/sweep.csv ]; then
+	split $d/planes/sweep.csv metaroce >/tmp/plot_m.$$
+	split $d/planes/sweep.csv roce >/tmp/plot_r.$$
+	gnuplot <<GP
+set terminal $term
+set output 'planes.$ext'
+set datafile separator ','
+set title 'all-to-all, 16 hosts x 256 KiB per pair, 100 Gb/s per plane'
+set xlabel 'planes'; set ylabel 'aggregate goodput (Gb/s)'
+set logscale x 2; set xtics (1, 2, 4, 8); set grid; set key top left
+plot '/tmp/plot_m.$$' using 1:4 with linespoints title 'metaroce', \
+     '/tmp/plot_r.$$' using 1:4 with linespoints title 'roce (1 plane per QP)', \
+     x * 1600 * 4096 / 4162 with lines dt 2 title 'line rate'
+GP
+fi
+if [ -d $d/incast ]; then
+	gnuplot <<GP
+set terminal $term
+set output 'incast.$ext'
+set datafile separator ','
+set title '64-to-1 incast (256 KiB each, one leaf, 1 MiB buffer): deepest switch queue'
+set xlabel 'time (us)'; set ylabel 'queue (bytes)'; set grid
+set xrange [0:3000]
+plot '$d/incast/transport=metaroce/timeseries.csv' using 1:(column('queue_max_bytes')) with lines title 'metaroce', \
+     '$d/incast/transport=roce/timeseries.csv' using 1:(column('queue_max_bytes')) with lines title 'roce'
+GP
+fi
+if [ -d $d/planefail ]; then
+	gnuplot <<GP
+set terminal $term
+set output 'planefail.$ext'
+set datafile separator ','
+set title 'all-to-all, 16 hosts x 1 MiB, 4 planes; plane 1 fails at 100 us'
+set xlabel 'time (us)'; set ylabel 'Gb/s'; set grid; set key outside
+set xrange [0:4000]
+f='$d/planefail/transport=metaroce/timeseries.csv'
+plot f using 1:2 with lines lw 2 title 'metaroce goodput', \
+     f using 1:3 with lines title 'plane 0', f using 1:4 with lines title 'plane 1', \
+     f using 1:5 with lines title 'plane 2', f using 1:6 with lines title 'plane 3', \
+     '$d/planefail/transport=roce/timeseries.csv' using 1:2 with lines lw 2 title 'roce goodput'
+GP
+fi
+rm -f /tmp/plot_m.$$ /tmp/plot_r.$$
+ls ./*."$ext"

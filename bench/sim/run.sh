@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The figures of metaroce-sim (bench/sim/results.md), each one command.
+# Usage: bench/sim/run.sh [BUILD_DIR] [FIGURE...]
+#   figures: loss planes incast planefail collectives (default: all)
+# Writes bench/sim/data/<figure>/ (sweep.csv, each point's summary.json
+# and time series) and then draws the plots (bench/sim/plot.sh).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build=${1:-build}
+shift || true
+sim=$build/utils/metaroce-sim/metaroce-sim
+[ -x "$sim" ] || { echo "run.sh: build $sim first (ninja -C $build)" >&2; exit 1; }
+figs=("$@")
+[ ${#figs[@]} -gt 0 ] || figs=(loss planes incast planefail collectives)
+d=bench/sim/data
+for f in "${figs[@]}"; do
+	rm -rf "${d:?}/$f"
+	case $f in
+	loss) # long flow, host 0 -> host 1, every loss rate, both transports
+		"$sim" sweep --hosts 2 --size 8M --stop-ms 3000 \
+			--vary loss=0,0.001,0.01,0.05,0.1 \
+			--vary transport=metaroce,roce --out "$d/loss" ;;
+	planes) # all-to-all of 16 hosts (4 leaves x 4 spines per plane)
+		"$sim" sweep --hosts 16 --hosts-per-leaf 4 --spines 4 \
+			--workload alltoall --size 256K \
+			--vary planes=1,2,4,8 --vary transport=metaroce,roce \
+			--out "$d/planes" ;;
+	incast) # 64 senders -> 1 under one leaf, queue every 2 us
+		"$sim" sweep --hosts 65 --hosts-per-leaf 65 --workload incast \
+			--size 256K --sample-us 2 \
+			--vary transport=metaroce,roce --out "$d/incast" ;;
+	planefail) # plane 1 of 4 fails 100 us into an all-to-all, for good
+		"$sim" sweep --hosts 16 --hosts-per-leaf 4 --spines 4 --planes 4 \
+			--workload alltoall --size 1M --sample-us 5 \
+			--fail plane=1,at=100us --stop-ms 3000 \
+			--vary transport=metaroce,roce --out "$d/planefail" ;;
+	collectives) # 64 hosts, 4 leaves x 4 spines: ring all-reduce of
+		# 16 MiB and all-to-all of 64 KiB per pair, lossless and 1%
+		"$sim" sweep --hosts 64 --hosts-per-leaf 16 --spines 4 \
+			--workload allreduce --size 16M --stop-ms 3000 \
+			--vary loss=0,0.01 --vary transport=metaroce,roce \
+			--out "$d/allreduce64"
+		"$sim" sweep --hosts 64 --hosts-per-leaf 16 --spines 4 \
+			--workload alltoall --size 64K --stop-ms 3000 \
+			--vary loss=0,0.01 --vary transport=metaroce,roce \
+			--out "$d/alltoall64" ;;
+	*) echo "run.sh: unknown figure '$f'" >&2; exit 1 ;;
+	esac
+done
+# Keep what the tables and plots need: each point's summary.json, and
+# the time series of the figures drawn over time (their first 5 ms: a
+# baseline waiting out IB timeouts samples idle links for seconds).
+find "$d" \( -name '*.png' -o -name queues.csv \) -delete
+for f in "${figs[@]}"; do
+	case $f in
+	incast | planefail)
+		for t in "$d/$f"/*/timeseries.csv; do
+			awk -F, 'NR == 1 || $1 <= 5000' "$t" >"$t.tmp" && mv "$t.tmp" "$t"
+		done ;;
+	*) find "$d" -path "$d/${f/collectives/*64}/*" -name timeseries.csv -delete ;;
+	esac
+done
+bench/sim/plot.sh
