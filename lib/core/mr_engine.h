@@ -265,6 +265,7 @@ struct mr_qp {
 	uint16_t ack_pkts; /* data packets since the last ACK */
 	uint64_t ack_due;  /* delayed ACK deadline, UINT64_MAX none */
 	uint16_t last_rx_path;
+	uint16_t ack_path_next; /* MR-MP-7: next path to report on first */
 	uint8_t rx_started;  /* a packet of the peer was recorded */
 	uint8_t rx_err;	     /* a request failed: every ACK NAKs it */
 	uint8_t rx_err_code; /* enum mr_nak_code */
@@ -303,7 +304,7 @@ struct mr_ep {
 	uint32_t nsrq;
 	struct mr_ratehint rh;
 	/* Use of each path by QPs destroyed already (mr_ep_stats.c). */
-	struct mr_path_counters paths_gone[MR_ACK_MAX_PATHS];
+	struct mr_path_counters paths_gone[MR_MAX_PATHS];
 	uint64_t now_max; /* latest now any entry point was given */
 };
 

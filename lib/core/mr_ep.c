@@ -51,7 +51,7 @@ static int fill_config(struct mr_ep_config *c)
 
 	if (c->mtu < 256 || c->mtu > MR_WIRE_MAX_PAYLOAD || !is_pow2(c->mtu))
 		return -MR_EINVAL;
-	if (c->num_paths > MR_ACK_MAX_PATHS || c->num_planes > c->num_paths)
+	if (c->num_paths > MR_MAX_PATHS || c->num_planes > c->num_paths)
 		return -MR_EINVAL;
 	if (!is_pow2(c->ssn_window) || c->ssn_window < 64 ||
 	    c->ssn_window > MR_SSNWIN_MAX_BITS)

@@ -37,7 +37,7 @@ static void add_qp(struct mr_path_counters *out, unsigned n,
 
 void mr_ep_stats_qp_gone(struct mr_qp *qp)
 {
-	add_qp(qp->ep->paths_gone, MR_ACK_MAX_PATHS, qp);
+	add_qp(qp->ep->paths_gone, MR_MAX_PATHS, qp);
 }
 
 unsigned mr_ep_path_counters(const struct mr_ep *ep,
@@ -46,8 +46,8 @@ unsigned mr_ep_path_counters(const struct mr_ep *ep,
 	unsigned n = ep->cfg.num_paths < max ? ep->cfg.num_paths : max;
 	uint32_t i;
 
-	if (n > MR_ACK_MAX_PATHS)
-		n = MR_ACK_MAX_PATHS;
+	if (n > MR_MAX_PATHS)
+		n = MR_MAX_PATHS;
 	memcpy(out, ep->paths_gone, n * sizeof(*out));
 	for (i = 0; i < ep->nqp; i++)
 		add_qp(out, n, ep->qps[i]);

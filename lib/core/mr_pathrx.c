@@ -58,10 +58,8 @@ enum mr_pathrx_res mr_pathrx_record(struct mr_pathrx *rx, uint32_t ppsn, int ce,
 
 	rx->pkts++;
 	rx->last_rx_ns = now;
-	if (ce) {
-		rx->ce++;
+	if (ce)
 		rx->ce_total++;
-	}
 	if (d < 0) {
 		rx->olds++;
 		return MR_PATHRX_OLD;
@@ -122,16 +120,9 @@ void mr_pathrx_sack(struct mr_pathrx *rx, struct mr_sack_block *out)
 	uint32_t i;
 
 	out->path_id = rx->path_id;
+	out->ce_cum = (uint16_t)rx->ce_total; /* MR-ACK-11: mod 2^16 */
 	out->cum_ppsn = rx->cum_ppsn;
 	for (i = 0; i < MR_SACK_BYTES; i++)
 		out->bitmap[i] = (uint8_t)(rx->bits[i / 8] >> (i % 8 * 8));
 	rx->unacked = 0;
-}
-
-uint32_t mr_pathrx_take_ce(struct mr_pathrx *rx)
-{
-	uint32_t ce = rx->ce;
-
-	rx->ce = 0;
-	return ce;
 }

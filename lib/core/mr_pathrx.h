@@ -44,14 +44,13 @@ struct mr_pathrx {
 	uint32_t cum_ppsn; /* first ppsn not received (see above) */
 	uint64_t bits[MR_SACK_BITS / 64]; /* bit i: cum_ppsn + 1 + i */
 	uint32_t unacked;    /* NEW packets since the last mr_pathrx_sack() */
-	uint32_t ce;	     /* CE-marked packets since mr_pathrx_take_ce() */
 	uint64_t last_rx_ns; /* time of the last packet recorded (any res) */
 	/* Counters (never reset by the module). */
 	uint64_t pkts;	   /* packets recorded, any outcome */
 	uint64_t dups;	   /* MR_PATHRX_DUP */
 	uint64_t olds;	   /* MR_PATHRX_OLD */
 	uint64_t skipped;  /* holes abandoned by a forward slide */
-	uint64_t ce_total; /* CE-marked packets */
+	uint64_t ce_total; /* CE-marked packets (blocks carry it mod 2^16) */
 };
 
 /* Start a path at init_ppsn: the first ppsn the sender will use on it
@@ -68,11 +67,8 @@ enum mr_pathrx_res mr_pathrx_record(struct mr_pathrx *rx, uint32_t ppsn, int ce,
 /* 1 if ppsn is before cum_ppsn or marked in the bitmap. */
 int mr_pathrx_test(const struct mr_pathrx *rx, uint32_t ppsn);
 
-/* Fill out (path_id, cum_ppsn, bitmap byte-exact per mr_wire.h) and reset
- * `unacked`. The state itself is cumulative: a lost ACK loses nothing. */
+/* Fill out (path_id, ce_cum, cum_ppsn, bitmap byte-exact per mr_wire.h) and
+ * reset `unacked`. The state itself is cumulative: a lost ACK loses nothing. */
 void mr_pathrx_sack(struct mr_pathrx *rx, struct mr_sack_block *out);
-
-/* CE-marked packets since the previous call; resets the count. */
-uint32_t mr_pathrx_take_ce(struct mr_pathrx *rx);
 
 #endif /* MR_PATHRX_H */

@@ -60,7 +60,7 @@ int mr_pathsel_init(struct mr_pathsel *ps, const struct mr_pathsel_ops *ops,
 
 	if (!ps || !ops || !ops->pick || !ops->on_rto ||
 	    ops->state_size > MR_PATHSEL_STATE_MAX || !rand || !rand->next ||
-	    num_paths < 1 || num_paths > MR_ACK_MAX_PATHS || num_planes < 1 ||
+	    num_paths < 1 || num_paths > MR_MAX_PATHS || num_planes < 1 ||
 	    num_planes > num_paths)
 		return -MR_EINVAL;
 	memset(ps, 0, sizeof(*ps));

@@ -65,10 +65,10 @@ struct mr_pathsel_path {
 
 struct mr_pathsel {
 	const struct mr_pathsel_ops *ops;
-	uint16_t num_paths; /* spray: 1..MR_ACK_MAX_PATHS; single: 1 used */
+	uint16_t num_paths; /* spray: 1..MR_MAX_PATHS; single: 1 used */
 	uint8_t num_planes;
 	struct mr_rand rand;
-	struct mr_pathsel_path path[MR_ACK_MAX_PATHS];
+	struct mr_pathsel_path path[MR_MAX_PATHS];
 	uint64_t picks, no_path; /* counters */
 	/* The algorithm's own state (ops->state_size bytes). */
 	_Alignas(8) unsigned char state[MR_PATHSEL_STATE_MAX];
@@ -82,7 +82,7 @@ const struct mr_pathsel_ops *mr_pathsel_find(const char *name);
 /* The i-th registered algorithm (0..), NULL past the last: listings. */
 const struct mr_pathsel_ops *mr_pathsel_algo(unsigned i);
 
-/* Initialise: num_paths (1..MR_ACK_MAX_PATHS), num_planes (1..num_paths;
+/* Initialise: num_paths (1..MR_MAX_PATHS), num_planes (1..num_paths;
  * path i uses plane i % num_planes), distinct initial entropies drawn from
  * rand (rand.next must be set). Returns 0 or -MR_EINVAL (also for an ops
  * table without pick/on_rto or with too large a state). */

@@ -345,6 +345,14 @@ static uint64_t late_acks(struct mr_pathtx *tx, const struct mr_sack_block *blk,
 int mr_pathtx_on_sack(struct mr_pathtx *tx, const struct mr_sack_block *blk,
 		      uint64_t now)
 {
+	return mr_pathtx_on_sack_flags(tx, blk, now, 0);
+}
+
+int mr_pathtx_on_sack_flags(struct mr_pathtx *tx,
+			    const struct mr_sack_block *blk, uint64_t now,
+			    unsigned flags)
+{
+	int16_t ce_new = (int16_t)(uint16_t)(blk->ce_cum - tx->peer_ce);
 	uint64_t late_rtt = 0, late_before = tx->late_acked;
 	struct mr_pathtx_rec *sample = NULL;
 	int newly = 0;
@@ -356,8 +364,18 @@ int mr_pathtx_on_sack(struct mr_pathtx *tx, const struct mr_sack_block *blk,
 		tx->bad_sacks++;
 		return -MR_EPROTO;
 	}
+	/* MR-ACK-11: the block's CE count is cumulative; an older block
+	 * (an ACK overtaken by a later one) adds nothing. */
+	if (ce_new > 0) {
+		tx->peer_ce = blk->ce_cum;
+		tx->ce_pkts += (uint64_t)ce_new;
+		tx->ce_new += (uint32_t)ce_new;
+	}
 	if (tx->any_late)
 		late_rtt = late_acks(tx, blk, now);
+	/* A late ACK's RTT (MR-TMR-8) is kept whatever path the ACK came
+	 * on: it is the delay the RTO must cover (a stalled receiver), not a
+	 * measure of this path's route. */
 	end = block_end(tx, blk);
 	for (p = tx->una; mr_seq_lt(p, end); p++) {
 		struct mr_pathtx_rec *r = rec_of(tx, p);
@@ -380,7 +398,8 @@ int mr_pathtx_on_sack(struct mr_pathtx *tx, const struct mr_sack_block *blk,
 		/* Karn: only first transmissions give RTT samples; the
 		 * newest one in this block is the freshest (MR-TMR-1). */
 		rtt = 0;
-		if (!r->retx && now >= r->sent_at) {
+		if (!r->retx && now >= r->sent_at &&
+		    !(flags & MR_PATHTX_SACK_NO_RTT)) {
 			rtt = now - r->sent_at;
 			sample = r;
 		}
@@ -412,6 +431,7 @@ int mr_pathtx_on_sack(struct mr_pathtx *tx, const struct mr_sack_block *blk,
 		return 0; /* nothing changed: the loss timer covers ageing */
 	/* Progress: reset the backoff, restart the timer (RFC 6298 5.3,
 	 * MR-TMR-4). */
+	tx->last_ack_at = now;
 	tx->backoff = 0;
 	tx->rto_start = now;
 	detect_losses(tx, now);

@@ -129,7 +129,13 @@ struct mr_pathtx {
 	/* ACKs of transmissions the RTO had declared lost (MR-TMR-8): the
 	 * RTO was spurious, the path is alive. */
 	uint64_t late_acked;
-	uint32_t late_lo; /* oldest ppsn that may be a late candidate */
+	/* ECN (MR-ACK-11): the last cumulative CE count of the peer's block,
+	 * CE marks in total, and since the caller last cleared ce_new. */
+	uint16_t peer_ce;
+	uint32_t ce_new;
+	uint64_t ce_pkts;
+	uint64_t last_ack_at; /* last SACK that acked something new (ns) */
+	uint32_t late_lo;     /* oldest ppsn that may be a late candidate */
 	int any_late;
 	struct mr_pathtx_rec ring[MR_PATHTX_RING];
 };
@@ -163,6 +169,20 @@ int mr_pathtx_send(struct mr_pathtx *tx, uint32_t ssn, uint32_t bytes,
  * Progress (>= 1 newly acked) resets the backoff and restarts the RTO. */
 int mr_pathtx_on_sack(struct mr_pathtx *tx, const struct mr_sack_block *blk,
 		      uint64_t now);
+
+/* Flags of mr_pathtx_on_sack_flags(). */
+enum mr_pathtx_sack_flag {
+	/* The block came in an ACK that travelled on another path: it
+	 * settles packets but gives no RTT sample (MR-MP-7). */
+	MR_PATHTX_SACK_NO_RTT = 1u << 0,
+};
+
+/* mr_pathtx_on_sack() with flags (enum mr_pathtx_sack_flag). It also
+ * takes the block's cumulative CE count (MR-ACK-11): the new marks are
+ * added to ce_pkts and ce_new. */
+int mr_pathtx_on_sack_flags(struct mr_pathtx *tx,
+			    const struct mr_sack_block *blk, uint64_t now,
+			    unsigned flags);
 
 /* Run the timers due at now: time-threshold loss and the RTO (declares
  * every outstanding packet lost, doubles the backoff up to rto_max).

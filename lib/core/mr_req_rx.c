@@ -118,6 +118,7 @@ int mr_req_on_ack(struct mr_qp *qp, const struct mr_pkt *pkt, uint64_t now)
 {
 	const struct mr_aeth *a = &pkt->aeth;
 	struct mr_cc_ack ca;
+	uint32_t ce = 0;
 	int progress = 0;
 	uint8_t i;
 
@@ -142,11 +143,19 @@ int mr_req_on_ack(struct mr_qp *qp, const struct mr_pkt *pkt, uint64_t now)
 		const struct mr_sack_block *b = &a->blocks[i];
 		struct mr_pathtx *tx = &qp->ptx[b->path_id];
 		uint64_t late = tx->late_acked;
+		/* MR-MP-7: RTT samples from the block of the path the ACK
+		 * came on only. */
+		unsigned fl = b->path_id == pkt->pth.path_id
+				      ? 0
+				      : MR_PATHTX_SACK_NO_RTT;
 
 		/* MR-ERR-2: an ACK of a transmission the RTO had given up
 		 * (MR-TMR-8) is progress too: the peer is receiving. */
-		if (mr_pathtx_on_sack(tx, b, now) > 0 || tx->late_acked != late)
+		if (mr_pathtx_on_sack_flags(tx, b, now, fl) > 0 ||
+		    tx->late_acked != late)
 			progress = 1;
+		ce += tx->ce_new;
+		tx->ce_new = 0;
 	}
 	if (mr_seq_lt(qp->snd_una, a->cum_ssn)) {
 		qp->stall_ref = now;
@@ -172,7 +181,7 @@ int mr_req_on_ack(struct mr_qp *qp, const struct mr_pkt *pkt, uint64_t now)
 	memset(&ca, 0, sizeof(ca));
 	ca.acked_bytes = qp->cc_acked_bytes;
 	ca.acked_pkts = qp->cc_acked_pkts;
-	ca.ce_pkts = a->ecn_ce;
+	ca.ce_pkts = ce;
 	ca.rate_hint_mbps = a->rate_hint;
 	/* The connection's RTTs: the best path's smoothed RTT for the
 	 * round, the least RTT seen on any path for the hint cap (MR-CC-5). */
@@ -187,7 +196,7 @@ int mr_req_on_ack(struct mr_qp *qp, const struct mr_pkt *pkt, uint64_t now)
 			ca.min_rtt_ns = qp->ptx[i].min_rtt;
 	}
 	mr_cc_on_ack(&qp->cc, &ca, now);
-	MR_CNT(qp, ecn_ce_echoed, a->ecn_ce);
+	MR_CNT(qp, ecn_ce_echoed, ce);
 	if (a->syndrome != MR_NAK_NONE)
 		on_nak(qp, a, now);
 	mr_req_complete(qp);

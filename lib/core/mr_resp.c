@@ -48,6 +48,7 @@ void mr_resp_reset(struct mr_qp *qp)
 	qp->rx_err = 0;
 	qp->rx_started = 0;
 	qp->last_rx_path = 0;
+	qp->ack_path_next = 0;
 	set_wimm_blocked(qp, 0);
 	mr_ratehint_conn_init(&qp->rh);
 }
@@ -554,6 +555,62 @@ int mr_resp_ack_wanted(const struct mr_qp *qp, uint64_t now)
 	return qp->ack_now || qp->ack_due <= now;
 }
 
+/* Blocks an ACK of this QP may carry: no larger than the connection's
+ * full data packet, so an ACK fits wherever data does (MR-ACK-9). */
+static uint32_t ack_block_limit(const struct mr_qp *qp)
+{
+	uint32_t n = (qp->mtu + MR_MAX_HDR_LEN - MR_BTH_LEN - MR_PTH_LEN -
+		      MR_AETH_LEN) /
+		     MR_SACK_BLOCK_LEN;
+
+	return n > MR_ACK_MAX_BLOCKS ? MR_ACK_MAX_BLOCKS : n ? n : 1;
+}
+
+/*
+ * MR-MP-7, MR-SACK-7: the ACK reports on, and travels on, one path: the
+ * next path in rotation that received packets since the last ACK (the
+ * last path a packet arrived on if none did). Its block is blocks[0]; the
+ * sender takes RTT samples from that block only, so each path's RTT is
+ * its own forward route and its own reverse route. The other paths
+ * follow, those with news first, as many as fit: every block is
+ * cumulative, so a path left out is reported by the next ACK.
+ */
+static void ack_blocks(struct mr_qp *qp, struct mr_pkt *pkt)
+{
+	struct mr_aeth *a = &pkt->aeth;
+	uint32_t lim = ack_block_limit(qp), n = qp->npaths, k, pass;
+	uint64_t put = 0; /* paths already in the ACK (MR_MAX_PATHS <= 64) */
+	uint16_t first = qp->last_rx_path;
+
+	for (k = 0; k < n; k++) {
+		uint16_t p = (uint16_t)((qp->ack_path_next + k) % n);
+
+		if (qp->prx[p].unacked) {
+			first = p;
+			break;
+		}
+	}
+	qp->ack_path_next = (uint16_t)((first + 1) % n);
+	pkt->pth.path_id = first;
+	a->nblocks = 0;
+	if (qp->prx[first].pkts) {
+		mr_pathrx_sack(&qp->prx[first], &a->blocks[a->nblocks++]);
+		put |= 1ull << first;
+	}
+	/* Pass 0: paths with news; pass 1: the rest that ever received. */
+	for (pass = 0; pass < 2; pass++)
+		for (k = 0; k < n && a->nblocks < lim; k++) {
+			uint16_t p = (uint16_t)((first + 1 + k) % n);
+			struct mr_pathrx *rx = &qp->prx[p];
+
+			if (put >> p & 1 || !rx->pkts ||
+			    (!pass && !rx->unacked))
+				continue;
+			mr_pathrx_sack(rx, &a->blocks[a->nblocks++]);
+			put |= 1ull << p;
+		}
+}
+
 size_t mr_resp_ack(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 		   struct mr_tx_meta *meta)
 {
@@ -569,8 +626,8 @@ size_t mr_resp_ack(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 	pkt.bth.flags = mr_qp_is_gbn(qp) ? MR_BTH_F_GBN : 0;
 	pkt.bth.dqpn = qp->attr.dest_qpn;
 	pkt.bth.sqpn = qp->cfg.qpn;
-	/* MR-ACK-2: ssn and msn of an ACK are 0. */
-	pkt.pth.path_id = qp->last_rx_path;
+	/* MR-ACK-2: ssn and msn of an ACK are 0; pth.path_id is set with
+	 * the blocks (MR-MP-7). */
 	/* MR-RSP-9: a failed request is NAKed in every ACK until the
 	 * requester gives up; RNR and SEQ_ERR once per occurrence. */
 	if (qp->rx_err) {
@@ -587,12 +644,11 @@ size_t mr_resp_ack(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 	a->cum_ssn = mr_ssnwin_cum(&qp->win);
 	a->cum_msn = qp->rcv_msn;
 	a->rate_hint = mr_ratehint_get(&qp->ep->rh, now);
-	for (i = 0; i < qp->npaths; i++) {
-		ce += mr_pathrx_take_ce(&qp->prx[i]);
-		if (qp->prx[i].pkts)
-			mr_pathrx_sack(&qp->prx[i], &a->blocks[a->nblocks++]);
-	}
-	a->ecn_ce = (uint16_t)(ce > 0xffff ? 0xffff : ce);
+	ack_blocks(qp, &pkt);
+	for (i = 0; i < qp->npaths; i++)
+		ce += (uint32_t)qp->prx[i].ce_total;
+	/* MR-ACK-8: cumulative, modulo 2^16. */
+	a->ecn_ce = (uint16_t)ce;
 	len = mr_wire_encode(&pkt, buf, cap);
 	if (!len)
 		return 0;

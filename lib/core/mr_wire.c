@@ -27,7 +27,7 @@ _Static_assert(MR_SACK_BYTES == 32, "256-bit SACK bitmap");
 _Static_assert(MR_ICRC_LEN == 4, "ICRC is 4 bytes");
 _Static_assert(MR_MAX_HDR_LEN == 72, "largest data header stack");
 /* nblocks is one byte on the wire. */
-_Static_assert(MR_ACK_MAX_PATHS <= 255, "nblocks fits its byte");
+_Static_assert(MR_ACK_MAX_BLOCKS <= 255, "nblocks fits its byte");
 
 /* Offsets inside the headers (MR-HDR-*, MR-EXT-*, MR-ACK-*). */
 enum {
@@ -71,7 +71,7 @@ enum {
 	AETH_RSVD2 = 22,
 
 	SACK_PATH_ID = 0,
-	SACK_RSVD = 2,
+	SACK_CE_CUM = 2,
 	SACK_CUM_PPSN = 4,
 	SACK_BITMAP = 8,
 };
@@ -175,7 +175,7 @@ size_t mr_wire_hdr_len(const struct mr_pkt *pkt)
 		return 0;
 	n = MR_BASE_LEN + (size_t)ext_bytes(x);
 	if (x & X_AETH) {
-		if (pkt->aeth.nblocks > MR_ACK_MAX_PATHS)
+		if (pkt->aeth.nblocks > MR_ACK_MAX_BLOCKS)
 			return 0;
 		n += (size_t)pkt->aeth.nblocks * MR_SACK_BLOCK_LEN;
 	}
@@ -251,7 +251,7 @@ size_t mr_wire_encode_hdr(const struct mr_pkt *pkt, uint8_t *buf, size_t cap)
 			const struct mr_sack_block *b = &a->blocks[i];
 
 			mr_put16(p + SACK_PATH_ID, b->path_id);
-			mr_put16(p + SACK_RSVD, 0);
+			mr_put16(p + SACK_CE_CUM, b->ce_cum);
 			mr_put32(p + SACK_CUM_PPSN, b->cum_ppsn);
 			memcpy(p + SACK_BITMAP, b->bitmap, MR_SACK_BYTES);
 			p += MR_SACK_BLOCK_LEN;
@@ -341,7 +341,8 @@ static int check_lengths(const struct mr_pkt *pkt, int x)
 
 static int parse_aeth(const uint8_t *p, struct mr_aeth *a)
 {
-	unsigned i, j;
+	uint64_t seen = 0;
+	unsigned i;
 
 	a->syndrome = mr_get8(p + AETH_SYNDROME);
 	a->rnr_timer = mr_get8(p + AETH_RNR_TIMER);
@@ -369,15 +370,14 @@ static int parse_aeth(const uint8_t *p, struct mr_aeth *a)
 	for (i = 0; i < a->nblocks; i++, p += MR_SACK_BLOCK_LEN) {
 		struct mr_sack_block *blk = &a->blocks[i];
 
-		if (mr_get16(p + SACK_RSVD)) /* MR-ACK-9 */
-			return MR_PARSE_FIELD;
 		blk->path_id = mr_get16(p + SACK_PATH_ID);
+		blk->ce_cum = mr_get16(p + SACK_CE_CUM);
 		blk->cum_ppsn = mr_get32(p + SACK_CUM_PPSN);
 		memcpy(blk->bitmap, p + SACK_BITMAP, MR_SACK_BYTES);
-		/* MR-ACK-9: one block per path */
-		for (j = 0; j < i; j++)
-			if (a->blocks[j].path_id == blk->path_id)
-				return MR_PARSE_FIELD;
+		/* MR-ACK-9: path ids below MR_MAX_PATHS, one block per path */
+		if (blk->path_id >= MR_MAX_PATHS || seen >> blk->path_id & 1)
+			return MR_PARSE_FIELD;
+		seen |= 1ull << blk->path_id;
 	}
 	return MR_PARSE_OK;
 }
@@ -475,7 +475,7 @@ int mr_wire_parse(const uint8_t *buf, size_t len, struct mr_pkt *out)
 		/* MR-ACK-1, MR-ACK-9: nblocks bounded, then the exact length
 		 * (an ACK carries no payload). */
 		v = mr_get8(p + AETH_NBLOCKS);
-		if (v > MR_ACK_MAX_PATHS)
+		if (v > MR_ACK_MAX_BLOCKS)
 			return MR_PARSE_FIELD;
 		hlen += (size_t)v * MR_SACK_BLOCK_LEN;
 		if ((size_t)(end - buf) < hlen)
@@ -624,7 +624,7 @@ size_t mr_wire_format(const struct mr_pkt *pkt, char *buf, size_t cap)
 			" ce=%u blocks=%u",
 			a->cum_ssn, a->cum_msn, a->rate_hint,
 			(unsigned)a->ecn_ce, (unsigned)a->nblocks);
-		for (i = 0; i < a->nblocks && i < MR_ACK_MAX_PATHS; i++)
+		for (i = 0; i < a->nblocks && i < MR_ACK_MAX_BLOCKS; i++)
 			fmt_add(buf, cap, &len, " %u:%" PRIu32 "+%u",
 				(unsigned)a->blocks[i].path_id,
 				a->blocks[i].cum_ppsn,

@@ -41,10 +41,13 @@
 /* 256-bit per-path selective-ACK bitmap. */
 #define MR_SACK_BITS 256
 #define MR_SACK_BYTES (MR_SACK_BITS / 8)
-/* ACK packets carry at most this many path blocks. */
-#define MR_ACK_MAX_PATHS 16
-/* Paths one connection may use (path_id < MR_MAX_PATHS). */
-#define MR_MAX_PATHS MR_ACK_MAX_PATHS
+/* Paths one connection may use (path_id < MR_MAX_PATHS, MR-PATH-1). */
+#define MR_MAX_PATHS 64
+/* An ACK carries at most this many path blocks (MR-ACK-9): 32 x 40 bytes
+ * + 68 of headers and ICRC is 1348 bytes, an IP packet of 1376 bytes: it
+ * fits a 1500-byte MTU. A connection with more paths reports them over
+ * successive ACKs; every block is cumulative, so none is lost by waiting. */
+#define MR_ACK_MAX_BLOCKS 32
 
 /* Largest header stack of any data packet (BTH+PTH+RETH+IMMDT or ATOMETH). */
 #define MR_MAX_HDR_LEN (MR_BTH_LEN + MR_PTH_LEN + MR_ATOMETH_LEN + MR_IMMDT_LEN)
@@ -165,7 +168,8 @@ struct mr_deth {
 
 /* One per-path SACK block: 40 bytes.
  *   0  u16 path_id
- *   2  u16 reserved
+ *   2  u16 ce_cum     CE-marked packets received on this path since the
+ *                     QP entered RTR, modulo 2^16 (cumulative, MR-ACK-11)
  *   4  u32 cum_ppsn   first per-path sequence NOT yet received; every
  *                     ppsn before it on this path has arrived
  *   8  u8[32] bitmap  bit i (byte i/8, bit i%8, LSB first) set = ppsn
@@ -173,6 +177,7 @@ struct mr_deth {
  */
 struct mr_sack_block {
 	uint16_t path_id;
+	uint16_t ce_cum;
 	uint32_t cum_ppsn;
 	uint8_t bitmap[MR_SACK_BYTES];
 };
@@ -180,13 +185,16 @@ struct mr_sack_block {
 /* AETH: 24 bytes.
  *   0  u8  syndrome   enum mr_nak_code (0 = plain ACK)
  *   1  u8  rnr_timer  with MR_NAK_RNR: the IB encoded min RNR timer
- *   2  u8  nblocks    SACK blocks that follow (<= MR_ACK_MAX_PATHS)
+ *   2  u8  nblocks    SACK blocks that follow (1..MR_ACK_MAX_BLOCKS;
+ *                     blocks[0] is the path the ACK travels on)
  *   3  u8  reserved
  *   4  u32 nak_msn    the message a NAK refers to
  *   8  u32 cum_ssn    every ssn before it has been received
  *  12  u32 cum_msn    every message before it is complete at the receiver
  *  16  u32 rate_hint  receiver's rate hint, Mb/s (0 = no hint)
- *  20  u16 ecn_ce     CE-marked packets seen since the previous ACK
+ *  20  u16 ecn_ce     CE-marked packets received for this QP since it
+ *                     entered RTR, modulo 2^16 (cumulative: a lost ACK
+ *                     loses no mark, MR-ACK-8)
  *  22  u16 reserved
  */
 struct mr_aeth {
@@ -198,7 +206,7 @@ struct mr_aeth {
 	uint32_t cum_msn;
 	uint32_t rate_hint;
 	uint16_t ecn_ce;
-	struct mr_sack_block blocks[MR_ACK_MAX_PATHS];
+	struct mr_sack_block blocks[MR_ACK_MAX_BLOCKS];
 };
 
 /*
@@ -271,14 +279,14 @@ int mr_wire_parse(const uint8_t *buf, size_t len, struct mr_pkt *out);
  * The version written is always MR_WIRE_VERSION (bth.version is ignored);
  * reserved bytes are written 0; other fields are written as given.
  * Returns the header length, or 0 if cap is too small or the opcode is
- * unknown or aeth.nblocks > MR_ACK_MAX_PATHS. The payload is not
+ * unknown or aeth.nblocks > MR_ACK_MAX_BLOCKS. The payload is not
  * copied: the caller appends pkt->payload_len bytes, then calls
  * mr_wire_seal(). */
 size_t mr_wire_encode_hdr(const struct mr_pkt *pkt, uint8_t *buf, size_t cap);
 
 /* Header length mr_wire_encode_hdr() would write for pkt (BTH, PTH, the
  * extension headers, SACK blocks), or 0 for an unknown opcode or
- * aeth.nblocks > MR_ACK_MAX_PATHS. */
+ * aeth.nblocks > MR_ACK_MAX_BLOCKS. */
 size_t mr_wire_hdr_len(const struct mr_pkt *pkt);
 
 /* Append the ICRC over buf[0, len) at buf + len (big-endian, MR-ICRC-2);

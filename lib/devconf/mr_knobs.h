@@ -40,9 +40,9 @@ enum mr_knob_type {
 	2u /* process-wide: the first device opened in a \
 	    * process sets it (DPDK's EAL, logging) */
 
-/* The most paths a connection has: the ACK's path blocks (MR_ACK_MAX_PATHS,
+/* The most paths a connection has (lib/core MR_MAX_PATHS,
  * checked where the core is at hand, providers/metaroce/engine.c). */
-#define MR_KNOBS_PATHS_MAX 16
+#define MR_KNOBS_PATHS_MAX 64
 
 /*
  * X(ID, name, type, default, min, max, flags, layer, choices, help)

@@ -308,7 +308,7 @@ struct mrdp_counters {
 	int has_engine; /* ops.counters given: engine, npaths, path valid */
 	struct mr_counters engine;
 	unsigned npaths;
-	struct mr_path_counters path[MR_ACK_MAX_PATHS];
+	struct mr_path_counters path[MR_MAX_PATHS];
 	struct mrdp_plane_counters plane[MR_DEVCONF_MAX_PORTS];
 	uint64_t loopback_pkts; /* packets to our own address */
 	uint64_t neigh_entries; /* current neighbour table size */

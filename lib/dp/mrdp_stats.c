@@ -67,7 +67,7 @@ void mrdp_snapshot(struct mrdp_dev *d, struct mrdp_counters *out)
 		out->engine = *d->ops.counters(d->ops.user);
 		if (d->ops.path_counters)
 			out->npaths = d->ops.path_counters(
-				d->ops.user, out->path, MR_ACK_MAX_PATHS);
+				d->ops.user, out->path, MR_MAX_PATHS);
 	}
 }
 
@@ -105,7 +105,7 @@ static void engine_json(struct jbuf *b, const struct mrdp_counters *c)
 		jp(b, "%s\"%s\":%llu", i ? "," : "", names[i],
 		   (unsigned long long)v[i]);
 	jp(b, "},\"paths\":[");
-	for (i = 0; i < c->npaths && i < MR_ACK_MAX_PATHS; i++) {
+	for (i = 0; i < c->npaths && i < MR_MAX_PATHS; i++) {
 		const struct mr_path_counters *p = &c->path[i];
 
 		/* Path i uses plane i % planes (mr_pathsel.h). */

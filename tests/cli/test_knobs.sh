@@ -43,8 +43,8 @@ IB=$METAROCE_RUNDIR/net-$(inA stat -L -c %i /proc/self/ns/net)/sysfs/class/infin
 rec=$(inA cat "$IB/$DEV_A/metaroce.conf")
 check "record: opt.paths" '^opt\.paths=6$' "$rec"
 check "record: opt.dp_udp_csum" '^opt\.dp_udp_csum=yes$' "$rec"
-expect_err "link add: --opt out of range" '^metaroce-ctl: --opt paths=17: paths must be 1\.\.16 ' \
-	inA "$CTL" link add mrx --port net_af_packet1,iface=lo --ip 10.86.0.1/24 --opt paths=17
+expect_err "link add: --opt out of range" '^metaroce-ctl: --opt paths=65: paths must be 1\.\.64 ' \
+	inA "$CTL" link add mrx --port net_af_packet1,iface=lo --ip 10.86.0.1/24 --opt paths=65
 expect_err "link add: --opt unknown knob" "^metaroce-ctl: --opt 'pathz=2': no knob named pathz" \
 	inA "$CTL" link add mrx --port net_af_packet1,iface=lo --ip 10.86.0.1/24 --opt pathz=2
 expect_err "link add: --opt bad boolean" '^metaroce-ctl: --opt debug=2: debug must be 0 or 1' \

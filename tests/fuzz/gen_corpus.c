@@ -22,7 +22,7 @@
 
 static uint8_t payload[MR_WIRE_MAX_PAYLOAD];
 static uint8_t pktbuf[MR_BTH_LEN + MR_PTH_LEN + MR_AETH_LEN +
-		      MR_ACK_MAX_PATHS * MR_SACK_BLOCK_LEN +
+		      MR_ACK_MAX_BLOCKS * MR_SACK_BLOCK_LEN +
 		      MR_WIRE_MAX_PAYLOAD + MR_ICRC_LEN];
 
 static const char *op_name(uint8_t op)
@@ -275,8 +275,8 @@ int main(int argc, char **argv)
 				rc |= write_pkt(pdir, "ack", idx++, &p);
 			}
 			mr_gen_pkt(&r, op, &p, payload, 0);
-			p.aeth.nblocks = MR_ACK_MAX_PATHS;
-			for (s = 0; s < MR_ACK_MAX_PATHS; s++)
+			p.aeth.nblocks = MR_ACK_MAX_BLOCKS;
+			for (s = 0; s < MR_ACK_MAX_BLOCKS; s++)
 				p.aeth.blocks[s].path_id = (uint16_t)s;
 			rc |= write_pkt(pdir, "ack", idx++, &p);
 		}

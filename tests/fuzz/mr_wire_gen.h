@@ -135,18 +135,21 @@ static inline void mr_gen_pkt(struct mr_gen_rng *r, uint8_t opcode,
 		pkt->aeth.rate_hint = (uint32_t)mr_gen_next(r);
 		pkt->aeth.ecn_ce = (uint16_t)mr_gen_next(r);
 		pkt->aeth.nblocks =
-			(uint8_t)(mr_gen_next(r) % (MR_ACK_MAX_PATHS + 1));
+			(uint8_t)(mr_gen_next(r) % (MR_ACK_MAX_BLOCKS + 1));
 		for (i = 0; i < pkt->aeth.nblocks; i++) {
 			struct mr_sack_block *b = &pkt->aeth.blocks[i];
 
 			/* distinct path ids (MR-ACK-9) */
-			b->path_id = (uint16_t)mr_gen_next(r);
+			b->path_id = (uint16_t)(mr_gen_next(r) % MR_MAX_PATHS);
 			for (j = 0; j < i; j++) {
 				if (pkt->aeth.blocks[j].path_id == b->path_id) {
-					b->path_id++;
+					b->path_id =
+						(uint16_t)((b->path_id + 1) %
+							   MR_MAX_PATHS);
 					j = (uint32_t)-1; /* recheck all */
 				}
 			}
+			b->ce_cum = (uint16_t)mr_gen_next(r);
 			b->cum_ppsn = (uint32_t)mr_gen_next(r);
 			for (j = 0; j < MR_SACK_BYTES; j++)
 				b->bitmap[j] = (uint8_t)mr_gen_next(r);

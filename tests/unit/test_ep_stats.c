@@ -31,8 +31,8 @@ static void test_paths_over_lossy_link(void)
 {
 	static struct world w;
 	static uint8_t a[1 << 17], b[1 << 17];
-	struct mr_path_counters pa[MR_ACK_MAX_PATHS], pb[MR_ACK_MAX_PATHS];
-	struct mr_path_counters after[MR_ACK_MAX_PATHS], two[2];
+	struct mr_path_counters pa[MR_MAX_PATHS], pb[MR_MAX_PATHS];
+	struct mr_path_counters after[MR_MAX_PATHS], two[2];
 	uint64_t tx = 0, retx = 0, rx = 0;
 	struct pair p;
 	unsigned i;
@@ -40,7 +40,7 @@ static void test_paths_over_lossy_link(void)
 	MR_CHECK_EQ(world_init(&w, &base_cfg), 0);
 	/* No QP yet: every path zero. */
 	memset(pa, 0xa5, sizeof(pa));
-	MR_CHECK_EQ(mr_ep_path_counters(w.n[0].ep, pa, MR_ACK_MAX_PATHS), 4);
+	MR_CHECK_EQ(mr_ep_path_counters(w.n[0].ep, pa, MR_MAX_PATHS), 4);
 	for (i = 0; i < 4; i++)
 		MR_CHECK_EQ(pa[i].tx_pkts + pa[i].rx_pkts + pa[i].repaths, 0);
 	MR_CHECK_EQ(pa[4].tx_pkts, 0xa5a5a5a5a5a5a5a5ull); /* not touched */
@@ -65,8 +65,8 @@ static void test_paths_over_lossy_link(void)
 	MR_CHECK(run_until(&w, cqe_done, w.now + 20000000000ull));
 	MR_CHECK_MEM(b, a, sizeof(a));
 
-	MR_CHECK_EQ(mr_ep_path_counters(w.n[0].ep, pa, MR_ACK_MAX_PATHS), 4);
-	MR_CHECK_EQ(mr_ep_path_counters(w.n[1].ep, pb, MR_ACK_MAX_PATHS), 4);
+	MR_CHECK_EQ(mr_ep_path_counters(w.n[0].ep, pa, MR_MAX_PATHS), 4);
+	MR_CHECK_EQ(mr_ep_path_counters(w.n[1].ep, pb, MR_MAX_PATHS), 4);
 	for (i = 0; i < 4; i++) {
 		check_path(&pa[i], p.a, i);
 		check_path(&pb[i], p.b, i);
@@ -91,9 +91,9 @@ static void test_paths_over_lossy_link(void)
 
 	/* Destroyed QPs keep their share. */
 	destroy_pair(&p);
-	MR_CHECK_EQ(mr_ep_path_counters(w.n[0].ep, after, MR_ACK_MAX_PATHS), 4);
+	MR_CHECK_EQ(mr_ep_path_counters(w.n[0].ep, after, MR_MAX_PATHS), 4);
 	MR_CHECK_MEM(after, pa, 4 * sizeof(*after));
-	MR_CHECK_EQ(mr_ep_path_counters(w.n[1].ep, after, MR_ACK_MAX_PATHS), 4);
+	MR_CHECK_EQ(mr_ep_path_counters(w.n[1].ep, after, MR_MAX_PATHS), 4);
 	MR_CHECK_MEM(after, pb, 4 * sizeof(*after));
 
 	/* A new pair adds to them. */
@@ -105,7 +105,7 @@ static void test_paths_over_lossy_link(void)
 	w.n[0].ncqe = 0;
 	want_a = 1;
 	MR_CHECK(run_until(&w, cqe_done, w.now + 1000000000ull));
-	MR_CHECK_EQ(mr_ep_path_counters(w.n[0].ep, after, MR_ACK_MAX_PATHS), 4);
+	MR_CHECK_EQ(mr_ep_path_counters(w.n[0].ep, after, MR_MAX_PATHS), 4);
 	tx = 0;
 	for (i = 0; i < 4; i++) {
 		MR_CHECK(after[i].tx_pkts >= pa[i].tx_pkts);
@@ -121,7 +121,7 @@ static void test_gbn_one_path(void)
 	static struct world w;
 	static uint8_t a[8192], b[8192];
 	struct mr_ep_config cfg = base_cfg;
-	struct mr_path_counters pc[MR_ACK_MAX_PATHS];
+	struct mr_path_counters pc[MR_MAX_PATHS];
 	struct pair p;
 
 	cfg.num_paths = 1;
@@ -137,10 +137,10 @@ static void test_gbn_one_path(void)
 	want_b = 0;
 	MR_CHECK(run_until(&w, cqe_done, w.now + 1000000000ull));
 	MR_CHECK_MEM(b, a, sizeof(a));
-	MR_CHECK_EQ(mr_ep_path_counters(w.n[0].ep, pc, MR_ACK_MAX_PATHS), 1);
+	MR_CHECK_EQ(mr_ep_path_counters(w.n[0].ep, pc, MR_MAX_PATHS), 1);
 	MR_CHECK_EQ(pc[0].tx_pkts, 8);
 	MR_CHECK_EQ(pc[0].retx_pkts, 0);
-	MR_CHECK_EQ(mr_ep_path_counters(w.n[1].ep, pc, MR_ACK_MAX_PATHS), 1);
+	MR_CHECK_EQ(mr_ep_path_counters(w.n[1].ep, pc, MR_MAX_PATHS), 1);
 	MR_CHECK_EQ(pc[0].rx_pkts, 8);
 	destroy_pair(&p);
 	world_fini(&w);

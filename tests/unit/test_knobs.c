@@ -108,9 +108,9 @@ static void test_errors(void)
 
 	clear_env();
 	MR_CHECK_EQ(
-		mr_knob_set_parse(&set, "paths=17", "--opt", err, sizeof(err)),
+		mr_knob_set_parse(&set, "paths=65", "--opt", err, sizeof(err)),
 		-1);
-	MR_CHECK(!strcmp(err, "--opt paths=17: paths must be 1..16"));
+	MR_CHECK(!strcmp(err, "--opt paths=65: paths must be 1..64"));
 	MR_CHECK_EQ(
 		mr_knob_set_parse(&set, "pathz=1", "--opt", err, sizeof(err)),
 		-1);

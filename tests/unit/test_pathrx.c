@@ -188,7 +188,8 @@ static void test_wrap(void)
 	MR_CHECK(mr_pathrx_test(&rx, 0x10));
 }
 
-/* MR-SACK-3: CE counted per packet, duplicates included. */
+/* MR-SACK-3, MR-ACK-11: CE counted per packet, duplicates included, and
+ * reported cumulatively in the block (a lost ACK loses no mark). */
 static void test_ce(void)
 {
 	struct mr_pathrx rx;
@@ -200,15 +201,20 @@ static void test_ce(void)
 	MR_CHECK_EQ(mr_pathrx_record(&rx, 3, 1, 3), MR_PATHRX_NEW);
 	/* A duplicate's mark still tells of the network. */
 	MR_CHECK_EQ(mr_pathrx_record(&rx, 3, 1, 4), MR_PATHRX_DUP);
-	MR_CHECK_EQ(mr_pathrx_take_ce(&rx), 3);
-	MR_CHECK_EQ(mr_pathrx_take_ce(&rx), 0);
+	mr_pathrx_sack(&rx, &b);
+	MR_CHECK_EQ(b.ce_cum, 3);
+	/* That ACK is lost; the next still counts its marks. */
 	MR_CHECK_EQ(mr_pathrx_record(&rx, 2, 1, 5), MR_PATHRX_NEW);
-	MR_CHECK_EQ(mr_pathrx_take_ce(&rx), 1);
 	MR_CHECK_EQ(rx.ce_total, 4);
-	MR_CHECK_EQ(rx.unacked, 4);
+	MR_CHECK_EQ(rx.unacked, 1);
 	mr_pathrx_sack(&rx, &b);
 	MR_CHECK_EQ(b.cum_ppsn, 4);
+	MR_CHECK_EQ(b.ce_cum, 4);
 	MR_CHECK_EQ(rx.unacked, 0);
+	/* Modulo 2^16. */
+	rx.ce_total = 0x1fffe;
+	mr_pathrx_sack(&rx, &b);
+	MR_CHECK_EQ(b.ce_cum, 0xfffe);
 }
 
 /*

@@ -60,7 +60,7 @@ static void test_init(void)
 
 	MR_CHECK_EQ(mr_pathsel_init(&ps, mr_pathsel_find("spray"), 0, 1, &rnd),
 		    -MR_EINVAL);
-	MR_CHECK_EQ(mr_pathsel_init(&ps, mr_pathsel_find("spray"), 17, 1, &rnd),
+	MR_CHECK_EQ(mr_pathsel_init(&ps, mr_pathsel_find("spray"), 65, 1, &rnd),
 		    -MR_EINVAL);
 	MR_CHECK_EQ(mr_pathsel_init(&ps, mr_pathsel_find("spray"), 4, 0, &rnd),
 		    -MR_EINVAL);

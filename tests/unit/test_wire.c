@@ -26,9 +26,9 @@ _Static_assert(MR_SACK_BITS == 256, "SACK bitmap");
 _Static_assert(MR_ICRC_LEN == 4, "ICRC");
 _Static_assert(MR_UDP_PORT_DEFAULT == 4797, "MR-ENC-2");
 
-#define BUF_CAP                                                       \
-	(MR_BTH_LEN + MR_PTH_LEN + MR_AETH_LEN +                      \
-	 MR_ACK_MAX_PATHS * MR_SACK_BLOCK_LEN + MR_WIRE_MAX_PAYLOAD + \
+#define BUF_CAP                                                        \
+	(MR_BTH_LEN + MR_PTH_LEN + MR_AETH_LEN +                       \
+	 MR_ACK_MAX_BLOCKS * MR_SACK_BLOCK_LEN + MR_WIRE_MAX_PAYLOAD + \
 	 MR_ICRC_LEN + 64)
 
 static uint8_t buf[BUF_CAP];
@@ -70,7 +70,8 @@ static int pkt_equal(const struct mr_pkt *a, const struct mr_pkt *b)
 		const struct mr_sack_block *x = &a->aeth.blocks[i];
 		const struct mr_sack_block *y = &b->aeth.blocks[i];
 
-		if (x->path_id != y->path_id || x->cum_ppsn != y->cum_ppsn ||
+		if (x->path_id != y->path_id || x->ce_cum != y->ce_cum ||
+		    x->cum_ppsn != y->cum_ppsn ||
 		    memcmp(x->bitmap, y->bitmap, MR_SACK_BYTES))
 			return 0;
 	}
@@ -133,14 +134,14 @@ static const uint8_t golden_ack[] = {
 	0x00, 0x00, 0x00, 0x08, /* cum_msn 8 */
 	0x00, 0x01, 0x86, 0xa0, /* rate_hint 100000 Mb/s */
 	0x00, 0x03, 0x00, 0x00, /* ecn_ce 3, reserved */
-	/* SACK block: path 2, reserved, cum_ppsn 0x101 */
-	0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01, 0x01,
+	/* SACK block: path 2, ce_cum 0x203 (MR-ACK-11), cum_ppsn 0x101 */
+	0x00, 0x02, 0x02, 0x03, 0x00, 0x00, 0x01, 0x01,
 	/* bitmap: bits 0 and 2 = ppsn 0x102 and 0x104 arrived */
 	0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-	0xe4, 0x4d, 0x3c, 0x35, /* ICRC */
+	0x67, 0x11, 0x98, 0x62, /* ICRC */
 };
 /* clang-format on */
 
@@ -220,6 +221,7 @@ static void test_golden_ack(void)
 	p.aeth.rate_hint = 100000;
 	p.aeth.ecn_ce = 3;
 	p.aeth.blocks[0].path_id = 2;
+	p.aeth.blocks[0].ce_cum = 0x0203;
 	p.aeth.blocks[0].cum_ppsn = 0x101;
 	p.aeth.blocks[0].bitmap[0] = 0x05;
 
@@ -507,9 +509,14 @@ static void test_reserved_fields(void)
 	MR_CHECK_EQ(parse_pkt(&p), MR_PARSE_OK);
 	MR_CHECK_EQ(parse_poked(&p, 40 + 3, 1, 1), MR_PARSE_FIELD);
 	MR_CHECK_EQ(parse_poked(&p, 40 + 22, 2, 0x8000), MR_PARSE_FIELD);
-	for (b = 0; b < 3; b++)
-		MR_CHECK_EQ(parse_poked(&p, 64 + 40 * b + 2, 2, 1),
+	/* MR-ACK-11: block bytes 2..3 are the CE count, any value; a path
+	 * id of MR_MAX_PATHS or more is refused (MR-ACK-9). */
+	for (b = 0; b < 3; b++) {
+		MR_CHECK_EQ(parse_poked(&p, 64 + 40 * b + 2, 2, 0xffff),
+			    MR_PARSE_OK);
+		MR_CHECK_EQ(parse_poked(&p, 64 + 40 * b, 2, MR_MAX_PATHS),
 			    MR_PARSE_FIELD);
+	}
 }
 
 /* MR-PARSE-2, MR-PARSE-3: every version and opcode value. */
@@ -609,8 +616,8 @@ static void test_length_rules(void)
 	MR_CHECK_EQ(parse_pkt(&p), MR_PARSE_OK);
 	{
 		static const uint8_t no_rsn[] = {
-			MR_OP_WRITE,	 MR_OP_WRITE_IMM, MR_OP_READ_REQ,
-			MR_OP_ATOMIC_CS, MR_OP_ATOMIC_FA, MR_OP_ACK,
+			MR_OP_WRITE,	 MR_OP_WRITE_IMM,   MR_OP_READ_REQ,
+			MR_OP_ATOMIC_CS, MR_OP_ATOMIC_FA,   MR_OP_ACK,
 			MR_OP_UD_SEND,	 MR_OP_UD_SEND_IMM,
 		};
 		unsigned i;
@@ -698,19 +705,19 @@ static void test_ack_rules(void)
 	p.aeth.syndrome = MR_NAK_NONE;
 	p.aeth.rnr_timer = 0;
 	p.aeth.nak_msn = 0;
-	p.aeth.nblocks = MR_ACK_MAX_PATHS;
-	for (s = 0; s < MR_ACK_MAX_PATHS; s++)
-		p.aeth.blocks[s].path_id = (uint16_t)(s * 3);
+	p.aeth.nblocks = MR_ACK_MAX_BLOCKS;
+	for (s = 0; s < MR_ACK_MAX_BLOCKS; s++)
+		p.aeth.blocks[s].path_id = (uint16_t)(s * 2);
 	MR_CHECK_EQ(parse_pkt(&p), MR_PARSE_OK);
 	/* MR-ACK-9: nblocks above the maximum; the encoder refuses */
-	p.aeth.nblocks = MR_ACK_MAX_PATHS + 1;
+	p.aeth.nblocks = MR_ACK_MAX_BLOCKS + 1;
 	MR_CHECK_EQ(mr_wire_hdr_len(&p), 0);
 	MR_CHECK_EQ(mr_wire_encode(&p, buf, sizeof(buf)), 0);
-	p.aeth.nblocks = MR_ACK_MAX_PATHS;
-	for (s = MR_ACK_MAX_PATHS + 1; s < 256; s += 17)
+	p.aeth.nblocks = MR_ACK_MAX_BLOCKS;
+	for (s = MR_ACK_MAX_BLOCKS + 1; s < 256; s += 17)
 		MR_CHECK_EQ(parse_poked(&p, 42, 1, s), MR_PARSE_FIELD);
 	/* nblocks says fewer blocks than present: trailing bytes */
-	MR_CHECK_EQ(parse_poked(&p, 42, 1, MR_ACK_MAX_PATHS - 1),
+	MR_CHECK_EQ(parse_poked(&p, 42, 1, MR_ACK_MAX_BLOCKS - 1),
 		    MR_PARSE_FIELD);
 	/* MR-ACK-1: no payload after the blocks */
 	p.aeth.nblocks = 2;
