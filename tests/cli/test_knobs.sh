@@ -69,7 +69,7 @@ check "show -v: paths= restored the default" '^ +paths +4 +default$' "$out"
 check "show -v: engine_stats from the device" '^ +engine_stats +yes +device$' "$out"
 check_not "record: no opt.paths after paths=" '^opt\.paths' "$(inA cat "$IB/$DEV_A/metaroce.conf")"
 expect_err "show -v: a bad variable is the error a program gets" \
-	'^metaroce-ctl: METAROCE_PATHS=0: must be 1\.\.16$' \
+	'^metaroce-ctl: METAROCE_PATHS=0: must be 1\.\.64$' \
 	inA env METAROCE_PATHS=0 "$CTL" link show -v $DEV_A
 
 # 4. The provider: the device's engine_stats=on prints the engine's
@@ -88,5 +88,5 @@ rc=$?
 [ $rc != 0 ] && pass "a bad METAROCE_PATHS refuses the engine (exit $rc)" ||
 	fail "METAROCE_PATHS=99 accepted: $out"
 check "the refusal names the variable and its range" \
-	"^metaroce: $DEV_A: METAROCE_PATHS=99: must be 1\.\.16$" "$out"
+	"^metaroce: $DEV_A: METAROCE_PATHS=99: must be 1\.\.64$" "$out"
 cli_done
