@@ -68,7 +68,7 @@ static const struct key keys[] = {
 	{ "transport", K_STR, O(transport), 0, 0, "metaroce", "metaroce|roce",
 	  "metaroce (the core) or roce (the core's go-back-N, 1 path, "
 	  "DCQCN, IB local ACK timeout)" },
-	{ "paths", K_INT, O(paths), 0, MR_ACK_MAX_PATHS, "0", NULL,
+	{ "paths", K_INT, O(paths), 0, MR_MAX_PATHS, "0", NULL,
 	  "metaroce paths per QP (0: max(4, planes))" },
 	{ "mtu", K_INT, O(mtu), 256, 4096, "4096", NULL, "payload bytes" },
 	{ "ib_timeout", K_INT, O(ib_timeout), 1, 31, "14", NULL,

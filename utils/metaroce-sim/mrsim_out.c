@@ -76,8 +76,8 @@ void mrsim_out_sample(struct mrsim_world *w)
 {
 	double us = w->scn.sample_us, t = w->q.now / 1e6;
 	double gbps = 8.0 / (us * 1e3); /* bytes in the interval -> Gb/s */
-	uint64_t plane[8] = { 0 }, qmax = 0, qsum = 0, cur[MR_ACK_MAX_PATHS];
-	struct mr_path_counters pc[MR_ACK_MAX_PATHS];
+	uint64_t plane[8] = { 0 }, qmax = 0, qsum = 0, cur[MR_MAX_PATHS];
+	struct mr_path_counters pc[MR_MAX_PATHS];
 	int i, k;
 
 	for (i = 0; i < w->nport; i++) {
@@ -100,7 +100,7 @@ void mrsim_out_sample(struct mrsim_world *w)
 	memset(cur, 0, sizeof(cur));
 	for (i = 0; i < w->scn.hosts; i++) {
 		unsigned n = mr_ep_path_counters(w->host[i].ep, pc,
-						 MR_ACK_MAX_PATHS);
+						 MR_MAX_PATHS);
 
 		for (k = 0; k < (int)n && k < w->paths; k++)
 			cur[k] += pc[k].tx_bytes;
