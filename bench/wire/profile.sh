@@ -3,11 +3,12 @@
 # bench/wire/profile.sh: the per-packet cost budget of one perftest pair
 # over one veth link (two namespaces, af_packet ports), as in run.sh.
 # While the test runs, for a window of WINDOW seconds after a warm-up:
-#   - perf record -e cpu-clock -g of both processes (every thread; the
-#     kernel work done in their context included: af_packet transmit, the
-#     veth hop and the peer's af_packet receive run in the sender's
-#     system call);
-#   - perf stat of their system calls by kind and context switches;
+#   - perf record -a -e cpu-clock -g, the samples of both processes'
+#     threads kept (the kernel work done in their context included:
+#     af_packet transmit, the veth hop and the peer's af_packet receive run
+#     in the sender's system call);
+#   - perf stat --per-thread: CPU time, context switches, system calls by
+#     kind;
 #   - the datapath counters (tx_pkts, rx_frames) at the window's start
 #     and end, from the stats files the datapath writes every second.
 # Prints, per side and thread, the CPU time per packet in each stage:
@@ -82,8 +83,8 @@ stats() { # pid -> "tx_pkts rx_frames" of its stats file
 	[ -n "$f" ] || { echo "0 0"; return; }
 	python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); p=j["planes"]; print(sum(x["tx_pkts"] for x in p), sum(x["rx_frames"] for x in p))' "$f"
 }
-# Their threads now (main, progress, EAL interrupt); threads that come and
-# go would make perf refuse the whole list (ESRCH).
+# Their threads (main, progress, EAL interrupt): their samples are picked
+# out of the system-wide profile.
 TIDS=$(ls /proc/"$SRV"/task /proc/"$CLI"/task 2>/dev/null | grep -x "[0-9][0-9]*" | paste -sd,)
 S0=$(stats "$SRV")
 C0=$(stats "$CLI")

@@ -101,6 +101,9 @@ enum mr_knob_type {
 	  "never sleeping (-1: off)")                                          \
 	X(DP_STEER, "dp_steer", MR_KNOB_BOOL, 1, 0, 1, 0, "dp", NULL,          \
 	  "each process's sockets take only its own QPs' frames")              \
+	X(DP_INLINE, "dp_inline", MR_KNOB_BOOL, 1, 0, 1, 0, "dp", NULL,        \
+	  "poll_cq and post_send run rounds inline; no: only the real-time "   \
+	  "progress thread does")                                              \
 	X(DP_UDP_CSUM, "dp_udp_csum", MR_KNOB_BOOL, 0, 0, 1, 0, "dp", NULL,    \
 	  "send UDP checksums (MR-ENC-4: zero by default)")                    \
 	X(DP_ZEROCOPY, "dp_zerocopy", MR_KNOB_BOOL, 1, 0, 1, 0, "dp", NULL,    \

@@ -63,14 +63,16 @@
  * METAROCE_DP_MEM_MB changes it; each device makes a pool of about
  * 2,900 buffers of one frame each.
  *
- * Progress thread: it runs at SCHED_FIFO priority 1 where allowed
- * (METAROCE_DP_RTPRIO; 0 turns it off), so a frame's wakeup preempts at
- * once, and then never spins: after a round without work it sleeps until
- * the engine's next deadline, a kick, or (af_packet, af_xdp ports) a
- * frame arriving on the port's socket. Without real-time priority it
- * polls for 200 us after work (METAROCE_DP_SPIN_US) and sleeps at nice
- * -10. While an application calls mrdp_progress() continuously it stays
- * off the lock.
+ * Progress thread: it sleeps at SCHED_FIFO priority 1 where allowed
+ * (knob dp_rtprio; 0 turns it off), so a frame's wakeup preempts at once,
+ * and never spins: after a round without work it sleeps until the
+ * engine's next deadline, a kick, or (af_packet, af_xdp ports) a frame
+ * arriving on the port's socket. Without real-time priority it polls for
+ * 200 us after work (dp_spin_us) and sleeps at nice -10. While an
+ * application calls mrdp_progress() continuously it stays off the lock,
+ * napping 50 us at a time in SCHED_OTHER; with dp_inline=no application
+ * threads run no rounds at all (mrdp_progress() returns 0) while the
+ * thread is real-time. dp_core=N: a dedicated poller on CPU N instead.
  * The engine's `now` is read with the device lock held and never goes
  * backwards.
  *

@@ -109,8 +109,17 @@ int mrdp_progress(struct mrdp_dev *d)
 	uint64_t now;
 	int n;
 
-	/* A dedicated poller does every round itself. */
-	if (d->busy_core >= 0)
+	/* A dedicated poller does every round itself; so does a real-time
+	 * progress thread with dp_inline=no (woken by every frame and every
+	 * kick, it preempts at once): an application thread that runs
+	 * rounds inline does the transmit system calls at its own (CFS)
+	 * priority, and on a crowded machine posted one message per 0.4 ms
+	 * while the progress thread was idle (FINDINGS 9.4). Not the default:
+	 * a CQ polled by the application while the thread pushes into it
+	 * cost ib_send_lat milliseconds. */
+	if (d->busy_core >= 0 ||
+	    (d->no_inline &&
+	     atomic_load_explicit(&d->rt_class, memory_order_relaxed)))
 		return 0;
 	atomic_store_explicit(&d->last_inline_ns, mrdp_now(),
 			      memory_order_relaxed);
@@ -149,7 +158,7 @@ void mrdp_kick(struct mrdp_dev *d)
 	 * MRDP_INLINE_NAP_NS and takes over if the polling stopped: waking
 	 * it for every post_send (ib_write_bw: 18,000 a second) cost a
 	 * context switch and a fight for the lock each time. */
-	if (atomic_load(&d->napping))
+	if (atomic_load(&d->napping) && !d->no_inline)
 		return;
 	atomic_store(&d->kicked, 1);
 	if (atomic_load(&d->sleeping))
@@ -376,7 +385,7 @@ static void *progress_main(void *arg)
 		 * preempt us while we hold it, and the application would
 		 * then spin on a busy lock for whole time slices (seen: the
 		 * ib_write_bw client at 100% CPU moving 3 MB/s). */
-		if (!atomic_load(&d->kicked) &&
+		if (!(pr.rt && d->no_inline) && !atomic_load(&d->kicked) &&
 		    (int64_t)(now -
 			      atomic_load_explicit(&d->last_inline_ns,
 						   memory_order_relaxed)) <
@@ -412,10 +421,11 @@ static void *progress_main(void *arg)
 		 * receive and timer work inline, so spinning here too would
 		 * only take the CPU from it (two cores, several processes).
 		 * Nap instead, short enough to take over when it stops. */
-		if ((int64_t)(now -
+		if (!(pr.rt && d->no_inline) &&
+		    (int64_t)(now -
 			      atomic_load_explicit(&d->last_inline_ns,
 						   memory_order_relaxed)) <
-		    (int64_t)MRDP_INLINE_RECENT_NS) {
+			    (int64_t)MRDP_INLINE_RECENT_NS) {
 			if (deadline > now) {
 				atomic_store(&d->napping, 1);
 				class_set(d, &pr, 0);
@@ -664,6 +674,7 @@ int mrdp_open(const struct mrdp_config *cfg, struct mrdp_dev **out, char *err,
 	/* MR-ENC-4: zero by default, the ICRC covers the packet; a
 	 * checksum costs a pass over every payload byte on both ends. */
 	d->udp_csum = (int)mr_knob_get(&d->knobs, MR_KNOB_DP_UDP_CSUM);
+	d->no_inline = !mr_knob_get(&d->knobs, MR_KNOB_DP_INLINE);
 	d->max_pkt = MR_TX_BUF_MIN(d->conf.mtu);
 	d->max_frame = MRDP_HDR_LEN + d->max_pkt;
 	pthread_mutex_init(&d->lock, NULL);

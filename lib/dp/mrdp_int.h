@@ -119,6 +119,8 @@ struct mrdp_dev {
 	atomic_int sleeping;
 	atomic_int kicked;
 	atomic_int rt_class; /* the progress thread runs at SCHED_FIFO */
+	int no_inline; /* knob dp_inline=no: application threads run no
+			* rounds while the thread is real-time */
 	/* The progress thread naps because an application thread is
 	 * polling (it wakes within MRDP_INLINE_NAP_NS by itself). */
 	atomic_int napping;

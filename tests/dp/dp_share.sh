@@ -80,7 +80,17 @@ run() {
 fail=0
 drops_plain=0
 for mode in steer plain; do
-	if ! run $mode; then
+	run_ok=0
+	run $mode && run_ok=1
+	# The unsteered control (the old mode) failed once in about ten runs
+	# on the loaded test bed, every pair at once with no packet arriving
+	# (not understood yet; never seen steered): one retry, said aloud.
+	if [ $run_ok = 0 ] && [ $mode = plain ]; then
+		echo "dp_share: plain: a process failed; the control again:"
+		grep -h "FAILED\|no WRITE" "$DIR"/plain.* | sed 's/^/  /'
+		run $mode && run_ok=1
+	fi
+	if [ $run_ok = 0 ]; then
 		echo "dp_share: $mode: a process failed"
 		for f in "$DIR/$mode".*; do
 			echo "--- $f"
