@@ -9,7 +9,7 @@ pkgs=(
 	libbpf-dev
 	qperf ucx-utils libucx0
 	gnuplot-nox
-	libjson-c-dev
+	tshark lintian rpm debhelper libjson-c-dev bash-completion
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -112,6 +112,10 @@ enum mr_knob_type {
 	  MR_KNOB_F_PROCESS, "dp", NULL, "memory DPDK's EAL reserves, MB")     \
 	X(DP_EAL_LOG, "dp_eal_log", MR_KNOB_UINT, 6, 1, 8, MR_KNOB_F_PROCESS,  \
 	  "dp", NULL, "DPDK's log level (1 emergency..8 debug)")               \
+	X(DP_PCAP_MB, "dp_pcap_mb", MR_KNOB_UINT, 0, 1, 4096,                  \
+	  MR_KNOB_F_ZERO_OFF, "dp", NULL,                                      \
+	  "capture every frame to a pcapng file of at most this many MB "      \
+	  "(0: off)")                                                          \
 	X(DP_DEBUG, "dp_debug", MR_KNOB_BOOL, 0, 0, 1, MR_KNOB_F_PROCESS,      \
 	  "dp", NULL, "the datapath's debug log on stderr")
 

@@ -187,6 +187,9 @@ struct mrdp_config {
 	 * the interface arrives; QPNs must be unique by other means). */
 	const char *steer_dir;
 	unsigned steer_slot;
+	/* Where the capture switch (knob dp_pcap_mb) writes every frame
+	 * (pcapng, mrdp_pcap.h); NULL: no capture whatever the knob. */
+	const char *pcap_path;
 };
 
 /*

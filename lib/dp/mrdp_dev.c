@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "mrdp_int.h"
+#include "mrdp_pcap.h"
 
 /* After the last work, poll without sleeping this long: a request and its
  * answer are microseconds apart, so a device in use stays hot. */
@@ -587,6 +588,49 @@ static void release_name(const char *name)
 }
 
 /* Undo whatever open did (any prefix of it). open_mu held. */
+/* The capture switch: knob dp_pcap_mb > 0 and a file name. */
+static int capture_open(struct mrdp_dev *d, const struct mrdp_config *cfg,
+			char *err, size_t errlen)
+{
+	const char *ports[MR_DEVCONF_MAX_PORTS];
+	int64_t mb = mr_knob_get(&d->knobs, MR_KNOB_DP_PCAP_MB);
+
+	if (!mb || !cfg->pcap_path)
+		return 0;
+	for (unsigned i = 0; i < d->nplanes; i++)
+		ports[i] = d->conf.ports[i];
+	d->pcap = mrdp_pcap_open(cfg->pcap_path, (uint64_t)mb << 20, d->nplanes,
+				 ports);
+	if (!d->pcap) {
+		snprintf(err, errlen, "capture file %s: %s", cfg->pcap_path,
+			 strerror(errno));
+		return -errno;
+	}
+	snprintf(d->pcap_path, sizeof(d->pcap_path), "%s", cfg->pcap_path);
+	return 0;
+}
+
+static void capture_close(struct mrdp_dev *d)
+{
+	uint64_t written, skipped;
+
+	if (!d->pcap)
+		return;
+	mrdp_pcap_close(d->pcap, &written, &skipped);
+	d->pcap = NULL;
+	/* Whoever turned the switch on reads this. */
+	if (skipped)
+		fprintf(stderr,
+			"mrdp: %s: captured %llu frames in %s (dp_pcap_mb "
+			"reached: %llu not written)\n",
+			d->conf.name, (unsigned long long)written, d->pcap_path,
+			(unsigned long long)skipped);
+	else
+		fprintf(stderr, "mrdp: %s: captured %llu frames in %s\n",
+			d->conf.name, (unsigned long long)written,
+			d->pcap_path);
+}
+
 static void teardown(struct mrdp_dev *d)
 {
 	unsigned i;
@@ -597,6 +641,7 @@ static void teardown(struct mrdp_dev *d)
 		pthread_join(d->thread, NULL);
 		d->has_thread = 0;
 	}
+	capture_close(d);
 	for (i = 0; i < d->nplanes; i++)
 		mrdp_port_close(d, i);
 	mrdp_steer_close(d);
@@ -721,6 +766,9 @@ int mrdp_open(const struct mrdp_config *cfg, struct mrdp_dev **out, char *err,
 		 * device is open; an ARP answer lost here is asked again). */
 		mrdp_io_drain(d);
 	}
+	ret = capture_open(d, cfg, err, errlen);
+	if (ret)
+		goto fail;
 	if (!cfg->no_thread) {
 		/* Our thread takes none of the application's signals. */
 		ret = mrdp_with_signals_blocked(start_thread_call, d);

@@ -67,9 +67,11 @@ struct mrdp_plane {
 struct mrdp_dev {
 	struct mr_devconf conf;
 	struct mr_knobs knobs; /* in force (mrdp_config.knobs) */
+	struct mrdp_pcap *pcap; /* capture switch on, else NULL */
 	struct mrdp_ops ops;
 	struct mrdp_local me;
 	char stats_path[PATH_MAX];
+	char pcap_path[PATH_MAX];
 	int has_stats;
 	int udp_csum;
 

@@ -22,6 +22,7 @@
 #include <rte_mbuf.h>
 
 #include "mrdp_int.h"
+#include "mrdp_pcap.h"
 
 static const uint8_t zero_mac[6];
 
@@ -193,6 +194,8 @@ static void stage(struct mrdp_dev *d, unsigned plane, struct rte_mbuf *m)
 
 	if (p->nstage == MRDP_BURST)
 		flush_plane(d, p);
+	if (d->pcap)
+		mrdp_pcap_frame(d->pcap, plane, MRDP_PCAP_OUT, m);
 	p->stage[p->nstage++] = m;
 }
 
@@ -524,8 +527,12 @@ int mrdp_io_round(struct mrdp_dev *d, uint64_t now)
 	zc.min_len = MRDP_ZC_MIN;
 	for (i = 0; i < d->nplanes; i++) {
 		n = rte_eth_rx_burst(d->plane[i].port_id, 0, pkts, MRDP_BURST);
-		for (k = 0; k < n; k++)
+		for (k = 0; k < n; k++) {
+			if (d->pcap)
+				mrdp_pcap_frame(d->pcap, i, MRDP_PCAP_IN,
+						pkts[k]);
 			work += rx_frame(d, i, pkts[k], now);
+		}
 	}
 	if (d->ops.next_deadline && d->ops.expire &&
 	    d->ops.next_deadline(d->ops.user) <= now)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "mrdp_int.h"
+#include "mrdp_pcap.h"
 
 static const char *const rx_drop_names[MRDP_RXD_MAX] = {
 	[MRDP_RXD_SHORT] = "short",
@@ -198,6 +199,12 @@ int mrdp_stats_write(struct mrdp_dev *d)
 	int len, fd, ret = 0;
 
 	mrdp_get_counters(d, &c);
+	if (d->pcap) {
+		/* Under the lock: frames are written under it. */
+		mrdp_lock(d);
+		mrdp_pcap_flush(d->pcap);
+		mrdp_unlock(d);
+	}
 	len = mrdp_counters_json(&c, d->conf.name, buf, sizeof(buf));
 	if (len < 0)
 		return len;

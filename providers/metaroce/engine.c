@@ -174,7 +174,7 @@ static int engine_open(struct metaroce_device *dev,
 	struct mr_ep_config ecfg = { 0 };
 	struct mrdp_config dcfg = { 0 };
 	struct metaroce_engine *eng;
-	char stats[IBV_SYSFS_PATH_MAX + 64];
+	char stats[IBV_SYSFS_PATH_MAX + 64], pcap[IBV_SYSFS_PATH_MAX + 64];
 	char steer[IBV_SYSFS_PATH_MAX + 16];
 	char err[256];
 	struct mr_mem mem = { .calloc = eng_calloc, .free = eng_free };
@@ -273,6 +273,10 @@ static int engine_open(struct metaroce_device *dev,
 	snprintf(steer, sizeof(steer), "%s/stats", dev->ibdev_path);
 	if (access(steer, W_OK) == 0)
 		dcfg.steer_dir = steer;
+	/* The capture switch's file, next to the counters (README). */
+	snprintf(pcap, sizeof(pcap), "%s/stats/metaroce.%ld.pcapng",
+		 dev->ibdev_path, (long)getpid());
+	dcfg.pcap_path = pcap;
 	ret = mrdp_open(&dcfg, &eng->dp, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "metaroce: %s: cannot open the datapath: %s\n",

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+"""Write a pcap of MetaRoCE packets with known contents for the dissector
+test: the byte-exact vectors of docs/spec/wire.md Appendix A, one packet of
+every other opcode, and malformed packets, each breaking one rule.
+
+golden_pcap.py OUT.pcap   (frame numbers are listed in test_dissector.sh)
+"""
+import struct
+import sys
+
+
+def crc32c(data):
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1
+    return crc ^ 0xFFFFFFFF
+
+
+def bth(op, flags=0, dqpn=0, sqpn=0, ssn=0, msn=0, rsn=0, off=0, mlen=0,
+        ver=0x10):
+    return struct.pack(">BBHIIIIIII", ver, op, flags, dqpn, sqpn, ssn, msn,
+                       rsn, off, mlen)
+
+
+def pth(path, ppsn, pflags=0):
+    return struct.pack(">HBBI", path, pflags, 0, ppsn)
+
+
+def seal(pkt, good=True):
+    c = crc32c(pkt)
+    return pkt + struct.pack(">I", c if good else c ^ 1)
+
+
+def frame(payload, sport=49152, dport=4797):
+    udp = struct.pack(">HHHH", sport, dport, 8 + len(payload), 0) + payload
+    ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0x02, 20 + len(udp), 0, 0x4000,
+                     64, 17, 0, bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2]))
+    s = sum(struct.unpack(">10H", ip))
+    s = (s & 0xFFFF) + (s >> 16)
+    s = (s & 0xFFFF) + (s >> 16)
+    ip = ip[:10] + struct.pack(">H", ~s & 0xFFFF) + ip[12:]
+    eth = bytes.fromhex("020000000002" "020000000001") + b"\x08\x00"
+    return eth + ip + udp
+
+
+def hexpkt(text):
+    return bytes.fromhex("".join(l.split("  ")[0] + (l.split("  ")[1] if
+                         "  " in l else "") for l in text.strip().split("\n")))
+
+
+# Appendix A, as printed there (the ICRC included).
+SEND_IMM = bytes.fromhex(
+    "1002000300000011" "0000002201020304" "0000000700000003"
+    "0000000000000005" "0002000000000100" "deadbeef" "68656c6c6f" "047c3fc7")
+READ_REQ = bytes.fromhex(
+    "10050000 00abcdef 00000001 fffffffe 00000010 00000000 00000000 00001000"
+    "00000000 ffffffff" "00007f0012345678 00001234 00001000" "b028bc4b")
+ACK = bytes.fromhex(
+    "10100000 00000022 00000011 00000000 00000000 00000000 00000000 00000000"
+    "00010000 00000000"
+    "00000100 00000000 01020305 00000008 000186a0 00030000"
+    "00020000 00000101" "05" + "00" * 31 + "e44d3c35")
+
+pkts = [
+    SEND_IMM,                                                    # 1
+    READ_REQ,                                                    # 2
+    ACK,                                                         # 3
+    # 4 WRITE_IMM, 5 bytes at offset 0 of 5
+    seal(bth(0x04, 0x2, 0x33, 0x44, 10, 2, 0, 0, 5) + pth(3, 77) +
+         struct.pack(">QII", 0x1000, 0xabc, 5) + b"\x01\x02\x03\x04" +
+         b"world"),
+    # 5 ATOMIC_CS
+    seal(bth(0x07, 0, 0x33, 0x44, 11, 3, 0, 0, 8) + pth(0, 5) +
+         struct.pack(">QIQQ", 0x2000, 0x55, 0x1111, 0x2222)),
+    # 6 ATOMIC_RESP
+    seal(bth(0x09, 0, 0x44, 0x33, 90, 3, 0, 0, 8) + pth(1, 6) +
+         struct.pack(">Q", 0x2222)),
+    # 7 UD_SEND_IMM, qkey 0x11111111
+    seal(bth(0x21, 0x1, 0x66, 0x77, 1, 0, 0, 0, 3) + pth(0, 1) +
+         struct.pack(">II", 0x11111111, 0) + b"\xca\xfe\x00\x01" + b"abc"),
+    # 8 NAK RNR, rnr_timer 14, no blocks
+    seal(bth(0x10, 0, 0x33, 0x44) + pth(0, 9) +
+         struct.pack(">BBBBIIIIHH", 2, 14, 0, 0, 4, 100, 4, 0, 0, 0)),
+    # --- malformed, one defect each
+    SEND_IMM[:-1] + bytes([SEND_IMM[-1] ^ 0xFF]),                # 9 ICRC
+    seal(bth(0x01, ver=0x20) + pth(0, 0)),                       # 10 version
+    seal(bth(0x0b) + pth(0, 0)),                                 # 11 opcode
+    seal(bth(0x01, 0x10, 1, 2) + pth(0, 0)),                     # 12 flag bit 4
+    seal(bth(0x03, 0, 1, 2, 0, 0, 0, 0, 9) + pth(0, 0) +         # 13 dma_len
+         struct.pack(">QII", 0, 1, 8) + b"x"),
+    seal(bth(0x10) + pth(0, 0) +                                 # 14 nblocks 17
+         struct.pack(">BBBBIIIIHH", 0, 0, 17, 0, 0, 0, 0, 0, 0, 0)),
+    bytes(20),                                                   # 15 short
+    seal(bth(0x10) + pth(0, 0) +                                 # 16 dup path
+         struct.pack(">BBBBIIIIHH", 0, 0, 2, 0, 0, 0, 0, 0, 0, 0) +
+         (struct.pack(">HHI", 5, 0, 1) + bytes(32)) * 2),
+    seal(bth(0x05, 0, 1, 2, 0, 0, 0, 0, 16) + pth(0, 0) +        # 17 RETH cut
+         bytes(8)),
+]
+
+with open(sys.argv[1], "wb") as out:
+    out.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+    for i, p in enumerate(pkts):
+        fr = frame(p)
+        out.write(struct.pack("<IIII", 1700000000 + i, 0, len(fr), len(fr)))
+        out.write(fr)
