@@ -9,7 +9,9 @@ SRC=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "$(dirname "$CTL")/.." && pwd)
 
 # Manual pages (as configured into the build tree).
-for page in utils/metaroce-ctl.8 utils/metaroce-run.1; do
+for page in utils/metaroce-ctl.8 utils/metaroce-run.1 utils/metaroce-sim.1 \
+	utils/metaroce-fabric.8; do
+	[ -f "$BUILD/$page" ] || { fail "$page was not made"; continue; }
 	out=$(MANWIDTH=80 man --warnings -E UTF-8 -l "$BUILD/$page" 2>&1 >/dev/null)
 	[ -z "$out" ] && pass "$page formats cleanly" || fail "$page: $out"
 done
@@ -20,6 +22,16 @@ done
 while read -r name _; do
 	check "metaroce-ctl(8) documents knob $name" "^ +$name \(" "$man8"
 done < <("$CTL" knobs | tail -n +2)
+
+SIM=$BUILD/utils/metaroce-sim/metaroce-sim
+if [ -x "$SIM" ]; then
+	man1=$(MANWIDTH=200 man -l "$BUILD/utils/metaroce-sim.1" 2>/dev/null)
+	n=0
+	while read -r key _; do
+		grep -qE "^ +$key( |$)" <<<"$man1" || { fail "metaroce-sim(1) lacks $key"; n=1; }
+	done < <("$SIM" keys | grep -E '^  --')
+	[ $n = 0 ] && pass "metaroce-sim(1) lists every key of metaroce-sim keys"
+fi
 
 # Bash completion, with the tools of this build first in PATH.
 BC=/usr/share/bash-completion/bash_completion

@@ -229,6 +229,37 @@ assert [p["counters"] for p in j["processes"]] == sorted([a, b], key=lambda c: c
 del a["pid"], b["pid"]
 assert j["counters"] == add(a, b), j["counters"]
 PY
+# --prom: the same sum in Prometheus's text format, grouped by name, each
+# name's TYPE line once, identifiers as labels.
+touch "$S" "$S2"
+prom=$("$CTL" stats mr0 --prom 2>&1)
+python3 - "$S" "$S2" <<PY && pass "--prom: every number of the sum, labelled" || fail "--prom: $prom"
+import json, re, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+text = """$prom"""
+seen, samples, last = set(), {}, None
+for line in text.splitlines():
+    m = re.match(r'^# TYPE (\S+) untyped$', line)
+    if m:
+        assert m.group(1) not in seen, "two TYPE lines for " + m.group(1)
+        seen.add(m.group(1)); last = m.group(1); continue
+    m = re.match(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)\{([^}]*)\} (\S+)$', line)
+    assert m, "bad line: " + line
+    assert m.group(1) == last, "not grouped: " + line
+    samples[(m.group(1), m.group(2))] = m.group(3)
+dev = 'device="mr0"'
+assert samples[("metaroce_processes", dev)] == "2"
+def s(name, lab=""):
+    return int(samples[(name, dev + lab)])
+assert s("metaroce_sleeps") == a["sleeps"] + b["sleeps"]
+assert s("metaroce_plane_rx_pkts", ',plane="0"') == a["planes"][0]["rx_pkts"] + b["planes"][0]["rx_pkts"]
+assert s("metaroce_plane_rx_drop_short", ',plane="0"') == a["planes"][0]["rx_drop"]["short"] + b["planes"][0]["rx_drop"]["short"]
+assert s("metaroce_engine_retx_pkts") == a["engine"]["retx_pkts"] + b["engine"]["retx_pkts"]
+p0 = a["paths"][0]
+assert s("metaroce_path_tx_pkts", ',path="0",plane="%d"' % p0["plane"]) == p0["tx_pkts"] + b["paths"][0]["tx_pkts"]
+assert not any(k[0] in ("metaroce_plane_plane", "metaroce_path_path", "metaroce_pid") for k in samples)
+PY
+expect_err "--json and --prom together" "stats: --json or --prom, not both" "$CTL" stats mr0 --json --prom
 # A sum past 2^64 - 1 saturates.
 counters $HOLD2 3 | sed 's/"sleeps":6/"sleeps":18446744073709551615/' >"$S2"
 touch "$S"
@@ -249,7 +280,8 @@ expect_err "held, no counters yet" \
 	"$CTL" stats mr0
 mv "$D/keep" "$S"
 
-for bad in '{"device":"mr0",' '{"a":1}x' '[1,2]' '{"a":1,,}' '{"a":"\u0041"}' \
+# (A \u escape is valid JSON: json-c reads it.)
+for bad in '{"device":"mr0",' '{"a":1}x' '[1,2]' '{"a":1,,}' \
 	'{"a":tru e}' ''; do
 	printf '%s' "$bad" >"$S"
 	expect_err "malformed file: '$bad'" \

@@ -14,6 +14,7 @@
 #include "mr_devconf.h"
 
 #include <errno.h>
+#include <json-c/json.h>
 #include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -35,7 +36,7 @@ static const char usage_main[] =
 	"       metaroce-ctl link del NAME [--persist] | --persisted\n"
 	"       metaroce-ctl link restore\n"
 	"       metaroce-ctl link gc [--dry-run] [--skip-pid PID ...]\n"
-	"       metaroce-ctl stats NAME [--json] [--last]\n"
+	"       metaroce-ctl stats NAME [--json | --prom] [--last]\n"
 	"       metaroce-ctl knobs\n"
 	"       metaroce-ctl link help | --help | --version\n";
 
@@ -53,8 +54,10 @@ static const char usage_link[] =
 	"net_af_xdp0,iface=..\n"
 	"                  net_memif0,...  net_tap0,...) or a PCI address\n"
 	"                  (0000:3b:00.0[,key=value...])\n"
-	"    --gateway IP  after a --port the kernel does not see (PCI, memif):\n"
-	"                  its plane's router; peers outside --ip's subnet are\n"
+	"    --gateway IP  after a --port the kernel does not see (PCI, "
+	"memif):\n"
+	"                  its plane's router; peers outside --ip's subnet "
+	"are\n"
 	"                  reached through it (else every peer is on-link)\n"
 	"  --ip ADDR/LEN   IPv4 address and prefix length of the device\n"
 	"  --mac MAC       default: the MAC of the first iface= interface "
@@ -92,7 +95,7 @@ static const char usage_link[] =
 	"namespaces\n"
 	"                  (gc refuses while a process cannot be "
 	"inspected)\n"
-	"stats NAME [--json] [--last]\n"
+	"stats NAME [--json | --prom] [--last]\n"
 	"                live counters of a device in use, per process and "
 	"summed\n"
 	"                (per plane: packets, bytes, ECN marks, drops by "
@@ -101,7 +104,8 @@ static const char usage_link[] =
 	"NAKs, drops\n"
 	"                by reason; per path: packets, losses, repaths);\n"
 	"                --last: also those of the programs that ended "
-	"last\n"
+	"last;\n"
+	"                --prom: the sum in Prometheus's text format\n"
 	"\n"
 	"knobs           every tuning knob: name, type, default, range, layer\n"
 	"\n"
@@ -422,45 +426,71 @@ static int print_knobs(const struct mr_devconf *c)
 	return 0;
 }
 
-static void json_str(const char *s)
+/* One device as JSON; verbose: with its knobs in force (print_knobs). */
+static struct json_object *dev_json(const struct mr_devconf *c, int verbose)
 {
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", *s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
-}
-
-static void print_json(const struct mr_devconf *c, int last)
-{
-	char guid[20], gid0[40];
+	struct json_object *o = json_object_new_object(), *a;
+	char guid[20], gid1[40], buf[64];
 
 	mrctl_guid_str(c, guid);
-	mrctl_gid_ipv4(c, gid0); /* the GID table (mr_ctl_view.c) */
-	printf("  {\"name\": ");
-	json_str(c->name);
-	printf(", \"node\": ");
-	json_str(c->uverbs);
-	printf(",\n   \"ports\": [");
-	for (unsigned i = 0; i < c->nports; i++) {
-		printf(i ? ", " : "");
-		json_str(c->ports[i]);
+	mrctl_gid_ipv4(c, gid1);
+	json_object_object_add(o, "name", json_object_new_string(c->name));
+	json_object_object_add(o, "node", json_object_new_string(c->uverbs));
+	a = json_object_new_array();
+	for (unsigned i = 0; i < c->nports; i++)
+		json_object_array_add(a, json_object_new_string(c->ports[i]));
+	json_object_object_add(o, "ports", a);
+	snprintf(buf, sizeof(buf), "%u.%u.%u.%u", c->ip >> 24,
+		 (c->ip >> 16) & 255, (c->ip >> 8) & 255, c->ip & 255);
+	json_object_object_add(o, "ip", json_object_new_string(buf));
+	json_object_object_add(o, "prefixlen", json_object_new_int(c->prefix));
+	snprintf(buf, sizeof(buf), "%02x:%02x:%02x:%02x:%02x:%02x", c->mac[0],
+		 c->mac[1], c->mac[2], c->mac[3], c->mac[4], c->mac[5]);
+	json_object_object_add(o, "mac", json_object_new_string(buf));
+	json_object_object_add(o, "mtu", json_object_new_int((int)c->mtu));
+	json_object_object_add(o, "udp_port", json_object_new_int(c->udp_port));
+	json_object_object_add(o, "node_guid", json_object_new_string(guid));
+	a = json_object_new_array();
+	{
+		struct json_object *g = json_object_new_object();
+
+		json_object_object_add(g, "index", json_object_new_int(0));
+		json_object_object_add(g, "gid", json_object_new_string(gid1));
+		json_object_object_add(g, "type",
+				       json_object_new_string("RoCE v2"));
+		json_object_array_add(a, g);
 	}
-	printf("],\n   \"ip\": \"%u.%u.%u.%u\", \"prefixlen\": %u, "
-	       "\"mac\": \"%02x:%02x:%02x:%02x:%02x:%02x\",\n",
-	       c->ip >> 24, (c->ip >> 16) & 255, (c->ip >> 8) & 255,
-	       c->ip & 255, c->prefix, c->mac[0], c->mac[1], c->mac[2],
-	       c->mac[3], c->mac[4], c->mac[5]);
-	printf("   \"mtu\": %u, \"udp_port\": %u, \"node_guid\": \"%s\",\n",
-	       c->mtu, c->udp_port, guid);
-	printf("   \"gids\": [{\"index\": 0, \"gid\": \"%s\", "
-	       "\"type\": \"RoCE v2\"}]}%s\n",
-	       gid0, last ? "" : ",");
+	json_object_object_add(o, "gids", a);
+	if (verbose) {
+		const struct mr_knob_def *defs = mr_knob_defs();
+		struct mr_knobs k;
+		char err[256], v[32];
+
+		/* Checked by the caller: cannot fail here. */
+		mr_knobs_resolve(&k, &c->opts, err, sizeof(err));
+		a = json_object_new_array();
+		for (int i = 0; i < MR_KNOBS_N; i++) {
+			struct json_object *e = json_object_new_object();
+
+			mr_knob_format(i, k.v[i], v, sizeof(v));
+			json_object_object_add(
+				e, "name",
+				json_object_new_string(defs[i].name));
+			json_object_object_add(e, "value",
+					       json_object_new_string(v));
+			json_object_object_add(
+				e, "source",
+				json_object_new_string(
+					mr_knob_src_name(k.src[i])));
+			if (k.src[i] == MR_KNOB_SRC_ENV)
+				json_object_object_add(
+					e, "variable",
+					json_object_new_string(defs[i].env));
+			json_object_array_add(a, e);
+		}
+		json_object_object_add(o, "knobs", a);
+	}
+	return o;
 }
 
 static int cmd_show(int argc, char **argv)
@@ -502,12 +532,19 @@ static int cmd_show(int argc, char **argv)
 	if (mrctl_view_open(&view, MRCTL_LOCK_NONE, err, sizeof(err)) ||
 	    mrctl_view_list(&view, name, &all, &n, err, sizeof(err)))
 		return fail(err);
-	if (json)
-		printf("[\n");
+	if (json) {
+		struct json_object *arr = json_object_new_array();
+
+		for (unsigned i = 0; i < n; i++)
+			json_object_array_add(arr, dev_json(&all[i], verbose));
+		puts(json_object_to_json_string_ext(
+			arr,
+			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED));
+		json_object_put(arr);
+		n = 0;
+	}
 	for (unsigned i = 0; i < n; i++) {
-		if (json) {
-			print_json(&all[i], i + 1 == n);
-		} else {
+		{
 			print_text(&all[i]);
 			if (verbose && print_knobs(&all[i])) {
 				free(all);
@@ -515,8 +552,6 @@ static int cmd_show(int argc, char **argv)
 			}
 		}
 	}
-	if (json)
-		printf("]\n");
 	free(all);
 	return fflush(stdout) ? fail("cannot write output") : 0;
 }

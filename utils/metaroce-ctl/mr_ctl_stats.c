@@ -5,6 +5,7 @@
 #include "mr_devconf.h"
 
 #include <ctype.h>
+#include <json-c/json.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,264 +19,63 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_DEPTH 16
 #define MAX_PIDS 64
-
-/* A parsed JSON value. Scalars keep their text as written (numbers are
- * printed back exactly, whatever their size). */
-enum jtype { J_OBJ, J_ARR, J_STR, J_LIT };
-
-struct jnode {
-	enum jtype type;
-	char *key;  /* member name inside an object, else NULL */
-	char *text; /* J_STR (unescaped) and J_LIT (number, true, ...) */
-	struct jnode *child, *last, *next;
-};
-
-struct jparser {
-	const char *s;
-	size_t pos, len;
-	const char *err;
-};
-
-static void jfree(struct jnode *n)
-{
-	while (n) {
-		struct jnode *next = n->next;
-
-		jfree(n->child);
-		free(n->key);
-		free(n->text);
-		free(n);
-		n = next;
-	}
-}
-
-static void jskip(struct jparser *p)
-{
-	while (p->pos < p->len && strchr(" \t\r\n", p->s[p->pos]))
-		p->pos++;
-}
-
-static char *jstring(struct jparser *p)
-{
-	char *out = malloc(p->len - p->pos + 1);
-	size_t n = 0;
-
-	if (!out) {
-		p->err = "out of memory";
-		return NULL;
-	}
-	p->pos++; /* the opening quote */
-	while (p->pos < p->len && p->s[p->pos] != '"') {
-		char c = p->s[p->pos++];
-
-		if ((unsigned char)c < 0x20) {
-			p->err = "control character in a string";
-			goto fail;
-		}
-		if (c == '\\') {
-			if (p->pos >= p->len)
-				break;
-			c = p->s[p->pos++];
-			switch (c) {
-			case '"':
-			case '\\':
-			case '/':
-				break;
-			case 'n':
-				c = '\n';
-				break;
-			case 't':
-				c = '\t';
-				break;
-			default:
-				/* The writer never escapes anything else. */
-				p->err = "unsupported escape in a string";
-				goto fail;
-			}
-		}
-		out[n++] = c;
-	}
-	if (p->pos >= p->len) {
-		p->err = "unterminated string";
-		goto fail;
-	}
-	p->pos++;
-	out[n] = 0;
-	return out;
-fail:
-	free(out);
-	return NULL;
-}
-
-static struct jnode *jvalue(struct jparser *p, int depth);
-
-/* Members of an object or elements of an array, after the bracket. */
-static int jitems(struct jparser *p, struct jnode *n, int depth)
-{
-	char close = n->type == J_OBJ ? '}' : ']';
-
-	p->pos++;
-	jskip(p);
-	if (p->pos < p->len && p->s[p->pos] == close) {
-		p->pos++;
-		return 0;
-	}
-	for (;;) {
-		char *key = NULL;
-		struct jnode *c;
-
-		jskip(p);
-		if (n->type == J_OBJ) {
-			if (p->pos >= p->len || p->s[p->pos] != '"') {
-				p->err = "expected a member name";
-				return -1;
-			}
-			key = jstring(p);
-			if (!key)
-				return -1;
-			jskip(p);
-			if (p->pos >= p->len || p->s[p->pos] != ':') {
-				free(key);
-				p->err = "expected ':'";
-				return -1;
-			}
-			p->pos++;
-		}
-		c = jvalue(p, depth + 1);
-		if (!c) {
-			free(key);
-			return -1;
-		}
-		c->key = key;
-		if (n->last)
-			n->last->next = c;
-		else
-			n->child = c;
-		n->last = c;
-		jskip(p);
-		if (p->pos < p->len && p->s[p->pos] == ',') {
-			p->pos++;
-			continue;
-		}
-		if (p->pos < p->len && p->s[p->pos] == close) {
-			p->pos++;
-			return 0;
-		}
-		p->err = n->type == J_OBJ ? "expected ',' or '}'"
-					  : "expected ',' or ']'";
-		return -1;
-	}
-}
-
-static struct jnode *jvalue(struct jparser *p, int depth)
-{
-	struct jnode *n;
-	size_t start;
-
-	jskip(p);
-	if (depth > MAX_DEPTH) {
-		p->err = "nested too deeply";
-		return NULL;
-	}
-	if (p->pos >= p->len) {
-		p->err = "unexpected end";
-		return NULL;
-	}
-	n = calloc(1, sizeof(*n));
-	if (!n) {
-		p->err = "out of memory";
-		return NULL;
-	}
-	switch (p->s[p->pos]) {
-	case '{':
-	case '[':
-		n->type = p->s[p->pos] == '{' ? J_OBJ : J_ARR;
-		if (jitems(p, n, depth))
-			goto fail;
-		return n;
-	case '"':
-		n->type = J_STR;
-		n->text = jstring(p);
-		if (!n->text)
-			goto fail;
-		return n;
-	default:
-		break;
-	}
-	n->type = J_LIT;
-	start = p->pos;
-	while (p->pos < p->len && (isalnum((unsigned char)p->s[p->pos]) ||
-				   strchr("+-.", p->s[p->pos])))
-		p->pos++;
-	if (p->pos == start) {
-		p->err = "unexpected character";
-		goto fail;
-	}
-	n->text = strndup(p->s + start, p->pos - start);
-	if (!n->text) {
-		p->err = "out of memory";
-		goto fail;
-	}
-	if (strcmp(n->text, "true") && strcmp(n->text, "false") &&
-	    strcmp(n->text, "null") &&
-	    strspn(n->text, "0123456789+-.eE") != strlen(n->text)) {
-		p->err = "not a number";
-		goto fail;
-	}
-	return n;
-fail:
-	jfree(n);
-	return NULL;
-}
 
 /* --- text output: one "name value" line per counter, objects indented,
  * arrays of objects as "<singular> <i>:" blocks ("planes" -> "plane 0"). */
 
-static void text_value(const struct jnode *n, int indent);
+static void text_value(struct json_object *n, int indent);
 
-static void text_members(const struct jnode *obj, int indent, const char *skip)
+/* A scalar as the writer wrote it (numbers exactly, strings unquoted). */
+static const char *scalar(struct json_object *v)
 {
-	for (const struct jnode *c = obj->child; c; c = c->next) {
-		if (skip && !strcmp(c->key, skip))
+	if (json_object_is_type(v, json_type_string))
+		return json_object_get_string(v);
+	return json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN);
+}
+
+static void text_members(struct json_object *obj, int indent, const char *skip)
+{
+	json_object_object_foreach(obj, key, c)
+	{
+		if (skip && !strcmp(key, skip))
 			continue;
-		if (c->type == J_STR || c->type == J_LIT) {
-			printf("%*s%-24s %s\n", indent, "", c->key, c->text);
-		} else if (c->type == J_OBJ) {
-			printf("%*s%s:\n", indent, "", c->key);
+		if (json_object_is_type(c, json_type_object)) {
+			printf("%*s%s:\n", indent, "", key);
 			text_members(c, indent + 4, NULL);
-		} else {
+		} else if (json_object_is_type(c, json_type_array)) {
 			char one[64];
-			size_t k = strlen(c->key);
-			unsigned i = 0;
+			size_t k = strlen(key), n = json_object_array_length(c);
 
 			/* "planes" -> "plane": the element header. */
 			snprintf(one, sizeof(one), "%.*s",
-				 (int)(k > 1 && c->key[k - 1] == 's' ? k - 1
-								     : k),
-				 c->key);
-			for (const struct jnode *e = c->child; e;
-			     e = e->next, i++) {
-				printf("%*s%s %u:\n", indent, "", one, i);
-				if (e->type == J_OBJ)
+				 (int)(k > 1 && key[k - 1] == 's' ? k - 1 : k),
+				 key);
+			for (size_t i = 0; i < n; i++) {
+				struct json_object *e =
+					json_object_array_get_idx(c, i);
+
+				printf("%*s%s %zu:\n", indent, "", one, i);
+				if (json_object_is_type(e, json_type_object))
 					text_members(e, indent + 4, one);
 				else
 					text_value(e, indent + 4);
 			}
+		} else {
+			printf("%*s%-24s %s\n", indent, "", key, scalar(c));
 		}
 	}
 }
 
-static void text_value(const struct jnode *n, int indent)
+static void text_value(struct json_object *n, int indent)
 {
-	if (n->type == J_OBJ)
+	if (json_object_is_type(n, json_type_object))
 		text_members(n, indent, NULL);
-	else if (n->type == J_ARR)
-		for (const struct jnode *e = n->child; e; e = e->next)
-			text_value(e, indent);
+	else if (json_object_is_type(n, json_type_array))
+		for (size_t i = 0; i < json_object_array_length(n); i++)
+			text_value(json_object_array_get_idx(n, i), indent);
 	else
-		printf("%*s%s\n", indent, "", n->text);
+		printf("%*s%s\n", indent, "", scalar(n));
 }
 
 /* --- who holds the device's node open */
@@ -432,149 +232,79 @@ static int is_ident(const char *key)
 		       !strcmp(key, "path"));
 }
 
-static struct jnode *jcopy(const struct jnode *n)
+static struct json_object *jcopy(struct json_object *n)
 {
-	struct jnode *c = calloc(1, sizeof(*c));
+	struct json_object *c = NULL;
 
-	if (!c)
-		return NULL;
-	c->type = n->type;
-	if ((n->key && !(c->key = strdup(n->key))) ||
-	    (n->text && !(c->text = strdup(n->text))))
-		goto fail;
-	for (const struct jnode *e = n->child; e; e = e->next) {
-		struct jnode *k = jcopy(e);
-
-		if (!k)
-			goto fail;
-		if (c->last)
-			c->last->next = k;
-		else
-			c->child = k;
-		c->last = k;
-	}
-	return c;
-fail:
-	jfree(c);
-	return NULL;
+	return json_object_deep_copy(n, &c, NULL) ? NULL : c;
 }
 
-/* An unsigned integer as written, or -1. */
-static int juint(const struct jnode *n, unsigned long long *v)
+/* An unsigned integer, or -1. */
+static int juint(struct json_object *n, uint64_t *v)
 {
-	char *end;
-
-	if (n->type != J_LIT || !isdigit((unsigned char)n->text[0]))
+	if (!json_object_is_type(n, json_type_int) ||
+	    json_object_get_int64(n) < 0)
 		return -1;
-	errno = 0;
-	*v = strtoull(n->text, &end, 10);
-	return errno || *end ? -1 : 0;
-}
-
-static int jappend(struct jnode *parent, const struct jnode *src)
-{
-	struct jnode *c = jcopy(src);
-
-	if (!c)
-		return -1;
-	if (parent->last)
-		parent->last->next = c;
-	else
-		parent->child = c;
-	parent->last = c;
+	*v = json_object_get_uint64(n);
 	return 0;
 }
 
 /* Add src into dst (same shape expected; what only src has is copied,
- * what differs in type is left as dst has it). */
-static int jadd(struct jnode *dst, const struct jnode *src)
+ * what differs in type is left as dst has it). key: dst's name in its
+ * object, or NULL. */
+static int jadd(struct json_object *dst, struct json_object *src,
+		const char *key)
 {
-	unsigned long long a, b;
+	enum json_type t = json_object_get_type(dst);
+	uint64_t a, b;
 
-	if (dst->type != src->type)
+	if (t != json_object_get_type(src))
 		return 0;
-	if (dst->type == J_LIT) {
-		char num[24];
-
-		if (is_ident(dst->key) || juint(dst, &a) || juint(src, &b))
+	if (t == json_type_int) {
+		if (is_ident(key) || juint(dst, &a) || juint(src, &b))
 			return 0;
 		/* Saturate rather than wrap: a sum never goes down. */
-		snprintf(num, sizeof(num), "%llu",
-			 a + b < a ? (unsigned long long)-1 : a + b);
-		free(dst->text);
-		dst->text = strdup(num);
-		return dst->text ? 0 : -1;
+		return json_object_set_uint64(dst,
+					      a + b < a ? UINT64_MAX : a + b)
+			       ? 0
+			       : -1;
 	}
-	if (dst->type == J_ARR) {
-		struct jnode *d = dst->child;
-		const struct jnode *s = src->child;
+	if (t == json_type_array) {
+		size_t nd = json_object_array_length(dst);
 
-		for (; s; s = s->next, d = d ? d->next : NULL)
-			if (d ? jadd(d, s) : jappend(dst, s))
+		for (size_t i = 0; i < json_object_array_length(src); i++) {
+			struct json_object *s = json_object_array_get_idx(src,
+									  i),
+					   *c;
+
+			if (i < nd) {
+				if (jadd(json_object_array_get_idx(dst, i), s,
+					 NULL))
+					return -1;
+			} else if (!(c = jcopy(s)) ||
+				   json_object_array_add(dst, c)) {
+				json_object_put(c);
 				return -1;
+			}
+		}
 		return 0;
 	}
-	if (dst->type != J_OBJ)
+	if (t != json_type_object)
 		return 0;
-	for (const struct jnode *s = src->child; s; s = s->next) {
-		struct jnode *d = dst->child;
+	json_object_object_foreach(src, k, s)
+	{
+		struct json_object *d, *c;
 
-		while (d && strcmp(d->key, s->key))
-			d = d->next;
-		if (d ? jadd(d, s) : jappend(dst, s))
+		if (json_object_object_get_ex(dst, k, &d)) {
+			if (jadd(d, s, k))
+				return -1;
+		} else if (!(c = jcopy(s)) ||
+			   json_object_object_add(dst, k, c)) {
+			json_object_put(c);
 			return -1;
+		}
 	}
 	return 0;
-}
-
-/* Unlink member key from obj and free it. */
-static void jdrop(struct jnode *obj, const char *key)
-{
-	struct jnode **pp = &obj->child, *prev = NULL;
-
-	while (*pp && strcmp((*pp)->key, key)) {
-		prev = *pp;
-		pp = &(*pp)->next;
-	}
-	if (!*pp)
-		return;
-	struct jnode *n = *pp;
-
-	*pp = n->next;
-	if (obj->last == n)
-		obj->last = prev;
-	n->next = NULL;
-	jfree(n);
-}
-
-static void jprint(const struct jnode *n)
-{
-	if (n->key)
-		printf("\"%s\": ", n->key); /* keys the writer made: plain */
-	if (n->type == J_LIT) {
-		fputs(n->text, stdout);
-	} else if (n->type == J_STR) {
-		putchar('"');
-		for (const char *c = n->text; *c; c++) {
-			if (*c == '"' || *c == '\\')
-				printf("\\%c", *c);
-			else if (*c == '\n')
-				fputs("\\n", stdout);
-			else if (*c == '\t')
-				fputs("\\t", stdout);
-			else
-				putchar(*c);
-		}
-		putchar('"');
-	} else {
-		putchar(n->type == J_OBJ ? '{' : '[');
-		for (const struct jnode *e = n->child; e; e = e->next) {
-			jprint(e);
-			if (e->next)
-				fputs(", ", stdout);
-		}
-		putchar(n->type == J_OBJ ? '}' : ']');
-	}
 }
 
 /* --- the per-process files */
@@ -589,7 +319,7 @@ struct proc {
 	char comm[32];
 	char *raw;
 	size_t len;
-	struct jnode *root;
+	struct json_object *root;
 };
 
 static int proc_cmp(const void *a, const void *b)
@@ -726,8 +456,9 @@ static int scan_dir(int dfd, const struct holders *h, struct proc *ps,
 /* Read and parse one process's file; on error a message and -1. */
 static int load(int dfd, const char *dir, struct proc *p)
 {
-	struct jparser jp = { 0 };
 	int fd = openat(dfd, p->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct json_tokener *tok;
+	size_t end;
 
 	/* read_all closes fd. */
 	if (fd < 0 || read_all(fd, &p->raw, &p->len)) {
@@ -735,21 +466,31 @@ static int load(int dfd, const char *dir, struct proc *p)
 			   strerror(errno));
 		return -1;
 	}
-	jp.s = p->raw;
-	jp.len = p->len;
-	p->root = jvalue(&jp, 0);
-	if (p->root) {
-		jskip(&jp);
-		if (jp.pos != jp.len)
-			jp.err = "trailing data";
-		else if (p->root->type != J_OBJ)
-			jp.err = "not an object";
-	}
-	if (!p->root || jp.err) {
-		stats_fail("%s/%s is malformed: %s at byte %zu", dir, p->name,
-			   jp.err, jp.pos);
+	tok = json_tokener_new();
+	if (!tok) {
+		stats_fail("out of memory");
 		return -1;
 	}
+	p->root = json_tokener_parse_ex(tok, p->raw, (int)p->len);
+	end = json_tokener_get_parse_end(tok);
+	if (!p->root || !json_object_is_type(p->root, json_type_object) ||
+	    p->raw[end + strspn(p->raw + end, " \t\r\n")]) {
+		enum json_tokener_error e = json_tokener_get_error(tok);
+
+		stats_fail("%s/%s is malformed: %s at byte %zu", dir, p->name,
+			   !p->root && e == json_tokener_continue
+				   ? "unexpected end of data"
+			   : !p->root && e != json_tokener_success
+				   ? json_tokener_error_desc(e)
+			   : !p->root || json_object_is_type(p->root,
+							     json_type_object)
+				   ? "trailing data"
+				   : "not an object",
+			   end);
+		json_tokener_free(tok);
+		return -1;
+	}
+	json_tokener_free(tok);
 	return 0;
 }
 
@@ -762,53 +503,210 @@ static void proc_label(const struct proc *p, char *buf, size_t len)
 			 p->alive ? "datapath stopped" : "ended");
 }
 
-static void print_json(const struct mr_devconf *c, int in_use,
-		       const struct holders *h, const struct proc *ps,
-		       unsigned n, const struct proc *newest,
-		       const struct jnode *sum)
+/* A number printed with one decimal (json-c would print 17 digits). */
+static struct json_object *num1(double v)
 {
+	char txt[32];
+
+	snprintf(txt, sizeof(txt), "%.1f", v);
+	return json_object_new_double_s(v, txt);
+}
+
+static int print_json(const struct mr_devconf *c, int in_use,
+		      const struct holders *h, const struct proc *ps,
+		      unsigned n, const struct proc *newest,
+		      struct json_object *sum)
+{
+	struct json_object *o = json_object_new_object(), *pids, *procs;
 	char when[32];
 
+	if (!o)
+		return -1;
 	fmt_time(newest->st.st_mtim.tv_sec, when, sizeof(when), 1);
-	/* Names are [A-Za-z0-9_.-]: no escaping needed. */
-	printf("{\"device\": \"%s\", \"node\": \"%s\", \"in_use\": %s,\n",
-	       c->name, c->uverbs, in_use ? "true" : "false");
-	printf(" \"written\": \"%s\", \"age_s\": %.1f, \"pids\": [", when,
-	       newest->age);
+	json_object_object_add(o, "device", json_object_new_string(c->name));
+	json_object_object_add(o, "node", json_object_new_string(c->uverbs));
+	json_object_object_add(o, "in_use", json_object_new_boolean(in_use));
+	json_object_object_add(o, "written", json_object_new_string(when));
+	json_object_object_add(o, "age_s", num1(newest->age));
+	pids = json_object_new_array();
 	for (unsigned i = 0; i < h->n && i < MAX_PIDS; i++)
-		printf("%s%d", i ? ", " : "", h->pid[i]);
-	printf("],\n \"processes\": [");
+		json_object_array_add(pids, json_object_new_int(h->pid[i]));
+	json_object_object_add(o, "pids", pids);
+	procs = json_object_new_array();
 	for (unsigned i = 0; i < n; i++) {
 		const struct proc *p = &ps[i];
-		size_t len = p->len;
+		struct json_object *e = json_object_new_object();
 
 		fmt_time(p->st.st_mtim.tv_sec, when, sizeof(when), 1);
+		json_object_object_add(e, "pid", json_object_new_int(p->pid));
+		/* comm: "" once the process is gone. */
+		json_object_object_add(e, "comm",
+				       json_object_new_string(p->comm));
+		json_object_object_add(e, "running",
+				       json_object_new_boolean(p->alive));
+		json_object_object_add(e, "live",
+				       json_object_new_boolean(p->live));
+		json_object_object_add(e, "written",
+				       json_object_new_string(when));
+		json_object_object_add(e, "age_s", num1(p->age));
 		/* The writer's object as it is: every field it has, and the
 		 * ones later versions add, reach JSON readers unchanged. */
-		while (len && strchr(" \t\r\n", p->raw[len - 1]))
-			len--;
-		/* comm: "" once the process is gone. */
-		printf("%s\n  {\"pid\": %d, \"comm\": \"", i ? "," : "",
-		       p->pid);
-		for (const unsigned char *k = (const unsigned char *)p->comm;
-		     *k; k++)
-			printf(*k < 0x20		 ? "\\u%04x"
-			       : *k == '"' || *k == '\\' ? "\\%c"
-							 : "%c",
-			       *k);
-		printf("\", \"running\": %s, \"live\": %s, \"written\": "
-		       "\"%s\", \"age_s\": %.1f,\n   \"counters\": %.*s}",
-		       p->alive ? "true" : "false", p->live ? "true" : "false",
-		       when, p->age, (int)len, p->raw);
+		json_object_object_add(e, "counters", json_object_get(p->root));
+		json_object_array_add(procs, e);
 	}
-	printf("],\n \"counters\": ");
-	jprint(sum);
-	printf("}\n");
+	json_object_object_add(o, "processes", procs);
+	json_object_object_add(o, "counters", json_object_get(sum));
+	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_SPACED));
+	json_object_put(o);
+	return 0;
+}
+
+/* --- Prometheus text exposition (--prom): the summed counters, one
+ * sample per number. Names: metaroce_ + the path of keys ("engine" +
+ * "retx_pkts" -> metaroce_engine_retx_pkts); an array element's
+ * identifiers (plane, path) become labels of the singular name
+ * (planes[0].rx_drop.short -> metaroce_plane_rx_drop_short{plane="0"}).
+ * Samples are grouped by name, as the format wants. */
+
+struct prom {
+	char **line;
+	size_t n, cap;
+	int oom;
+};
+
+static void prom_add(struct prom *pr, const char *name, const char *labels,
+		     const char *value)
+{
+	char *l;
+
+	if (pr->oom)
+		return;
+	if (pr->n == pr->cap) {
+		size_t cap = pr->cap ? 2 * pr->cap : 256;
+		char **v = realloc(pr->line, cap * sizeof(*v));
+
+		if (!v) {
+			pr->oom = 1;
+			return;
+		}
+		pr->line = v;
+		pr->cap = cap;
+	}
+	if (asprintf(&l, "%s{%s} %s", name, labels, value) < 0) {
+		pr->oom = 1;
+		return;
+	}
+	pr->line[pr->n++] = l;
+}
+
+/* Metric names are [a-zA-Z_:][a-zA-Z0-9_:]*: anything else becomes _. */
+static void prom_name(char *dst, size_t cap, const char *prefix,
+		      const char *key)
+{
+	size_t n = (size_t)snprintf(dst, cap, "%s_%s", prefix, key);
+
+	for (size_t i = 0; i < n && i < cap; i++)
+		if (!isalnum((unsigned char)dst[i]) && dst[i] != '_')
+			dst[i] = '_';
+}
+
+/* elem: o is an array element, whose identifiers are labels already. */
+static void prom_walk(struct prom *pr, struct json_object *o,
+		      const char *prefix, const char *labels, int elem)
+{
+	json_object_object_foreach(o, key, v)
+	{
+		char name[256], lab[512];
+
+		if (elem && is_ident(key))
+			continue;
+		prom_name(name, sizeof(name), prefix, key);
+		if (json_object_is_type(v, json_type_int) ||
+		    json_object_is_type(v, json_type_double)) {
+			prom_add(pr, name, labels, scalar(v));
+		} else if (json_object_is_type(v, json_type_boolean)) {
+			prom_add(pr, name, labels,
+				 json_object_get_boolean(v) ? "1" : "0");
+		} else if (json_object_is_type(v, json_type_object)) {
+			prom_walk(pr, v, name, labels, 0);
+		} else if (json_object_is_type(v, json_type_array)) {
+			size_t k = strlen(name);
+
+			if (k > 1 && name[k - 1] == 's')
+				name[k - 1] = 0; /* planes -> plane */
+			for (size_t i = 0; i < json_object_array_length(v);
+			     i++) {
+				struct json_object *e =
+					json_object_array_get_idx(v, i);
+				size_t off;
+
+				if (!json_object_is_type(e, json_type_object))
+					continue;
+				off = (size_t)snprintf(lab, sizeof(lab), "%s",
+						       labels);
+				json_object_object_foreach(e, ek, ev)
+				{
+					if (is_ident(ek) && off < sizeof(lab))
+						off += (size_t)snprintf(
+							lab + off,
+							sizeof(lab) - off,
+							",%s=\"%s\"", ek,
+							scalar(ev));
+				}
+				prom_walk(pr, e, name, lab, 1);
+			}
+		}
+	}
+}
+
+static int prom_cmp(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	size_t nx = strcspn(x, "{"), ny = strcspn(y, "{");
+	int c = strncmp(x, y, nx < ny ? nx : ny);
+
+	return c ? c : (nx > ny) - (nx < ny);
+}
+
+static int print_prom(const struct mr_devconf *c, unsigned n,
+		      const struct proc *newest, struct json_object *sum)
+{
+	struct prom pr = { 0 };
+	char labels[128], num[32];
+
+	snprintf(labels, sizeof(labels), "device=\"%s\"", c->name);
+	snprintf(num, sizeof(num), "%u", n);
+	prom_add(&pr, "metaroce_processes", labels, num);
+	snprintf(num, sizeof(num), "%.1f", newest->age);
+	prom_add(&pr, "metaroce_counters_age_seconds", labels, num);
+	prom_walk(&pr, sum, "metaroce", labels, 0);
+	if (pr.oom)
+		return -1;
+	/* Group by name, keeping each name's samples in walk order
+	 * (insertion sort: stable, and a few hundred lines). */
+	for (size_t i = 1; i < pr.n; i++)
+		for (size_t j = i;
+		     j && prom_cmp(&pr.line[j - 1], &pr.line[j]) > 0; j--) {
+			char *t = pr.line[j];
+
+			pr.line[j] = pr.line[j - 1];
+			pr.line[j - 1] = t;
+		}
+	for (size_t i = 0; i < pr.n; i++) {
+		if (!i || prom_cmp(&pr.line[i - 1], &pr.line[i]))
+			printf("# TYPE %.*s untyped\n",
+			       (int)strcspn(pr.line[i], "{"), pr.line[i]);
+		puts(pr.line[i]);
+	}
+	for (size_t i = 0; i < pr.n; i++)
+		free(pr.line[i]);
+	free(pr.line);
+	return 0;
 }
 
 static void print_text(const struct mr_devconf *c, int in_use,
 		       const struct holders *h, struct proc *ps, unsigned n,
-		       struct jnode *sum)
+		       struct json_object *sum)
 {
 	char when[32], label[32];
 
@@ -828,7 +726,7 @@ static void print_text(const struct mr_devconf *c, int in_use,
 		proc_label(&ps[i], label, sizeof(label));
 		printf("process %d (%s), counters written %s (%.1f s ago)\n",
 		       ps[i].pid, label, when, ps[i].age);
-		jdrop(ps[i].root, "pid");
+		json_object_object_del(ps[i].root, "pid");
 		text_members(ps[i].root, 4, "device");
 	}
 	if (n > 1) {
@@ -868,11 +766,11 @@ static int why_none(const char *name, const struct holders *h,
 int mrctl_cmd_stats(int argc, char **argv)
 {
 	const char *name = NULL;
-	int json = 0, last = 0, in_use = 0, ret = 1, dfd = -1;
+	int json = 0, prom = 0, last = 0, in_use = 0, ret = 1, dfd = -1;
 	struct mrctl_view view;
 	struct mr_devconf *all;
 	struct proc *ps = NULL, *newest = NULL;
-	struct jnode *sum = NULL;
+	struct json_object *sum = NULL;
 	char err[512], dir[PATH_MAX + 300];
 	struct holders h;
 	unsigned n = 0, shown = 0;
@@ -880,6 +778,7 @@ int mrctl_cmd_stats(int argc, char **argv)
 	static const struct option lo[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "last", no_argument, NULL, 'l' },
+		{ "prom", no_argument, NULL, 'P' },
 		{ 0 },
 	};
 	int o;
@@ -888,6 +787,8 @@ int mrctl_cmd_stats(int argc, char **argv)
 	while ((o = mrctl_getopt(argc, argv, "j", lo)) != -1) {
 		if (o == 'j')
 			json = 1;
+		else if (o == 'P')
+			prom = 1;
 		else
 			last = 1;
 	}
@@ -895,6 +796,8 @@ int mrctl_cmd_stats(int argc, char **argv)
 		name = argv[optind++];
 	if (optind < argc)
 		return stats_usage("unexpected argument '%s'", argv[optind]);
+	if (json && prom)
+		return stats_usage("%s", "stats: --json or --prom, not both");
 	if (!name)
 		return stats_usage("%s", "stats: missing device NAME");
 	if (!mr_devconf_valid_name(name))
@@ -949,26 +852,34 @@ int mrctl_cmd_stats(int argc, char **argv)
 	}
 	sum = jcopy(ps[0].root);
 	for (unsigned i = 1; sum && i < shown; i++)
-		if (jadd(sum, ps[i].root)) {
-			jfree(sum);
+		if (jadd(sum, ps[i].root, NULL)) {
+			json_object_put(sum);
 			sum = NULL;
 		}
 	if (!sum) {
 		ret = stats_fail("out of memory");
 		goto out;
 	}
-	jdrop(sum, "pid");
-	if (json)
-		print_json(&all[0], in_use, &h, ps, shown, newest, sum);
-	else
+	json_object_object_del(sum, "pid");
+	if (prom) {
+		if (print_prom(&all[0], shown, newest, sum)) {
+			ret = stats_fail("out of memory");
+			goto out;
+		}
+	} else if (json) {
+		if (print_json(&all[0], in_use, &h, ps, shown, newest, sum)) {
+			ret = stats_fail("out of memory");
+			goto out;
+		}
+	} else
 		print_text(&all[0], in_use, &h, ps, shown, sum);
 	ret = fflush(stdout) ? stats_fail("cannot write output") : 0;
 out:
 	for (unsigned i = 0; ps && i < shown; i++) {
-		jfree(ps[i].root);
+		json_object_put(ps[i].root);
 		free(ps[i].raw);
 	}
-	jfree(sum);
+	json_object_put(sum);
 	free(ps);
 	if (dfd >= 0)
 		close(dfd);
