@@ -91,14 +91,20 @@ pkts = [
     seal(bth(0x01, 0x10, 1, 2) + pth(0, 0)),                     # 12 flag bit 4
     seal(bth(0x03, 0, 1, 2, 0, 0, 0, 0, 9) + pth(0, 0) +         # 13 dma_len
          struct.pack(">QII", 0, 1, 8) + b"x"),
-    seal(bth(0x10) + pth(0, 0) +                                 # 14 nblocks 17
-         struct.pack(">BBBBIIIIHH", 0, 0, 17, 0, 0, 0, 0, 0, 0, 0)),
+    seal(bth(0x10) + pth(0, 0) +                                 # 14 nblocks 33
+         struct.pack(">BBBBIIIIHH", 0, 0, 33, 0, 0, 0, 0, 0, 0, 0)),
     bytes(20),                                                   # 15 short
     seal(bth(0x10) + pth(0, 0) +                                 # 16 dup path
          struct.pack(">BBBBIIIIHH", 0, 0, 2, 0, 0, 0, 0, 0, 0, 0) +
          (struct.pack(">HHI", 5, 0, 1) + bytes(32)) * 2),
     seal(bth(0x05, 0, 1, 2, 0, 0, 0, 0, 16) + pth(0, 0) +        # 17 RETH cut
          bytes(8)),
+    seal(bth(0x10) + pth(0, 0) +                                 # 18 path 64
+         struct.pack(">BBBBIIIIHH", 0, 0, 1, 0, 0, 0, 0, 0, 0, 0) +
+         struct.pack(">HHI", 64, 0, 1) + bytes(32)),
+    seal(bth(0x10) + pth(0, 0) +                                 # 19 ce_cum 7
+         struct.pack(">BBBBIIIIHH", 0, 0, 1, 0, 0, 0, 0, 0, 9, 0) +
+         struct.pack(">HHI", 63, 7, 1) + bytes(32)),
 ]
 
 with open(sys.argv[1], "wb") as out:

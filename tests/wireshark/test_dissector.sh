@@ -54,10 +54,13 @@ expect_row 10 "version 2" "Unknown wire version \(MR-PARSE-2\)"
 expect_row 11 "reserved opcode" "Reserved opcode \(MR-PARSE-3\)"
 expect_row 12 "reserved flag bit" "Reserved field not zero \(MR-PARSE-6\)"
 expect_row 13 "dma_len != msg_len" "dma_len must equal msg_len \(MR-EXT-1\)"
-expect_row 14 "17 SACK blocks" "More than 16 SACK blocks \(MR-PARSE-5\)"
+expect_row 14 "33 SACK blocks" "More than 32 SACK blocks \(MR-PARSE-5\)"
 expect_row 15 "20 bytes" "at least 44 \(BTH \+ PTH \+ ICRC\) needed"
 expect_row 16 "two blocks for one path" "Two SACK blocks for one path \(MR-ACK-9\)"
 expect_row 17 "READ_REQ without its RETH" "READ_REQ needs at least 60 bytes, has 52"
+expect_row 18 "a block for path 64" "SACK block for path 64 or above \(MR-PARSE-5\)"
+N=19; eq "path 63 with 7 CE marks (MR-ACK-11): no expert item" \
+	"$(row metaroce.sack.path_id metaroce.sack.ce_cum metaroce.aeth.ecn_ce _ws.expert.message)" "63|7|9|"
 n_err=$(fields "$G" _ws.expert.severity | head -8 | grep -c 8388608)
 eq "no error on the 8 good packets" "$n_err" 0
 

@@ -33,7 +33,7 @@ local EXT_LEN = { reth = 16, imm = 4, atometh = 28, atomacketh = 8,
 local SYNDROMES = { [0] = "ACK", [1] = "SEQ_ERR", [2] = "RNR",
 	[3] = "REM_ACCESS", [4] = "INV_REQ", [5] = "REM_OP" }
 local BTH_LEN, PTH_LEN, ICRC_LEN, SACK_LEN = 32, 8, 4, 40
-local MAX_PAYLOAD, MAX_MSG, MAX_BLOCKS = 4096, 0x80000000, 16
+local MAX_PAYLOAD, MAX_MSG, MAX_BLOCKS, MAX_PATHS = 4096, 0x80000000, 32, 64
 
 local f = p.fields
 f.version = ProtoField.uint8("metaroce.version", "Version", base.DEC, nil, 0xf0)
@@ -77,11 +77,11 @@ f.aeth_nak_msn = ProtoField.uint32("metaroce.aeth.nak_msn", "NAK message", base.
 f.aeth_cum_ssn = ProtoField.uint32("metaroce.aeth.cum_ssn", "Cumulative ssn", base.DEC)
 f.aeth_cum_msn = ProtoField.uint32("metaroce.aeth.cum_msn", "Cumulative msn", base.DEC)
 f.aeth_rate_hint = ProtoField.uint32("metaroce.aeth.rate_hint", "Rate hint (Mb/s)", base.DEC)
-f.aeth_ecn_ce = ProtoField.uint16("metaroce.aeth.ecn_ce", "CE marks", base.DEC)
+f.aeth_ecn_ce = ProtoField.uint16("metaroce.aeth.ecn_ce", "CE marks since RTR (mod 2^16)", base.DEC)
 f.aeth_rsvd22 = ProtoField.uint16("metaroce.aeth.reserved22", "Reserved", base.HEX)
 f.sack = ProtoField.none("metaroce.sack", "SACK block")
 f.sack_path_id = ProtoField.uint16("metaroce.sack.path_id", "Path", base.DEC)
-f.sack_rsvd = ProtoField.uint16("metaroce.sack.reserved", "Reserved", base.HEX)
+f.sack_ce_cum = ProtoField.uint16("metaroce.sack.ce_cum", "CE marks on this path since RTR (mod 2^16)", base.DEC)
 f.sack_cum_ppsn = ProtoField.uint32("metaroce.sack.cum_ppsn", "Cumulative ppsn", base.DEC)
 f.sack_bitmap = ProtoField.bytes("metaroce.sack.bitmap", "Bitmap")
 f.sack_received = ProtoField.uint16("metaroce.sack.received", "Received after cum_ppsn", base.DEC)
@@ -156,7 +156,7 @@ local function dissect_sack(tvb, off, tree, seen)
 	local path = tvb(off, 2):uint()
 	local cum = tvb(off + 4, 4):uint()
 	st:add(f.sack_path_id, tvb(off, 2))
-	reserved(st, f.sack_rsvd, tvb(off + 2, 2), tvb(off + 2, 2):uint())
+	st:add(f.sack_ce_cum, tvb(off + 2, 2))
 	st:add(f.sack_cum_ppsn, tvb(off + 4, 4))
 	st:add(f.sack_bitmap, tvb(off + 8, 32))
 	local got, highest = 0, nil
@@ -175,6 +175,9 @@ local function dissect_sack(tvb, off, tree, seen)
 	end
 	st:set_text(string.format("SACK block: path %d, cum_ppsn %d, %d received after it",
 		path, cum, got))
+	if path >= MAX_PATHS then
+		bad(st, "SACK block for path 64 or above (MR-PARSE-5)")
+	end
 	if seen[path] then
 		bad(st, "Two SACK blocks for one path (MR-ACK-9)")
 	end
@@ -327,7 +330,7 @@ function p.dissector(tvb, pinfo, tree)
 				bad(nmi, "nak_msn on a plain ACK (MR-ACK-5)")
 			end
 			if nblocks > MAX_BLOCKS then
-				bad(ni, "More than 16 SACK blocks (MR-PARSE-5)")
+				bad(ni, "More than 32 SACK blocks (MR-PARSE-5)")
 			end
 			info = string.format("%s%s dqpn=0x%x sqpn=0x%x cum_ssn=%d blocks=%d",
 				syndrome == 0 and "ACK" or "NAK ",
