@@ -48,7 +48,7 @@ cleanup() {
 	ip netns del "$NSA" 2>/dev/null
 	ip netns del "$NSB" 2>/dev/null
 	rm -rf "$W/run"
-	[ "$OUT" = "$W/out" ] && rm -rf "$W"
+	if [ "$OUT" = "$W/out" ]; then rm -rf "$W"; else rmdir "$W" 2>/dev/null; fi
 }
 trap cleanup EXIT INT TERM
 
