@@ -88,8 +88,9 @@ reports=0
 steps=0
 while [ $(($(date +%s) - t0)) -lt "$DUR" ]; do
 	runs=$((runs + 1))
+	seed=$((0x5eed + runs)) # both sides model the same data
 	setsid ip netns exec "$NAME-a" env LD_PRELOAD="$ASAN_LIB" \
-		timeout -k 5 300 "$RUN" "$VERBS" server -d mrsa \
+		timeout -k 5 300 "$RUN" "$VERBS" server -d mrsa -s $seed \
 		>"$W/srv.$runs" 2>&1 &
 	spid=$!
 	PIDS+=($spid)
@@ -99,7 +100,7 @@ while [ $(($(date +%s) - t0)) -lt "$DUR" ]; do
 	done
 	ip netns exec "$NAME-b" env LD_PRELOAD="$ASAN_LIB" \
 		timeout -k 5 300 "$RUN" "$VERBS" client -d mrsb -n 60 \
-		-s $((0x5eed + runs)) 10.254.1.1 >"$W/cli.$runs" 2>&1
+		-s $seed 10.254.1.1 >"$W/cli.$runs" 2>&1
 	crc=$?
 	wait "$spid"
 	src=$?
