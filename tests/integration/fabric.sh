@@ -142,20 +142,28 @@ print("both planes carried traffic through the leaf; no_route 0")
 EOP
 	# MR-ROUTE-5: a route change while a program runs is read again.
 	bg_in "$NSA" "$W/bw0.srv" timeout -k 5 30 "$RUN" ib_write_bw -d $DEV_A \
-		-x 0 -D 4
+		-x 0 -D 6
 	for _ in $(seq 200); do
 		inA ss -Hltn "sport = :18515" | grep -q . && break
 		sleep 0.1
 	done
 	bg_in "$NSB" "$W/bw0.cli" timeout -k 5 30 "$RUN" ib_write_bw -d $DEV_B \
-		-x 0 -D 4 10.254.1.1
+		-x 0 -D 6 10.254.1.1
 	cpid=$BG_PID
-	sleep 2.5
+	# Once the client's device carries traffic (a loaded machine may take
+	# seconds to get there), the kernel's table changes.
+	for _ in $(seq 100); do
+		inB "$CTL" stats $DEV_B --json 2>/dev/null |
+			grep -Eq '"tx_pkts": *[1-9]' && break
+		sleep 0.1
+	done
 	inB ip route add 10.99.0.0/24 via 10.101.2.254 dev p1 || die "route add"
-	wait "$cpid" || { show client "$W/bw0.cli"; die "ib_write_bw -D 4"; }
+	wait "$cpid" || { show client "$W/bw0.cli"; die "ib_write_bw -D 6"; }
 	rel=$(inB "$CTL" stats $DEV_B --last --json | python3 -c '
 import json, sys
-print([p["counters"] for p in json.load(sys.stdin)["processes"]][0]["route_reloads"])')
+# the newest process (the mri-verbs client that ran before may be listed)
+ps = json.load(sys.stdin)["processes"]
+print(max(ps, key=lambda p: (p["written"], p["pid"]))["counters"]["route_reloads"])')
 	[ "${rel:-0}" -ge 1 ] || die "route change not followed (route_reloads ${rel:-?})"
 	echo "a route added during the run: the device read the tables again ($rel)"
 	# MR-ROUTE-6: no route on any plane -> RTR fails, fast.
