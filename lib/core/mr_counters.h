@@ -59,6 +59,9 @@ struct mr_counters {
 	uint64_t drop_access;	  /* remote access violations (NAKed) */
 	uint64_t drop_ud_len;	  /* UD message larger than the receive WQE */
 	uint64_t drop_peer_addr;  /* RC: source address is not the peer's */
+	/* multipath */
+	uint64_t path_suspects; /* paths gone silent while others
+				 * progressed (MR-MP-8) */
 };
 
 #define MR_COUNTERS_N (sizeof(struct mr_counters) / sizeof(uint64_t))

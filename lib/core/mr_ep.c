@@ -480,6 +480,7 @@ static const char *const counter_names[] = {
 	N1(drop_qkey),	       N1(drop_window),	    N1(drop_invalid),
 	N1(drop_unexpected),   N1(drop_no_slot),    N1(drop_rnr),
 	N1(drop_access),       N1(drop_ud_len),	    N1(drop_peer_addr),
+	N1(path_suspects),
 };
 
 _Static_assert(sizeof(counter_names) / sizeof(counter_names[0]) ==

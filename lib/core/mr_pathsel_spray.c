@@ -4,14 +4,15 @@
 
 #include "mr_err.h"
 
-/* A path whose RTO fired and that has not made progress since carries
- * one probe at a time (MR-MP-4), so a dead route costs one packet per
- * RTO, not a window. */
+/* A path whose RTO fired, or that went silent while others progressed
+ * (suspect), and that has not made progress since carries one probe at
+ * a time (MR-MP-4, MR-MP-8), so a dead route costs one packet per
+ * RTO or suspect period, not a window. */
 static int usable(const struct mr_pathtx *t)
 {
 	if (!mr_pathtx_space(t))
 		return 0;
-	return !(t->backoff && t->out_pkts);
+	return !((t->backoff || t->suspect) && t->out_pkts);
 }
 
 struct spray_state {

@@ -170,8 +170,12 @@ static void declare_lost(struct mr_pathtx *tx, struct mr_pathtx_rec *r, int why)
 	case MR_PATHTX_LOSS_TIME:
 		tx->lost_time++;
 		break;
+	case MR_PATHTX_LOSS_SUSPECT:
 	case MR_PATHTX_LOSS_RTO:
-		tx->lost_rto++;
+		if (why == MR_PATHTX_LOSS_RTO)
+			tx->lost_rto++;
+		else
+			tx->lost_suspect++;
 		/* Its ACK may only be late (MR-TMR-8): remember it. */
 		r->late = 1;
 		if (!tx->any_late) {
@@ -432,6 +436,7 @@ int mr_pathtx_on_sack_flags(struct mr_pathtx *tx,
 	/* Progress: reset the backoff, restart the timer (RFC 6298 5.3,
 	 * MR-TMR-4). */
 	tx->last_ack_at = now;
+	tx->suspect = 0; /* MR-MP-8: a packet of it came back */
 	tx->backoff = 0;
 	tx->rto_start = now;
 	detect_losses(tx, now);
@@ -456,9 +461,52 @@ static uint32_t lose_all(struct mr_pathtx *tx, int why)
 	return n;
 }
 
+/* The oldest outstanding packet's send time, or UINT64_MAX. */
+static uint64_t oldest_out(const struct mr_pathtx *tx)
+{
+	uint32_t p;
+
+	for (p = tx->una; p != tx->nxt; p++) {
+		const struct mr_pathtx_rec *r = &tx->ring[p & RING_MASK];
+
+		if (r->state == MR_PATHTX_OUT)
+			return r->sent_at;
+	}
+	return UINT64_MAX;
+}
+
+uint64_t mr_pathtx_suspect_at(const struct mr_pathtx *tx)
+{
+	uint64_t ref;
+
+	if (!tx->suspect_ns || !tx->out_pkts)
+		return UINT64_MAX;
+	ref = oldest_out(tx);
+	if (ref == UINT64_MAX)
+		return UINT64_MAX;
+	if (tx->last_ack_at > ref)
+		ref = tx->last_ack_at;
+	/* Only while another path progressed since: a silent peer is
+	 * the RTO's and retry_cnt's business, not a path's. */
+	if (tx->conn_progress_at <= ref)
+		return UINT64_MAX;
+	return ref + tx->suspect_ns;
+}
+
 unsigned mr_pathtx_on_timeout(struct mr_pathtx *tx, uint64_t now)
 {
 	unsigned ev = 0;
+	uint64_t sus = mr_pathtx_suspect_at(tx);
+
+	if (sus <= now) {
+		/* MR-MP-8: what the silent path holds is resent elsewhere
+		 * at once; the path carries one packet at a time until one
+		 * returns. No backoff: this is not a timeout of the peer. */
+		tx->suspect_events++;
+		tx->suspect = 1;
+		lose_all(tx, MR_PATHTX_LOSS_SUSPECT);
+		ev |= MR_PATHTX_EV_SUSPECT;
+	}
 
 	if (tx->loss_time != UINT64_MAX && now >= tx->loss_time) {
 		detect_losses(tx, now);
@@ -479,7 +527,10 @@ unsigned mr_pathtx_on_timeout(struct mr_pathtx *tx, uint64_t now)
 
 uint64_t mr_pathtx_next_deadline(const struct mr_pathtx *tx)
 {
-	uint64_t d = tx->loss_time;
+	uint64_t d = tx->loss_time, sus = mr_pathtx_suspect_at(tx);
+
+	if (sus < d)
+		d = sus;
 
 	if (tx->out_pkts) {
 		uint64_t rto = tx->rto_start + mr_pathtx_rto(tx);

@@ -50,12 +50,15 @@ enum mr_pathtx_loss {
 	MR_PATHTX_LOSS_TIME = 1,    /* later acked and older than threshold */
 	MR_PATHTX_LOSS_RTO = 2,	    /* path retransmission timeout */
 	MR_PATHTX_LOSS_FORCED = 3,  /* mr_pathtx_lose_all() (gbn go-back) */
+	MR_PATHTX_LOSS_SUSPECT = 4, /* the path went silent (MR-MP-8) */
 };
 
 /* Events returned by mr_pathtx_on_timeout() (bit mask). */
 enum mr_pathtx_event {
 	MR_PATHTX_EV_LOSS_TIMER = 1u << 0, /* time-threshold loss ran */
 	MR_PATHTX_EV_RTO = 1u << 1,	   /* the RTO fired (repath, retry) */
+	MR_PATHTX_EV_SUSPECT = 1u << 2,	   /* silent while others progress:
+					    * repath, no retry (MR-MP-8) */
 };
 
 struct mr_pathtx_cb {
@@ -135,7 +138,15 @@ struct mr_pathtx {
 	uint32_t ce_new;
 	uint64_t ce_pkts;
 	uint64_t last_ack_at; /* last SACK that acked something new (ns) */
-	uint32_t late_lo;     /* oldest ppsn that may be a late candidate */
+	/* Suspect (MR-MP-8), set by the engine: the time any path of the
+	 * connection last made progress and how long this one may stay
+	 * silent meanwhile (0: never suspected). A suspect path carries one
+	 * packet at a time until an ACK of it returns. */
+	uint64_t conn_progress_at;
+	uint64_t suspect_ns;
+	uint8_t suspect;
+	uint64_t suspect_events, lost_suspect;
+	uint32_t late_lo; /* oldest ppsn that may be a late candidate */
 	int any_late;
 	struct mr_pathtx_rec ring[MR_PATHTX_RING];
 };
@@ -188,6 +199,11 @@ int mr_pathtx_on_sack_flags(struct mr_pathtx *tx,
  * every outstanding packet lost, doubles the backoff up to rto_max).
  * Returns a mask of enum mr_pathtx_event (0: nothing was due). */
 unsigned mr_pathtx_on_timeout(struct mr_pathtx *tx, uint64_t now);
+
+/* When the path becomes suspect (MR-MP-8): its oldest outstanding packet
+ * (or the last ACK of it, if later) is suspect_ns old while another path
+ * progressed after that. UINT64_MAX: not armed. */
+uint64_t mr_pathtx_suspect_at(const struct mr_pathtx *tx);
 
 /* Earliest time at which mr_pathtx_on_timeout() has work, or UINT64_MAX. */
 uint64_t mr_pathtx_next_deadline(const struct mr_pathtx *tx);

