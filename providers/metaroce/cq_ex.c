@@ -149,21 +149,11 @@ struct ibv_cq_ex *metaroce_create_cq_ex(struct ibv_context *context,
 		return NULL;
 	cq->wc_flags = attr->wc_flags;
 	cx = &cq->vcq.cq_ex;
-	/* ibv_create_cq_ex calls us directly: what libibverbs'
-	 * ibv_create_cq sets after create_cq is ours to set here. */
-	cx->context = context;
-	cx->channel = attr->channel;
-	cx->cq_context = attr->cq_context;
-	cx->comp_events_completed = 0;
-	cx->async_events_completed = 0;
-	pthread_mutex_init(&cx->mutex, NULL);
-	pthread_cond_init(&cx->cond, NULL);
-	if (attr->channel) {
-		/* ibv_destroy_cq drops this reference. */
-		pthread_mutex_lock(&context->mutex);
-		attr->channel->refcnt++;
-		pthread_mutex_unlock(&context->mutex);
-	}
+	/* libibverbs' wrapper of create_cq_ex (__lib_ibv_create_cq_ex, like
+	 * ibv_create_cq) sets context, channel, cq_context and the sync
+	 * objects after we return, and takes the channel reference that
+	 * ibv_destroy_cq drops: taking it here too left the channel busy
+	 * forever (UCX: ibv_destroy_comp_channel returned EBUSY). */
 	cx->start_poll = cqx_start_poll;
 	cx->next_poll = cqx_next_poll;
 	cx->end_poll = cqx_end_poll;

@@ -210,9 +210,9 @@ ucx_info_check() {
 	# UCX reads the GID types from /sys/class/infiniband itself, without
 	# SYSFS_PATH: metaroce-run's shim serves them from the view.
 	f=/sys/class/infiniband/$DEV/ports/1
-	[ "$(inB "$RUN" cat $f/gid_attrs/types/1 $f/lid)" = "RoCE v2
+	[ "$(inB "$RUN" cat $f/gid_attrs/types/0 $f/lid)" = "RoCE v2
 0x2" ] || die "$f: not the view's GID type and LID"
-	echo "ok: $f/gid_attrs/types/1 is RoCE v2, lid 0x2 (the view)"
+	echo "ok: $f/gid_attrs/types/0 is RoCE v2, lid 0x2 (the view)"
 }
 
 ucx_case() {
