@@ -196,6 +196,7 @@ enum mr_mode {
 
 enum mr_qp_type {
 	MR_QPT_RC = 2, /* = IBV_QPT_RC */
+	MR_QPT_UC = 3, /* = IBV_QPT_UC (MR-UC-*) */
 	MR_QPT_UD = 4, /* = IBV_QPT_UD */
 };
 
@@ -397,10 +398,11 @@ int mr_qp_destroy(struct mr_qp *qp);
 
 /*
  * Applies the attr fields selected by mask (enum mr_qp_attr_mask).
- * Transitions follow verbs: RESET->INIT (needs ACCESS_FLAGS for RC, QKEY
- * for UD), INIT->RTR (RC: DEST_QPN, RQ_PSN, PATH_MTU, DEST,
- * MAX_DEST_RD_ATOMIC, MIN_RNR_TIMER; UD: none), RTR->RTS (RC: SQ_PSN,
- * TIMEOUT, RETRY_CNT, RNR_RETRY, MAX_QP_RD_ATOMIC; UD: SQ_PSN), any->ERR,
+ * Transitions follow verbs: RESET->INIT (needs ACCESS_FLAGS for RC and UC,
+ * QKEY for UD), INIT->RTR (RC: DEST_QPN, RQ_PSN, PATH_MTU, DEST,
+ * MAX_DEST_RD_ATOMIC, MIN_RNR_TIMER; UC: DEST, PATH_MTU, DEST_QPN,
+ * RQ_PSN; UD: none), RTR->RTS (RC: SQ_PSN, TIMEOUT, RETRY_CNT, RNR_RETRY,
+ * MAX_QP_RD_ATOMIC; UC and UD: SQ_PSN), any->ERR,
  * any->RESET (discards all state, no completions). Missing required
  * attributes or an illegal transition: -MR_EINVAL and nothing changes.
  * Moving to ERR flushes every outstanding WR (MR_WC_WR_FLUSH_ERR).

@@ -276,8 +276,17 @@ struct mr_qp {
 	 * that touched the QP left it (mr_ep_timer_update). */
 	struct mr_timerq_entry tmr;
 
-	/* UD send: packets waiting (sq_next..sq_tail) */
+	/* UD send: packets waiting (sq_next..sq_tail); UC: packets sent */
 	uint32_t ud_ssn;
+	/* UC receive (mr_uc.c, MR-UC-3): the message in progress. */
+	struct {
+		uint8_t started; /* a packet arrived: next_ssn is valid */
+		uint8_t in_msg;	 /* a message is being received */
+		uint8_t op;	 /* its wire opcode */
+		uint32_t next_ssn;
+		uint32_t msn, len, bytes, rkey;
+		uint64_t vaddr;
+	} uc;
 };
 
 struct mr_ep {
@@ -489,5 +498,12 @@ size_t mr_ud_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 		struct mr_tx_meta *meta);
 int mr_ud_rx(struct mr_qp *qp, const struct mr_pkt *pkt,
 	     const struct mr_rx_meta *meta);
+
+/* mr_uc.c */
+size_t mr_uc_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
+		struct mr_tx_meta *meta);
+int mr_uc_rx(struct mr_qp *qp, const struct mr_pkt *pkt,
+	     const struct mr_rx_meta *meta);
+void mr_uc_rx_reset(struct mr_qp *qp);
 
 #endif /* MR_ENGINE_H */

@@ -302,6 +302,8 @@ int mr_ep_rx(struct mr_ep *ep, uint64_t now, const uint8_t *buf, size_t len,
 		MR_CNT(qp, rx_data_pkts, 1);
 	if (qp->cfg.type == MR_QPT_UD)
 		return mr_ud_rx(qp, &pkt, meta);
+	if (qp->cfg.type == MR_QPT_UC)
+		return mr_uc_rx(qp, &pkt, meta);
 	rc = rc_rx(qp, &pkt, meta, now);
 	mr_ep_timer_update(qp);
 	return rc;
@@ -314,6 +316,8 @@ static size_t qp_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 
 	if (qp->cfg.type == MR_QPT_UD)
 		return mr_ud_tx(qp, now, buf, cap, meta);
+	if (qp->cfg.type == MR_QPT_UC)
+		return mr_uc_tx(qp, now, buf, cap, meta);
 	if (qp->state < MR_QPS_RTR)
 		return 0;
 	if (mr_resp_ack_wanted(qp, now)) {

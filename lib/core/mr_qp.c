@@ -63,8 +63,8 @@ static int qp_alloc(struct mr_qp *qp)
 		if (rc)
 			return rc;
 	}
-	if (c->type == MR_QPT_UD)
-		return 0;
+	if (c->type == MR_QPT_UD || c->type == MR_QPT_UC)
+		return 0; /* MR-UC-1: no transmit or message records */
 
 	qp->npaths = c->mode == MR_MODE_GBN ? 1 : ep->cfg.num_paths;
 	qp->txp = xcalloc(ep, ep->cfg.ssn_window, sizeof(*qp->txp));
@@ -113,7 +113,8 @@ static void qp_reset(struct mr_qp *qp)
 	qp->have_err = 0;
 	mr_rq_init_ring(&qp->rq);
 	qp->ud_ssn = 0;
-	if (qp->cfg.type == MR_QPT_UD)
+	mr_uc_rx_reset(qp);
+	if (qp->cfg.type == MR_QPT_UD || qp->cfg.type == MR_QPT_UC)
 		return;
 	for (i = 0; i < qp->ep->cfg.hold_slots; i++)
 		qp->hold[i].used = 0;
@@ -129,7 +130,11 @@ int mr_qp_create(struct mr_ep *ep, const struct mr_qp_config *cfg,
 
 	if (!ep || !cfg || !out)
 		return -MR_EINVAL;
-	if (cfg->type != MR_QPT_RC && cfg->type != MR_QPT_UD)
+	if (cfg->type != MR_QPT_RC && cfg->type != MR_QPT_UD &&
+	    cfg->type != MR_QPT_UC)
+		return -MR_EINVAL;
+	/* MR-UC-8: UC receives into its own receive queue only. */
+	if (cfg->type == MR_QPT_UC && cfg->srq)
 		return -MR_EINVAL;
 	if (cfg->type == MR_QPT_RC && cfg->mode != MR_MODE_METAROCE &&
 	    cfg->mode != MR_MODE_GBN)
@@ -150,7 +155,7 @@ int mr_qp_create(struct mr_ep *ep, const struct mr_qp_config *cfg,
 	mr_timerq_entry_init(&qp->tmr);
 	qp->cfg = *cfg;
 	qp->mtu = ep->cfg.mtu;
-	if (cfg->type == MR_QPT_UD)
+	if (cfg->type != MR_QPT_RC)
 		qp->cfg.mode = MR_MODE_METAROCE;
 	rc = qp_alloc(qp);
 	if (rc) {
@@ -281,6 +286,46 @@ struct trans {
 	(MR_QP_ACCESS_FLAGS | MR_QP_MIN_RNR_TIMER | MR_QP_TIMEOUT |   \
 	 MR_QP_RETRY_CNT | MR_QP_RNR_RETRY | MR_QP_MAX_QP_RD_ATOMIC | \
 	 MR_QP_MAX_DEST_RD_ATOMIC)
+/* MR-UC-9: IB's UC columns of the table. */
+#define UC_RTR_REQ \
+	(MR_QP_DEST | MR_QP_PATH_MTU | MR_QP_DEST_QPN | MR_QP_RQ_PSN)
+
+/* The transitions of a UC QP (RESET and ERR handled by the caller). */
+static int uc_transition(enum mr_qp_state from, enum mr_qp_state to,
+			 struct trans *t)
+{
+	switch (from) {
+	case MR_QPS_RESET:
+		if (to != MR_QPS_INIT)
+			return -MR_EINVAL;
+		t->req = MR_QP_ACCESS_FLAGS;
+		return 0;
+	case MR_QPS_INIT:
+		if (to == MR_QPS_INIT) {
+			t->opt = MR_QP_ACCESS_FLAGS;
+			return 0;
+		}
+		if (to != MR_QPS_RTR)
+			return -MR_EINVAL;
+		t->req = UC_RTR_REQ;
+		t->opt = MR_QP_ACCESS_FLAGS;
+		return 0;
+	case MR_QPS_RTR:
+		if (to != MR_QPS_RTS)
+			return -MR_EINVAL;
+		t->req = MR_QP_SQ_PSN;
+		t->opt = MR_QP_ACCESS_FLAGS;
+		return 0;
+	case MR_QPS_RTS:
+	case MR_QPS_SQD:
+		if (to != MR_QPS_RTS && to != MR_QPS_SQD)
+			return -MR_EINVAL;
+		t->opt = MR_QP_ACCESS_FLAGS;
+		return 0;
+	default:
+		return -MR_EINVAL;
+	}
+}
 
 static int transition(const struct mr_qp *qp, enum mr_qp_state from,
 		      enum mr_qp_state to, struct trans *t)
@@ -290,6 +335,8 @@ static int transition(const struct mr_qp *qp, enum mr_qp_state from,
 	t->req = t->opt = 0;
 	if (to == MR_QPS_RESET || to == MR_QPS_ERR)
 		return 0;
+	if (qp->cfg.type == MR_QPT_UC)
+		return uc_transition(from, to, t);
 	switch (from) {
 	case MR_QPS_RESET:
 		if (to != MR_QPS_INIT)
@@ -423,6 +470,9 @@ static int qp_modify(struct mr_qp *qp, const struct mr_qp_attr *attr,
 	if (rc)
 		return rc;
 	apply(qp, attr, attr_mask);
+	if (from == MR_QPS_INIT && to == MR_QPS_RTR &&
+	    qp->cfg.type == MR_QPT_UC)
+		mr_uc_rx_reset(qp);
 	if (from == MR_QPS_INIT && to == MR_QPS_RTR &&
 	    qp->cfg.type == MR_QPT_RC) {
 		mr_resp_reset(qp);

@@ -123,6 +123,12 @@ static int post_check(const struct mr_qp *qp, const struct mr_send_wr *wr,
 		if (*len > qp->ep->cfg.mtu)
 			return -MR_EMSGSIZE;
 	}
+	/* MR-UC-6: UC has no READ and no atomics (IB: no response path). */
+	if (c->type == MR_QPT_UC && wr->opcode != MR_WR_SEND &&
+	    wr->opcode != MR_WR_SEND_WITH_IMM &&
+	    wr->opcode != MR_WR_RDMA_WRITE &&
+	    wr->opcode != MR_WR_RDMA_WRITE_WITH_IMM)
+		return -MR_EINVAL;
 	switch (wr->opcode) {
 	case MR_WR_SEND:
 	case MR_WR_SEND_WITH_IMM:
