@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Queue pairs (RC and UD) on the core: create, modify through the verbs
+ * Queue pairs (RC, UC and UD) on the core: create, modify through the verbs
  * state machine (the core enforces the transitions; xlate.c checks every
  * attribute first), query, destroy.
  */
@@ -13,8 +13,9 @@
 
 static int check_init_attr(struct ibv_pd *pd, const struct ibv_qp_init_attr *a)
 {
-	if (a->qp_type != IBV_QPT_RC && a->qp_type != IBV_QPT_UD)
-		return EOPNOTSUPP; /* UC, XRC, raw packet */
+	if (a->qp_type != IBV_QPT_RC && a->qp_type != IBV_QPT_UC &&
+	    a->qp_type != IBV_QPT_UD)
+		return EOPNOTSUPP; /* XRC, raw packet */
 	if (!a->send_cq || !a->recv_cq || a->send_cq->context != pd->context ||
 	    a->recv_cq->context != pd->context)
 		return EINVAL;
@@ -72,7 +73,7 @@ struct ibv_qp *metaroce_create_qp(struct ibv_pd *ibpd,
 	qp->sq_sig_all = attr->sq_sig_all;
 
 	qc.type = (enum mr_qp_type)attr->qp_type;
-	/* The device's policy (engine.h): UD QPs ignore the mode. */
+	/* The device's policy (engine.h): UC and UD QPs ignore the mode. */
 	qc.mode = qp->eng->policy.mode;
 	qc.pd = qp->pd->pdn;
 	qc.max_send_wr = qp->cap.max_send_wr;
@@ -121,7 +122,9 @@ struct ibv_qp *metaroce_create_qp(struct ibv_pd *ibpd,
 		qp->srq->users++;
 	attr->cap = qp->cap; /* what was granted */
 	metaroce_dbg("qp 0x%x created (%s)", qc.qpn,
-		     attr->qp_type == IBV_QPT_RC ? "RC" : "UD");
+		     attr->qp_type == IBV_QPT_RC   ? "RC"
+		     : attr->qp_type == IBV_QPT_UC ? "UC"
+						   : "UD");
 	return q;
 
 err_free:
@@ -158,7 +161,8 @@ struct ibv_qp *metaroce_create_qp_ex(struct ibv_context *context,
 		return NULL;
 	}
 	if ((ax->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
-	    (ax->qp_type == IBV_QPT_RC || ax->qp_type == IBV_QPT_UD) &&
+	    (ax->qp_type == IBV_QPT_RC || ax->qp_type == IBV_QPT_UC ||
+	     ax->qp_type == IBV_QPT_UD) &&
 	    (ax->send_ops_flags & ~metaroce_qp_ex_ops(ax->qp_type))) {
 		errno = EOPNOTSUPP;
 		return NULL;
@@ -304,7 +308,7 @@ int metaroce_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	attr->port_num = 1;
 	attr->pkey_index = 0;
 	attr->cap = qp->cap;
-	if (ibqp->qp_type == IBV_QPT_RC) {
+	if (ibqp->qp_type == IBV_QPT_RC || ibqp->qp_type == IBV_QPT_UC) {
 		if (ca.path_mtu_bytes)
 			attr->path_mtu = metaroce_mtu_enum(ca.path_mtu_bytes);
 		attr->dest_qp_num = ca.dest_qpn;

@@ -310,6 +310,10 @@ uint64_t metaroce_qp_ex_ops(enum ibv_qp_type type)
 {
 	uint64_t ops = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
 
+	/* MR-UC-6: UC has WRITE but no READ or atomics. */
+	if (type == IBV_QPT_UC)
+		ops |= IBV_QP_EX_WITH_RDMA_WRITE |
+		       IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
 	if (type == IBV_QPT_RC)
 		ops |= IBV_QP_EX_WITH_RDMA_WRITE |
 		       IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |

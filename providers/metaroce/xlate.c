@@ -40,6 +40,7 @@ _Static_assert((int)MR_QP_MAX_DEST_RD_ATOMIC == (int)IBV_QP_MAX_DEST_RD_ATOMIC,
 _Static_assert((int)MR_QP_MIN_RNR_TIMER == (int)IBV_QP_MIN_RNR_TIMER,
 	       "qp attr mask");
 _Static_assert((int)MR_QPT_RC == (int)IBV_QPT_RC &&
+		       (int)MR_QPT_UC == (int)IBV_QPT_UC &&
 		       (int)MR_QPT_UD == (int)IBV_QPT_UD,
 	       "qp type");
 _Static_assert(sizeof(struct mr_sge) == sizeof(struct ibv_sge), "sge");
@@ -170,6 +171,11 @@ int metaroce_av_from_lid(const struct ibv_ah_attr *in, uint32_t ip,
 	 IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_RQ_PSN |                \
 	 IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER |                     \
 	 IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_DEST_QPN)
+/* Attributes IB's table does not give a UC QP. */
+#define QP_ATTR_NOT_UC                                                     \
+	(IBV_QP_QKEY | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | \
+	 IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER |                     \
+	 IBV_QP_MAX_DEST_RD_ATOMIC)
 #define QP_ACCESS_ALL                                       \
 	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
 	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
@@ -188,11 +194,14 @@ int metaroce_xlate_qp_attr(const struct ibv_qp_attr *a, int mask,
 		return EINVAL;
 	if (m & QP_ATTR_UNSUPPORTED)
 		return EOPNOTSUPP;
-	if (qpt != IBV_QPT_RC && qpt != IBV_QPT_UD)
+	if (qpt != IBV_QPT_RC && qpt != IBV_QPT_UC && qpt != IBV_QPT_UD)
 		return EINVAL;
 	/* As the kernel's transition table: connection attributes (and
-	 * access flags) are not attributes of a UD QP. */
+	 * access flags) are not attributes of a UD QP, reliability and
+	 * READ/atomic attributes and the qkey not of a UC QP (MR-UC-9). */
 	if (qpt == IBV_QPT_UD && (m & QP_ATTR_RC_ONLY))
+		return EINVAL;
+	if (qpt == IBV_QPT_UC && (m & QP_ATTR_NOT_UC))
 		return EINVAL;
 
 	if (m & IBV_QP_STATE) {
@@ -309,7 +318,9 @@ int metaroce_xlate_send_wr(const struct ibv_send_wr *wr, enum ibv_qp_type qpt,
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
 	case IBV_WR_RDMA_READ:
-		if (qpt != IBV_QPT_RC)
+		/* MR-UC-6: UC writes but does not read. */
+		if (qpt == IBV_QPT_UD ||
+		    (qpt == IBV_QPT_UC && wr->opcode == IBV_WR_RDMA_READ))
 			return EINVAL;
 		out->remote_addr = wr->wr.rdma.remote_addr;
 		out->rkey = wr->wr.rdma.rkey;

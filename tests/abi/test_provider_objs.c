@@ -389,8 +389,23 @@ static void test_qp_attr_ud(void)
 	MR_CHECK_EQ(metaroce_xlate_qp_attr(&a, IBV_QP_ACCESS_FLAGS, IBV_QPT_UD,
 					   4096, &c, &cm),
 		    EINVAL);
-	MR_CHECK_EQ(metaroce_xlate_qp_attr(&a, IBV_QP_STATE, IBV_QPT_UC, 4096,
+	/* MR-UC-9: UC takes connection attributes, not the qkey nor RC's
+	 * reliability and READ/atomic ones; raw packet QPs nothing. */
+	a.dest_qp_num = 7;
+	MR_CHECK_EQ(metaroce_xlate_qp_attr(&a, IBV_QP_STATE | IBV_QP_DEST_QPN,
+					   IBV_QPT_UC, 4096, &c, &cm),
+		    0);
+	MR_CHECK_EQ(metaroce_xlate_qp_attr(&a, IBV_QP_QKEY, IBV_QPT_UC, 4096,
 					   &c, &cm),
+		    EINVAL);
+	MR_CHECK_EQ(metaroce_xlate_qp_attr(&a, IBV_QP_TIMEOUT, IBV_QPT_UC,
+					   4096, &c, &cm),
+		    EINVAL);
+	MR_CHECK_EQ(metaroce_xlate_qp_attr(&a, IBV_QP_MAX_DEST_RD_ATOMIC,
+					   IBV_QPT_UC, 4096, &c, &cm),
+		    EINVAL);
+	MR_CHECK_EQ(metaroce_xlate_qp_attr(&a, IBV_QP_STATE,
+					   IBV_QPT_RAW_PACKET, 4096, &c, &cm),
 		    EINVAL);
 }
 

@@ -679,12 +679,194 @@ static void test_srq(void)
 	MR_CHECK_EQ(ibv_destroy_srq(srq), 0);
 }
 
+/* UC: INIT -> RTR -> RTS with IB's UC attributes only (MR-UC-9). */
+static int connect_uc(struct ibv_qp *q, uint32_t peer, uint32_t rq_psn,
+		      uint32_t sq_psn)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_RTR,
+		.path_mtu = IBV_MTU_1024,
+		.dest_qp_num = peer,
+		.rq_psn = rq_psn,
+		.max_dest_rd_atomic = 4,
+	};
+	int ret;
+
+	ret = to_init(q);
+	if (ret)
+		return ret;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.grh.dgid = gid1;
+	a.ah_attr.grh.sgid_index = 0;
+	a.ah_attr.grh.hop_limit = 64;
+	/* RC's responder attributes are not UC attributes. */
+	if (ibv_modify_qp(q, &a,
+			  IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+				  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+				  IBV_QP_MAX_DEST_RD_ATOMIC) != EINVAL)
+		return -1;
+	ret = ibv_modify_qp(q, &a,
+			    IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+				    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = sq_psn;
+	a.timeout = 14;
+	if (ibv_modify_qp(q, &a,
+			  IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT) !=
+	    EINVAL)
+		return -1;
+	return ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+}
+
+/* The completions of n WRs in any order, sorted by wr_id. */
+static int wait_sorted(int n, struct ibv_wc *wc)
+{
+	int got = wait_wc(cq, n, wc), i, j;
+
+	for (i = 0; i < got; i++)
+		for (j = i + 1; j < got; j++)
+			if (wc[j].wr_id < wc[i].wr_id) {
+				struct ibv_wc t = wc[i];
+
+				wc[i] = wc[j];
+				wc[j] = t;
+			}
+	return got;
+}
+
+/* UC over the loopback (no loss there): WRITE, WRITE_WITH_IMM, SEND,
+ * SEND_WITH_IMM of several packets, every byte compared; READ and atomics
+ * refused at post (MR-UC-6); an SRQ refused (MR-UC-8); query reports the
+ * UC attributes. */
+static void test_uc(void)
+{
+	struct ibv_qp *a, *b;
+	struct ibv_wc wc[4];
+	struct ibv_sge sg, rs;
+	struct ibv_qp_attr qa;
+	struct ibv_qp_init_attr qi;
+	struct ibv_send_wr w = { 0 }, *bad;
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 4, .max_sge = 1 } };
+	struct ibv_srq *srq;
+
+	MR_CHECK(ctx);
+	srq = ibv_create_srq(pd, &sa);
+	MR_CHECK(srq);
+	errno = 0;
+	MR_CHECK(!make_qp(IBV_QPT_UC, srq));
+	MR_CHECK_EQ(errno, EINVAL);
+	MR_CHECK_EQ(ibv_destroy_srq(srq), 0);
+	a = make_qp(IBV_QPT_UC, NULL);
+	b = make_qp(IBV_QPT_UC, NULL);
+	MR_CHECK(a && b);
+	if (!a || !b)
+		return;
+	MR_CHECK_EQ(a->qp_type, IBV_QPT_UC);
+	MR_CHECK_EQ(connect_uc(a, b->qp_num, 0x300, 0x400), 0);
+	MR_CHECK_EQ(connect_uc(b, a->qp_num, 0x400, 0x300), 0);
+	MR_CHECK_EQ(ibv_query_qp(a, &qa, IBV_QP_STATE, &qi), 0);
+	MR_CHECK_EQ(qa.qp_state, IBV_QPS_RTS);
+	MR_CHECK_EQ(qa.dest_qp_num, b->qp_num);
+	MR_CHECK_EQ(qa.rq_psn, 0x300);
+	MR_CHECK_EQ(qa.sq_psn, 0x400);
+	MR_CHECK_EQ(qa.path_mtu, IBV_MTU_1024);
+	MR_CHECK_EQ(qi.qp_type, IBV_QPT_UC);
+
+	/* WRITE of 5000 bytes: five packets. */
+	fill_random(src, BUF);
+	memset(dst, 0, BUF);
+	sg = (struct ibv_sge){ (uintptr_t)src, 5000, msrc->lkey };
+	MR_CHECK_EQ(post_one(a, IBV_WR_RDMA_WRITE, 1, &sg, 1,
+			     (uintptr_t)dst + 10, mdst->rkey, 0),
+		    0);
+	MR_CHECK_EQ(wait_wc(cq, 1, wc), 1);
+	MR_CHECK_EQ(wc[0].status, IBV_WC_SUCCESS);
+	MR_CHECK_EQ(wc[0].opcode, IBV_WC_RDMA_WRITE);
+	/* UC completes the WRITE when it is sent: a later SEND on the same
+	 * path shows the WRITE landed (its packets went first). */
+	rs = (struct ibv_sge){ (uintptr_t)loc, 8192, mloc->lkey };
+	MR_CHECK_EQ(post_recv(b, 20, &rs, 1), 0);
+	sg = (struct ibv_sge){ (uintptr_t)src + 8192, 3000, msrc->lkey };
+	MR_CHECK_EQ(post_one(a, IBV_WR_SEND, 2, &sg, 1, 0, 0, 0), 0);
+	MR_CHECK_EQ(wait_sorted(2, wc), 2);
+	MR_CHECK_EQ(wc[0].wr_id, 2);
+	MR_CHECK_EQ(wc[0].opcode, IBV_WC_SEND);
+	MR_CHECK_EQ(wc[1].wr_id, 20);
+	MR_CHECK_EQ(wc[1].status, IBV_WC_SUCCESS);
+	MR_CHECK_EQ(wc[1].opcode, IBV_WC_RECV);
+	MR_CHECK_EQ(wc[1].byte_len, 3000);
+	MR_CHECK_EQ(wc[1].qp_num, b->qp_num);
+	MR_CHECK_EQ(wc[1].src_qp, a->qp_num);
+	MR_CHECK_MEM(dst + 10, src, 5000);
+	MR_CHECK_EQ(dst[9], 0);
+	MR_CHECK_EQ(dst[5010], 0);
+	MR_CHECK_MEM(loc, src + 8192, 3000);
+
+	/* WRITE_WITH_IMM: data placed, the imm in a receive completion. */
+	rs = (struct ibv_sge){ (uintptr_t)loc, 16, mloc->lkey };
+	MR_CHECK_EQ(post_recv(b, 21, &rs, 1), 0);
+	w.wr_id = 3;
+	sg = (struct ibv_sge){ (uintptr_t)src + 16384, 2500, msrc->lkey };
+	w.sg_list = &sg;
+	w.num_sge = 1;
+	w.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+	w.send_flags = IBV_SEND_SIGNALED;
+	w.imm_data = htobe32(0xabcd0123);
+	w.wr.rdma.remote_addr = (uintptr_t)dst + 20000;
+	w.wr.rdma.rkey = mdst->rkey;
+	MR_CHECK_EQ(ibv_post_send(a, &w, &bad), 0);
+	MR_CHECK_EQ(wait_sorted(2, wc), 2);
+	MR_CHECK_EQ(wc[0].wr_id, 3);
+	MR_CHECK_EQ(wc[0].opcode, IBV_WC_RDMA_WRITE);
+	MR_CHECK_EQ(wc[1].wr_id, 21);
+	MR_CHECK_EQ(wc[1].opcode, IBV_WC_RECV_RDMA_WITH_IMM);
+	MR_CHECK_EQ(wc[1].byte_len, 2500);
+	MR_CHECK(wc[1].wc_flags & IBV_WC_WITH_IMM);
+	MR_CHECK_EQ(be32toh(wc[1].imm_data), 0xabcd0123);
+	MR_CHECK_MEM(dst + 20000, src + 16384, 2500);
+
+	/* SEND_WITH_IMM b -> a. */
+	rs = (struct ibv_sge){ (uintptr_t)loc + 8192, 8192, mloc->lkey };
+	MR_CHECK_EQ(post_recv(a, 22, &rs, 1), 0);
+	w.wr_id = 4;
+	sg = (struct ibv_sge){ (uintptr_t)src + 32768, 4100, msrc->lkey };
+	w.opcode = IBV_WR_SEND_WITH_IMM;
+	w.imm_data = htobe32(77);
+	MR_CHECK_EQ(ibv_post_send(b, &w, &bad), 0);
+	MR_CHECK_EQ(wait_sorted(2, wc), 2);
+	MR_CHECK_EQ(wc[0].wr_id, 4);
+	MR_CHECK_EQ(wc[1].wr_id, 22);
+	MR_CHECK_EQ(wc[1].opcode, IBV_WC_RECV);
+	MR_CHECK_EQ(wc[1].byte_len, 4100);
+	MR_CHECK_EQ(be32toh(wc[1].imm_data), 77);
+	MR_CHECK_MEM(loc + 8192, src + 32768, 4100);
+
+	/* READ and atomics: EINVAL at post, bad_wr names the WR. */
+	w.wr_id = 5;
+	w.opcode = IBV_WR_RDMA_READ;
+	bad = NULL;
+	MR_CHECK_EQ(ibv_post_send(a, &w, &bad), EINVAL);
+	MR_CHECK(bad == &w);
+	w.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	sg.length = 8;
+	w.wr.atomic.remote_addr = (uintptr_t)atom;
+	w.wr.atomic.rkey = matom->rkey;
+	MR_CHECK_EQ(ibv_post_send(a, &w, &bad), EINVAL);
+	MR_CHECK_EQ(ibv_poll_cq(cq, 1, wc), 0); /* nothing was queued */
+	MR_CHECK_EQ(ibv_destroy_qp(a), 0);
+	MR_CHECK_EQ(ibv_destroy_qp(b), 0);
+}
+
 static void test_bad_attrs(void)
 {
 	struct ibv_qp_init_attr ia = {
 		.send_cq = cq,
 		.recv_cq = cq,
-		.qp_type = IBV_QPT_UC,
+		.qp_type = IBV_QPT_RAW_PACKET,
 		.cap = { .max_send_wr = 4,
 			 .max_recv_wr = 4,
 			 .max_send_sge = 1,
@@ -760,5 +942,6 @@ static void test_teardown(void)
 }
 
 MR_TEST_MAIN(MR_TEST(setup), MR_TEST(test_rc_opcodes), MR_TEST(test_rc_errors),
-	     MR_TEST(test_ud), MR_TEST(test_srq), MR_TEST(test_bad_attrs),
+	     MR_TEST(test_ud), MR_TEST(test_srq), MR_TEST(test_uc),
+	     MR_TEST(test_bad_attrs),
 	     MR_TEST(test_teardown))
