@@ -7,7 +7,7 @@
 #
 # Usage: two_hosts.sh CTL RUN CASE [MRI_VERBS]
 #   CASE: ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_atomic_bw
-#         rc_pingpong ud_pingpong srq_pingpong
+#         rc_pingpong ud_pingpong srq_pingpong uc_pingpong
 #         verbs_loopback verbs_hosts verbs_rtr verbs_bad_rkey
 #         verbs_peer_gone gids nccl
 #   MRI_VERBS: the project's own verbs program (mri-verbs), for verbs_*.
@@ -210,6 +210,13 @@ rc_pingpong)
 	;;
 ud_pingpong)
 	pingpong ibv_ud_pingpong 100
+	;;
+uc_pingpong)
+	# UC (MR-UC-*): 4096-byte SENDs are four packets at the path MTU of
+	# 1024; polling, then CQ events. The veth loses nothing, so every
+	# message arrives.
+	pingpong ibv_uc_pingpong 100
+	pingpong ibv_uc_pingpong 100 -e
 	;;
 srq_pingpong)
 	pingpong ibv_srq_pingpong 100
