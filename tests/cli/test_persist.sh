@@ -59,7 +59,7 @@ echo "opt.paths=99" >>"$METAROCE_CONFDIR/mrp2.conf"
 "$CTL" link restore 2>"$TMP/err"
 rc=$?
 [ $rc = 1 ] && pass "restore with a bad record exits 1" || fail "restore exit $rc"
-check "the bad record is named with its line" 'mrp2\.conf:7: opt paths=99: paths must be 1\.\.16' "$(cat "$TMP/err")"
+check "the bad record is named with its line" 'mrp2\.conf:7: opt paths=99: paths must be 1\.\.64' "$(cat "$TMP/err")"
 eq "the good record was restored" "$(names)" "mrp0 mrp9 "
 
 expect_ok "del NAME --persist" "$CTL" link del mrp0 --persist
