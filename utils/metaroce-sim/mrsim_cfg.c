@@ -297,7 +297,7 @@ static int set_key(struct mrsim_scn *s, const struct key *k, const char *v,
 			}
 			if (!ok) {
 				snprintf(err, errlen,
-					 "%s: '%s' is not one of %s", k->name,
+					 "%s: '%.64s' is not one of %s", k->name,
 					 v, k->choices);
 				return -1;
 			}
