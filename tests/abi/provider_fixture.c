@@ -155,3 +155,49 @@ int mrt_fixture_setup(void)
 		return 1;
 	return 0;
 }
+
+int mrt_fixture_open(struct mrt_dev *d, int cqe)
+{
+	int ret = mrt_fixture_setup(), i, n;
+
+	if (ret == 77)
+		exit(77);
+	if (ret)
+		return ret;
+	memset(d, 0, sizeof(*d));
+	d->list = ibv_get_device_list(&n);
+	if (!d->list) {
+		perror("fixture: ibv_get_device_list");
+		return 1;
+	}
+	for (i = 0; i < n && !d->ctx; i++)
+		if (!strcmp(ibv_get_device_name(d->list[i]), MRT_DEV))
+			d->ctx = ibv_open_device(d->list[i]);
+	if (!d->ctx) {
+		fprintf(stderr, "fixture: cannot open " MRT_DEV "\n");
+		return 1;
+	}
+	if (ibv_query_gid(d->ctx, 1, 0, &d->gid0)) {
+		fprintf(stderr, "fixture: ibv_query_gid(1, 0) failed\n");
+		return 1;
+	}
+	d->pd = ibv_alloc_pd(d->ctx);
+	d->cq = ibv_create_cq(d->ctx, cqe, NULL, NULL, 0);
+	if (!d->pd || !d->cq) {
+		fprintf(stderr, "fixture: no PD or CQ\n");
+		return 1;
+	}
+	return 0;
+}
+
+int mrt_fixture_close(struct mrt_dev *d)
+{
+	int ret = ibv_destroy_cq(d->cq);
+
+	if (!ret)
+		ret = ibv_dealloc_pd(d->pd);
+	if (!ret)
+		ret = ibv_close_device(d->ctx);
+	ibv_free_device_list(d->list);
+	return ret;
+}

@@ -15,6 +15,8 @@
 
 #include <stdint.h>
 
+#include <infiniband/verbs.h>
+
 #define MRT_DEV "mrt0"
 #define MRT_MAC "02:00:c0:00:02:01"
 #define MRT_GUID_BE 0x0000c0fffe000201ULL /* EUI-64 of MRT_MAC */
@@ -24,5 +26,23 @@
 /* 0: ready (SYSFS_PATH and RDMAV_DRIVERS set); 77: skip (not root);
  * 1: failed (reason on stderr). Removes everything at exit. */
 int mrt_fixture_setup(void);
+
+/* What a test of the provider's objects starts from: MRT_DEV opened
+ * through libibverbs, a PD, a CQ of cqe entries and the port's GID 0 (our
+ * own IPv4-mapped GID: a QP addressed with it loops back). */
+struct mrt_dev {
+	struct ibv_device **list;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	union ibv_gid gid0;
+};
+
+/* mrt_fixture_setup(), then the above. Exits 77 when the fixture skips;
+ * returns 0, or 1 with the reason on stderr. */
+int mrt_fixture_open(struct mrt_dev *d, int cqe);
+/* Destroys the CQ and PD, closes the device, frees the list: 0 or the
+ * first failure's errno. */
+int mrt_fixture_close(struct mrt_dev *d);
 
 #endif /* MRT_PROVIDER_FIXTURE_H */

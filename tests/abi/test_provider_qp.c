@@ -27,7 +27,7 @@
 	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
 	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
 
-static struct ibv_device **list;
+static struct mrt_dev dev;
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
 static struct ibv_cq *cq;
@@ -197,21 +197,11 @@ static int drain_qp_events(struct ibv_qp *a, struct ibv_qp *b)
 
 static void setup(void)
 {
-	int ret = mrt_fixture_setup(), i, n;
-
-	if (ret == 77)
-		exit(77);
-	MR_CHECK_EQ(ret, 0);
-	list = ibv_get_device_list(&n);
-	MR_CHECK(list);
-	for (i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), MRT_DEV))
-			ctx = ibv_open_device(list[i]);
-	MR_CHECK(ctx);
-	MR_CHECK_EQ(ibv_query_gid(ctx, 1, 0, &gid1), 0);
-	pd = ibv_alloc_pd(ctx);
-	cq = ibv_create_cq(ctx, 256, NULL, NULL, 0);
-	MR_CHECK(pd && cq);
+	MR_CHECK_EQ(mrt_fixture_open(&dev, 256), 0);
+	ctx = dev.ctx;
+	pd = dev.pd;
+	cq = dev.cq;
+	gid1 = dev.gid0;
 	src = aligned_alloc(4096, BUF);
 	dst = aligned_alloc(4096, BUF);
 	loc = aligned_alloc(4096, BUF);
@@ -935,10 +925,7 @@ static void test_teardown(void)
 	MR_CHECK_EQ(ibv_dereg_mr(mloc), 0);
 	MR_CHECK_EQ(ibv_dereg_mr(matom), 0);
 	MR_CHECK_EQ(ibv_dereg_mr(mro), 0);
-	MR_CHECK_EQ(ibv_destroy_cq(cq), 0);
-	MR_CHECK_EQ(ibv_dealloc_pd(pd), 0);
-	MR_CHECK_EQ(ibv_close_device(ctx), 0);
-	ibv_free_device_list(list);
+	MR_CHECK_EQ(mrt_fixture_close(&dev), 0);
 }
 
 MR_TEST_MAIN(MR_TEST(setup), MR_TEST(test_rc_opcodes), MR_TEST(test_rc_errors),

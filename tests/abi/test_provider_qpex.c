@@ -34,7 +34,7 @@
 	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |   \
 	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 
-static struct ibv_device **list;
+static struct mrt_dev dev;
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
 static struct ibv_cq *cq;
@@ -148,21 +148,13 @@ static int up(struct ibv_qp *q, uint32_t peer)
 
 static void setup(void)
 {
-	int ret = mrt_fixture_setup(), i, n;
+	int i;
 
-	if (ret == 77)
-		exit(77);
-	MR_CHECK_EQ(ret, 0);
-	list = ibv_get_device_list(&n);
-	MR_CHECK(list);
-	for (i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), MRT_DEV))
-			ctx = ibv_open_device(list[i]);
-	MR_CHECK(ctx);
-	MR_CHECK_EQ(ibv_query_gid(ctx, 1, 0, &gid0), 0);
-	pd = ibv_alloc_pd(ctx);
-	cq = ibv_create_cq(ctx, 256, NULL, NULL, 0);
-	MR_CHECK(pd && cq);
+	MR_CHECK_EQ(mrt_fixture_open(&dev, 256), 0);
+	ctx = dev.ctx;
+	pd = dev.pd;
+	cq = dev.cq;
+	gid0 = dev.gid0;
 	src = aligned_alloc(4096, BUF);
 	dst = aligned_alloc(4096, BUF);
 	atom = aligned_alloc(64, 64);
@@ -708,10 +700,7 @@ static void teardown(void)
 	MR_CHECK_EQ(ibv_dereg_mr(msrc), 0);
 	MR_CHECK_EQ(ibv_dereg_mr(mdst), 0);
 	MR_CHECK_EQ(ibv_dereg_mr(matom), 0);
-	MR_CHECK_EQ(ibv_destroy_cq(cq), 0);
-	MR_CHECK_EQ(ibv_dealloc_pd(pd), 0);
-	MR_CHECK_EQ(ibv_close_device(ctx), 0);
-	ibv_free_device_list(list);
+	MR_CHECK_EQ(mrt_fixture_close(&dev), 0);
 }
 
 MR_TEST_MAIN(MR_TEST(setup), MR_TEST(test_rc_every_op), MR_TEST(test_refused),
