@@ -240,6 +240,8 @@ void mrdp_encap_classify(const uint8_t *frame, size_t len,
 	et = get16(frame + 12);
 	if (et == MRDP_ETHERTYPE_ARP)
 		return classify_arp(frame, len, me, out);
+	if (et == MRDP_ETHERTYPE_IPV6)
+		return mrdp_encap_classify6(frame, len, me, csum_flags, out);
 	if (et != MRDP_ETHERTYPE_IPV4)
 		return drop(out, MRDP_RXD_NOT_IPV4);
 	if (memcmp(frame, me->mac, 6) != 0)

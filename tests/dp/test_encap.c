@@ -182,8 +182,12 @@ static void test_classify_drops(void)
 
 	make_data(f, 64, MRDP_ECN_ECT0, 1);
 	memcpy(g, f, sizeof(f));
-	g[12] = 0x86; /* IPv6 */
+	g[12] = 0x86; /* IPv6 ethertype, IPv4 header: bad version */
 	g[13] = 0xdd;
+	expect_drop(g, sizeof(g), MRDP_RXD_IP_HDR);
+	memcpy(g, f, sizeof(f));
+	g[12] = 0x88; /* another ethertype (LLDP) */
+	g[13] = 0xcc;
 	expect_drop(g, sizeof(g), MRDP_RXD_NOT_IPV4);
 	memcpy(g, f, sizeof(f));
 	g[5] ^= 1; /* other MAC */
@@ -313,8 +317,257 @@ static void test_json(void)
 		    -28 /* -ENOSPC */);
 }
 
+/* IPv6 (MR-ENC-11..13). A: 2001:db8::1, B: 2001:db8::c7. */
+static const uint8_t ip6_a[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 0x01 };
+static const uint8_t ip6_b[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 0xc7 };
+
+static void local6(struct mrdp_local *me, const uint8_t mac[6],
+		   const uint8_t ip6[16])
+{
+	memset(me, 0, sizeof(*me));
+	memcpy(me->mac, mac, 6);
+	me->udp_port = 4797;
+	mrdp_ll6_of_mac(mac, me->ll6);
+	if (ip6) {
+		memcpy(me->ip6, ip6, 16);
+		me->has_ip6 = 1;
+	}
+}
+
+static void make_data6(uint8_t *f, size_t plen, uint8_t ecn,
+		       const uint8_t src[16], const uint8_t dst[16])
+{
+	struct mrdp_hdr h;
+	size_t i;
+
+	memset(&h, 0, sizeof(h));
+	for (i = 0; i < plen; i++)
+		f[MRDP_HDR6_LEN + i] = (uint8_t)(i * 7 + 1);
+	memcpy(h.src_mac, mac_a, 6);
+	memcpy(h.dst_mac, mac_b, 6);
+	h.v6 = 1;
+	memcpy(h.src6, src, 16);
+	memcpy(h.dst6, dst, 16);
+	h.flow = 0xc001;
+	h.sport = 0xc001;
+	h.dport = 4797;
+	h.ecn = ecn;
+	mrdp_encap_write6(f, &h, plen, 1);
+}
+
+static void test_ll6_of_mac(void)
+{
+	/* RFC 4291 appendix A: 02:00:c0:00:02:01 -> fe80::c0:ff:fe00:201 */
+	static const uint8_t want[16] = { 0xfe, 0x80, 0,    0,	  0,	0,
+					  0,	0,    0x00, 0x00, 0xc0, 0xff,
+					  0xfe, 0x00, 0x02, 0x01 };
+	uint8_t ll[16];
+
+	mrdp_ll6_of_mac(mac_a, ll);
+	MR_CHECK_MEM(ll, want, 16);
+	MR_CHECK(mrdp_ip6_linklocal(ll));
+	MR_CHECK(!mrdp_ip6_linklocal(ip6_a));
+	MR_CHECK(mrdp_ip6_unicast(ip6_a));
+	MR_CHECK(mrdp_ip6_unicast(ll));
+	{
+		uint8_t a[16] = { 0 };
+
+		MR_CHECK(!mrdp_ip6_unicast(a)); /* :: */
+		a[15] = 1;
+		MR_CHECK(!mrdp_ip6_unicast(a)); /* ::1 */
+		a[10] = a[11] = 0xff;
+		MR_CHECK(!mrdp_ip6_unicast(a)); /* ::ffff:0.0.0.1 */
+		memset(a, 0, 16);
+		a[0] = 0xff;
+		a[1] = 0x02;
+		MR_CHECK(!mrdp_ip6_unicast(a)); /* multicast */
+	}
+}
+
+/* MR-ENC-11, MR-ENC-12 */
+static void test_ipv6_header(void)
+{
+	uint8_t f[MRDP_HDR6_LEN + 333], pseudo[40];
+	size_t i;
+
+	for (i = 0; i < sizeof(f); i++)
+		f[i] = rnd8();
+	make_data6(f, 333, MRDP_ECN_ECT0, ip6_a, ip6_b);
+	MR_CHECK_MEM(f, mac_b, 6);
+	MR_CHECK_MEM(f + 6, mac_a, 6);
+	MR_CHECK_EQ(f[12], 0x86);
+	MR_CHECK_EQ(f[13], 0xdd);
+	/* Version 6, traffic class 0x02 (ECT(0)), flow label 0x0c001. */
+	MR_CHECK_EQ(f[14], 0x60);
+	MR_CHECK_EQ(f[15], 0x20);
+	MR_CHECK_EQ(f[16], 0xc0);
+	MR_CHECK_EQ(f[17], 0x01);
+	/* Payload length = UDP length 341, next header UDP, hop limit 64. */
+	MR_CHECK_EQ(f[18] << 8 | f[19], 8 + 333);
+	MR_CHECK_EQ(f[20], 17);
+	MR_CHECK_EQ(f[21], 64);
+	MR_CHECK_MEM(f + 22, ip6_a, 16);
+	MR_CHECK_MEM(f + 38, ip6_b, 16);
+	MR_CHECK_EQ(f[54] << 8 | f[55], 0xc001);
+	MR_CHECK_EQ(f[56] << 8 | f[57], 4797);
+	MR_CHECK_EQ(f[58] << 8 | f[59], 8 + 333);
+	/* The UDP checksum over the RFC 8200 pseudo-header, by the plain
+	 * reference sum: src, dst, 32-bit length, 3 zero bytes, 17. */
+	memcpy(pseudo, f + 22, 32);
+	memset(pseudo + 32, 0, 8);
+	pseudo[34] = (uint8_t)((8 + 333) >> 8);
+	pseudo[35] = (uint8_t)(8 + 333);
+	pseudo[39] = 17;
+	MR_CHECK_EQ(ref_csum(f + 54, 8 + 333, ref_csum(pseudo, 40, 0)), 0xffff);
+	MR_CHECK((f[60] | f[61]) != 0);
+	/* Offload form: the field holds the pseudo-header sum only. */
+	{
+		struct mrdp_hdr h;
+
+		memset(&h, 0, sizeof(h));
+		h.v6 = 1;
+		memcpy(h.src6, ip6_a, 16);
+		memcpy(h.dst6, ip6_b, 16);
+		mrdp_encap_write6(f, &h, 333, 0);
+		MR_CHECK_EQ(f[60] << 8 | f[61], ref_csum(pseudo, 40, 0));
+	}
+}
+
+static void test_classify_data6(void)
+{
+	uint8_t f[MRDP_HDR6_LEN + 100], g[sizeof(f)];
+	struct mrdp_local b, a;
+	struct mrdp_rx r;
+	size_t n;
+
+	local6(&b, mac_b, ip6_b);
+	local6(&a, mac_a, ip6_a);
+	make_data6(f, 100, MRDP_ECN_CE, ip6_a, ip6_b);
+	mrdp_encap_classify(f, sizeof(f), &b, 0, &r);
+	MR_CHECK_EQ(r.kind, MRDP_PKT_DATA);
+	MR_CHECK_EQ(r.v6, 1);
+	MR_CHECK_EQ(r.off, MRDP_HDR6_LEN);
+	MR_CHECK_EQ(r.len, 100);
+	MR_CHECK_EQ(r.l3_off, MRDP_ETH_LEN);
+	MR_CHECK_MEM(r.src6, ip6_a, 16);
+	MR_CHECK_MEM(r.dst6, ip6_b, 16);
+	MR_CHECK_MEM(r.src_mac, mac_a, 6);
+	MR_CHECK_EQ(r.sport, 0xc001);
+	MR_CHECK_EQ(r.ce, 1);
+	/* To our link-local address: ours too. */
+	make_data6(g, 100, 0, a.ll6, b.ll6);
+	mrdp_encap_classify(g, sizeof(g), &b, 0, &r);
+	MR_CHECK_EQ(r.kind, MRDP_PKT_DATA);
+	MR_CHECK_EQ(r.ce, 0);
+	MR_CHECK_MEM(r.dst6, b.ll6, 16);
+	/* Not ours: another address, MAC, port, next header. */
+	mrdp_encap_classify(f, sizeof(f), &a, 0, &r);
+	MR_CHECK_EQ(r.drop, MRDP_RXD_NOT_OURS);
+	memcpy(g, f, sizeof(f));
+	g[57] ^= 1;
+	mrdp_encap_classify(g, sizeof(g), &b, 0, &r);
+	MR_CHECK_EQ(r.drop, MRDP_RXD_NOT_OURS);
+	memcpy(g, f, sizeof(f));
+	g[20] = 0; /* hop-by-hop options: an extension header */
+	mrdp_encap_classify(g, sizeof(g), &b, 0, &r);
+	MR_CHECK_EQ(r.drop, MRDP_RXD_NOT_OURS);
+	/* A payload bit flipped: checksum wrong; a 0 checksum: illegal. */
+	memcpy(g, f, sizeof(f));
+	g[MRDP_HDR6_LEN + 3] ^= 0x10;
+	mrdp_encap_classify(g, sizeof(g), &b, 0, &r);
+	MR_CHECK_EQ(r.drop, MRDP_RXD_UDP_CSUM);
+	mrdp_encap_classify(g, sizeof(g), &b, MRDP_CSUM_L4_GOOD, &r);
+	MR_CHECK_EQ(r.kind, MRDP_PKT_DATA);
+	memcpy(g, f, sizeof(f));
+	g[60] = g[61] = 0;
+	mrdp_encap_classify(g, sizeof(g), &b, MRDP_CSUM_L4_GOOD, &r);
+	MR_CHECK_EQ(r.drop, MRDP_RXD_UDP_CSUM);
+	/* From a multicast source: refused. */
+	memcpy(g, f, sizeof(f));
+	g[22] = 0xff;
+	mrdp_encap_classify(g, sizeof(g), &b, MRDP_CSUM_L4_GOOD, &r);
+	MR_CHECK_EQ(r.drop, MRDP_RXD_NOT_OURS);
+	for (n = 0; n < sizeof(f); n++) {
+		mrdp_encap_classify(f, n, &b, 0, &r);
+		MR_CHECK_EQ(r.kind, MRDP_PKT_DROP);
+	}
+}
+
+/* MR-ENC-13 */
+static void test_nd(void)
+{
+	uint8_t f[MRDP_ND_FRAME], pseudo[40];
+	struct mrdp_local a, b;
+	struct mrdp_rx r;
+	size_t n;
+
+	local6(&a, mac_a, ip6_a);
+	local6(&b, mac_b, ip6_b);
+	/* A asks for B's global address from its link-local one. */
+	MR_CHECK_EQ(mrdp_nd_write_ns(f, mac_a, a.ll6, ip6_b), 86);
+	/* To 33:33:ff:00:00:c7 and ff02::1:ff00:c7, hop limit 255. */
+	MR_CHECK_EQ(f[0], 0x33);
+	MR_CHECK_EQ(f[1], 0x33);
+	MR_CHECK_EQ(f[2], 0xff);
+	MR_CHECK_EQ(f[5], 0xc7);
+	MR_CHECK_EQ(f[20], 58);
+	MR_CHECK_EQ(f[21], 255);
+	MR_CHECK_EQ(f[38], 0xff);
+	MR_CHECK_EQ(f[39], 0x02);
+	MR_CHECK_EQ(f[49], 0x01);
+	MR_CHECK_EQ(f[50], 0xff);
+	MR_CHECK_EQ(f[53], 0xc7);
+	MR_CHECK_EQ(f[54], 135);
+	MR_CHECK_MEM(f + 62, ip6_b, 16);
+	MR_CHECK_EQ(f[78], 1); /* source link-layer address option */
+	MR_CHECK_EQ(f[79], 1);
+	MR_CHECK_MEM(f + 80, mac_a, 6);
+	memcpy(pseudo, f + 22, 32);
+	memset(pseudo + 32, 0, 8);
+	pseudo[35] = 32;
+	pseudo[39] = 58;
+	MR_CHECK_EQ(ref_csum(f + 54, 32, ref_csum(pseudo, 40, 0)), 0xffff);
+	mrdp_encap_classify(f, sizeof(f), &b, 0, &r);
+	MR_CHECK_EQ(r.kind, MRDP_PKT_ND_NS);
+	MR_CHECK_MEM(r.src6, a.ll6, 16);
+	MR_CHECK_MEM(r.target6, ip6_b, 16);
+	MR_CHECK_MEM(r.src_mac, mac_a, 6);
+	/* Not for A's addresses: dropped by A. */
+	mrdp_encap_classify(f, sizeof(f), &a, 0, &r);
+	MR_CHECK_EQ(r.drop, MRDP_RXD_ARP);
+	/* Routed (hop limit changed): invalid, as RFC 4861 7.1.1 says. */
+	f[21] = 254;
+	mrdp_encap_classify(f, sizeof(f), &b, 0, &r);
+	MR_CHECK_EQ(r.drop, MRDP_RXD_ARP);
+
+	/* B answers to A's link-local address. */
+	MR_CHECK_EQ(mrdp_nd_write_na(f, mac_b, ip6_b, mac_a, a.ll6), 86);
+	MR_CHECK_MEM(f, mac_a, 6);
+	MR_CHECK_MEM(f + 22, ip6_b, 16);
+	MR_CHECK_MEM(f + 38, a.ll6, 16);
+	MR_CHECK_EQ(f[54], 136);
+	MR_CHECK_EQ(f[58], 0x60); /* solicited, override */
+	MR_CHECK_EQ(f[78], 2);	  /* target link-layer address option */
+	mrdp_encap_classify(f, sizeof(f), &a, 0, &r);
+	MR_CHECK_EQ(r.kind, MRDP_PKT_ND_NA);
+	MR_CHECK_EQ(r.solicited, 1);
+	MR_CHECK_MEM(r.target6, ip6_b, 16);
+	MR_CHECK_MEM(r.src_mac, mac_b, 6);
+	/* Corrupted: checksum wrong. */
+	f[70] ^= 1;
+	mrdp_encap_classify(f, sizeof(f), &a, 0, &r);
+	MR_CHECK_EQ(r.drop, MRDP_RXD_ARP);
+	f[70] ^= 1;
+	for (n = 0; n < sizeof(f); n++) {
+		mrdp_encap_classify(f, n, &a, 0, &r);
+		MR_CHECK_EQ(r.kind, MRDP_PKT_DROP);
+	}
+}
+
 MR_TEST_MAIN(MR_TEST(test_csum_matches_reference),
 	     MR_TEST(test_ipv4_header_known_vector),
 	     MR_TEST(test_udp_checksum_and_ecn), MR_TEST(test_classify_data),
 	     MR_TEST(test_classify_drops), MR_TEST(test_arp),
-	     MR_TEST(test_unicast), MR_TEST(test_json))
+	     MR_TEST(test_unicast), MR_TEST(test_json),
+	     MR_TEST(test_ll6_of_mac), MR_TEST(test_ipv6_header),
+	     MR_TEST(test_classify_data6), MR_TEST(test_nd))
