@@ -263,13 +263,13 @@ int mrdp_resolve(struct mrdp_dev *dev, uint32_t ip, uint8_t mac[6]);
 /* Why received frames were dropped by the datapath (before the engine). */
 enum mrdp_rx_drop {
 	MRDP_RXD_SHORT = 0, /* shorter than its headers say */
-	MRDP_RXD_NOT_IPV4,  /* other ethertype (IPv6 ND, VLAN, ...) */
+	MRDP_RXD_NOT_IPV4,  /* other ethertype (VLAN, LLDP, ...): not IP */
 	MRDP_RXD_NOT_OURS,  /* IPv4 not for our address / not UDP to our
 			     * port / not to our MAC (host traffic) */
 	MRDP_RXD_IP_HDR,    /* bad version, header length, fragment */
 	MRDP_RXD_IP_CSUM,   /* IPv4 header checksum wrong */
 	MRDP_RXD_UDP_CSUM,  /* UDP checksum wrong */
-	MRDP_RXD_ARP,	    /* ARP not about us, or malformed */
+	MRDP_RXD_ARP,	    /* ARP or IPv6 ND not about us, or malformed */
 	MRDP_RXD_ENGINE,    /* passed to the engine, which refused it */
 	MRDP_RXD_MAX
 };

@@ -44,6 +44,7 @@ done
 
 # A number from a datapath JSON line: field NAME (first occurrence).
 jnum() { grep -o "\"$2\":[0-9]*" "$1" | head -1 | cut -d: -f2; }
+jn() { local v; v=$(jnum "$1" "$2"); echo "${v:-0}"; }
 
 # run MODE (steer|plain): all N pairs at once; 0 if every process passed.
 run() {
@@ -109,9 +110,13 @@ for mode in steer plain; do
 		st=$(jnum "$f.json" steered)
 		echo "dp_share: $mode $(basename "$f"): rx_frames=$frames" \
 			"rx_pkts=$pkts arp=$arp drop_unknown_qp=$eng steered=$st"
-		# IPv6 neighbour discovery reaches every process by design
-		# (not_ipv4): the kernel's own frames on the link.
-		v6=$(jnum "$f.json" not_ipv4)
+		# IPv6 neighbour discovery and other host frames reach every
+		# process by design: the kernel's own frames on the link,
+		# dropped as other ethertypes, ND not about us (arp) or not
+		# ours.
+		v6=$(($(jn "$f.json" not_ipv4) + $(jn "$f.json" arp) +
+			$(jn "$f.json" not_ours) + $(jn "$f.json" short) +
+			$(jn "$f.json" ip_header)))
 		if [ "$mode" = steer ]; then
 			if [ "$st" != 1 ] || [ "$eng" != 0 ] ||
 				[ "$frames" -gt $((pkts + arp + v6)) ]; then
