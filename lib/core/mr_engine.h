@@ -28,8 +28,11 @@
 #include "mr_counters.h"
 #include "mr_pathrx.h"
 #include "mr_pathsel.h"
-#include "mr_ratehint.h"
 #include "mr_pathtx.h"
+#include "mr_ratehint.h"
+#include "mr_ring.h"
+#include "mr_rq.h"
+#include "mr_sge.h"
 #include "mr_ssnwin.h"
 #include "mr_timerq.h"
 #include "mr_wire.h"
@@ -71,50 +74,6 @@ struct mr_swqe {
 	uint8_t resp_done; /* READ/atomic: response complete */
 	uint8_t rnr_count;
 	uint8_t err; /* enum mr_wc_status to complete with, 0 = none */
-};
-
-struct mr_rwqe {
-	uint64_t wr_id;
-	uint32_t num_sge;
-	uint64_t total; /* sum of SGE lengths */
-	struct mr_sge *sge;
-};
-
-/*
- * Rings indexed by a free-running 32-bit counter (send queue = msn,
- * receive queue = rsn, SRQ, response records) have a power-of-two number
- * of slots, at least the depth asked for: slot = counter & (slots - 1)
- * then steps from the last slot to the first as the counter wraps from
- * 2^32 - 1 to 0, because 2^32 is a multiple of the ring's size. With
- * counter % depth and a depth that is not a power of two (max_send_wr =
- * 3) the wrap skipped back onto a live slot. Occupancy (tail - head)
- * stays limited to the depth.
- */
-static inline uint32_t mr_ring_slots(uint32_t depth)
-{
-	uint32_t n = 1;
-
-	while (n < depth)
-		n <<= 1;
-	return n;
-}
-
-/* A receive queue (own or SRQ): a FIFO ring of posted WQEs. */
-struct mr_rq {
-	uint32_t max_wr, max_sge;
-	uint32_t mask;	     /* mr_ring_slots(max_wr) - 1 */
-	uint32_t head, tail; /* counters; slot = counter & mask */
-	struct mr_rwqe *wqe;
-	struct mr_sge *sge;
-};
-
-struct mr_srq {
-	struct mr_ep *ep;
-	struct mr_srq_config cfg;
-	struct mr_rq rq;
-	uint32_t limit;	  /* 0 = not armed */
-	uint32_t users;	  /* QPs attached */
-	uint32_t blocked; /* QPs with wimm_blocked set */
 };
 
 /* What one ssn we sent carries (ring qp->txp, slot ssn % ssn_window). */
@@ -195,6 +154,8 @@ struct mr_qp {
 	/* send queue */
 	struct mr_swqe *sq; /* mr_ring_slots(max_send_wr) slots */
 	uint32_t sq_mask;
+	/* UD send: packets waiting (sq_next..sq_tail); UC: packets sent */
+	uint32_t ud_ssn;
 	struct mr_sge *sq_sge;
 	uint8_t *sq_inl;
 	uint32_t sq_head; /* oldest not completed */
@@ -239,18 +200,13 @@ struct mr_qp {
 	uint32_t resp_max;  /* records usable at once */
 	uint32_t resp_mask; /* mr_ring_slots(resp_max) - 1 */
 	uint32_t resp_head, resp_send, resp_tail; /* counters */
+	uint32_t rcv_msn; /* receiver: every message before it complete */
 
 	/* receiver side */
 	struct mr_ssnwin win;
 	struct mr_pathrx *prx; /* [num_paths] */
 	struct mr_rmsg *rmsg;
-	uint32_t rcv_msn;      /* every message before it complete */
-	uint32_t rcv_rsn;      /* receive WQEs consumed by completed msgs */
-	struct mr_rq rq;       /* own receive queue (cfg.srq == NULL) */
-	struct mr_rwqe *claim; /* SRQ: WQEs taken for rsn (msg_window) */
-	struct mr_sge *claim_sge;
-	uint32_t claim_next;  /* next rsn to take an SRQ WQE for */
-	uint8_t wimm_blocked; /* next message: WRITE_IMM without a WQE */
+	struct mr_rq rq;  /* receive WQEs (mr_rq.h) */
 	struct mr_hold *hold;
 	uint8_t *hold_mem;
 	struct mr_ratehint_conn rh;
@@ -276,8 +232,6 @@ struct mr_qp {
 	 * that touched the QP left it (mr_ep_timer_update). */
 	struct mr_timerq_entry tmr;
 
-	/* UD send: packets waiting (sq_next..sq_tail); UC: packets sent */
-	uint32_t ud_ssn;
 	/* UC receive (mr_uc.c, MR-UC-3): the message in progress. */
 	struct {
 		uint8_t started; /* a packet arrived: next_ssn is valid */
@@ -351,11 +305,6 @@ static inline struct mr_resp_rec *mr_resp_rec_of(const struct mr_qp *qp,
 	return &qp->resp[i & qp->resp_mask];
 }
 
-static inline struct mr_rwqe *mr_rq_wqe(const struct mr_rq *rq, uint32_t i)
-{
-	return &rq->wqe[i & rq->mask];
-}
-
 static inline int mr_qp_is_gbn(const struct mr_qp *qp)
 {
 	return qp->cfg.mode == MR_MODE_GBN;
@@ -402,8 +351,19 @@ int mr_qp_seq_base(struct mr_qp *qp, uint32_t base);
 int mr_srq_seq_base(struct mr_srq *srq, uint32_t base);
 void mr_qp_enter_err(struct mr_qp *qp, int notify);
 void mr_qp_cqe(struct mr_qp *qp, const struct mr_cqe *cqe);
-int mr_qp_lookup(struct mr_qp *qp, uint32_t key, int remote, uint64_t addr,
-		 uint64_t len, unsigned need, uint8_t **host);
+
+/* The memory a QP's keys name (its protection domain), for mr_sge.h. */
+#define MR_QP_MEM(qp)                                         \
+	(&(const struct mr_memctx){ .reg = &(qp)->ep->memreg, \
+				    .cb = &(qp)->ep->cb,      \
+				    .pd = (qp)->cfg.pd })
+
+static inline int mr_qp_lookup(const struct mr_qp *qp, uint32_t key, int remote,
+			       uint64_t addr, uint64_t len, unsigned need,
+			       uint8_t **host)
+{
+	return mr_mem_lookup(MR_QP_MEM(qp), key, remote, addr, len, need, host);
+}
 
 static inline struct mr_txp *mr_txp_of(struct mr_qp *qp, uint32_t ssn)
 {
@@ -462,36 +422,6 @@ size_t mr_resp_ack(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 int mr_resp_ack_wanted(const struct mr_qp *qp, uint64_t now);
 void mr_resp_flush(struct mr_qp *qp);
 void mr_resp_free_records(struct mr_qp *qp);
-
-/* mr_rq.c */
-void mr_rq_init_ring(struct mr_rq *rq);
-int mr_rq_alloc(struct mr_ep *ep, struct mr_rq *rq, uint32_t max_wr,
-		uint32_t max_sge);
-void mr_rq_free(struct mr_ep *ep, struct mr_rq *rq);
-int mr_rq_push(struct mr_ep *ep, uint32_t pd, struct mr_rq *rq,
-	       const struct mr_recv_wr *wr);
-/* The receive WQE for rsn (taking SRQ WQEs in rsn order), or NULL. */
-struct mr_rwqe *mr_rq_for_rsn(struct mr_qp *qp, uint32_t rsn);
-/* Consume the WQE of rsn (message completed). */
-void mr_rq_consume(struct mr_qp *qp, uint32_t rsn);
-/* UD: the next WQE in arrival order, consumed. Copies into *out. */
-int mr_rq_take(struct mr_qp *qp, struct mr_rwqe *out, struct mr_sge *sge);
-void mr_rq_flush(struct mr_qp *qp);
-/* Place len bytes of src at byte offset off of the WQE's SGEs. */
-int mr_rq_place(struct mr_qp *qp, const struct mr_rwqe *w, uint64_t off,
-		const uint8_t *src, uint32_t len);
-/* Place into local SGEs (READ response / atomic result). */
-int mr_sge_place(struct mr_qp *qp, const struct mr_sge *sge, uint32_t n,
-		 uint64_t off, const uint8_t *src, uint32_t len);
-/* Copy len bytes at offset off of the SGE list into dst. */
-int mr_sge_gather(struct mr_qp *qp, const struct mr_sge *sge, uint32_t n,
-		  uint64_t off, uint8_t *dst, uint32_t len);
-/* Describe len bytes at offset off of the SGE list as at most max
- * segments of registered memory (zero-copy transmit). Returns their
- * number, -MR_EAGAIN if more are needed, -MR_EACCESS, -MR_EMSGSIZE. */
-int mr_sge_segs(struct mr_qp *qp, const struct mr_sge *sge, uint32_t n,
-		uint64_t off, struct mr_tx_seg *seg, unsigned max,
-		uint32_t len);
 
 /* mr_ud.c */
 size_t mr_ud_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,

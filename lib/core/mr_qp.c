@@ -32,9 +32,7 @@ static void qp_free(struct mr_qp *qp)
 	mr_ssnwin_fini(&qp->win);
 	xfree(ep, qp->prx);
 	xfree(ep, qp->rmsg);
-	mr_rq_free(ep, &qp->rq);
-	xfree(ep, qp->claim);
-	xfree(ep, qp->claim_sge);
+	mr_rq_fini(&qp->rq, &ep->mem);
 	xfree(ep, qp->hold);
 	xfree(ep, qp->hold_mem);
 	ep->mem.free(ep->mem.user, qp);
@@ -58,11 +56,10 @@ static int qp_alloc(struct mr_qp *qp)
 		qp->sq[i].sge = qp->sq_sge + (size_t)i * nsge;
 		qp->sq[i].inl = qp->sq_inl + (size_t)i * c->max_inline;
 	}
-	if (!c->srq) {
-		rc = mr_rq_alloc(ep, &qp->rq, c->max_recv_wr, c->max_recv_sge);
-		if (rc)
-			return rc;
-	}
+	rc = mr_rq_init(&qp->rq, &ep->mem, c->srq, c->max_recv_wr,
+			c->max_recv_sge);
+	if (rc)
+		return rc;
 	if (c->type == MR_QPT_UD || c->type == MR_QPT_UC)
 		return 0; /* MR-UC-1: no transmit or message records */
 
@@ -82,13 +79,9 @@ static int qp_alloc(struct mr_qp *qp)
 	for (i = 0; i < ep->cfg.hold_slots; i++)
 		qp->hold[i].data = qp->hold_mem + (size_t)i * ep->cfg.mtu;
 	if (c->srq) {
-		uint32_t ms = c->srq->rq.max_sge ? c->srq->rq.max_sge : 1;
-
-		qp->claim = xcalloc(ep, ep->cfg.msg_window, sizeof(*qp->claim));
-		qp->claim_sge = xcalloc(ep, (size_t)ep->cfg.msg_window * ms,
-					sizeof(*qp->claim_sge));
-		if (!qp->claim || !qp->claim_sge)
-			return -MR_ENOMEM;
+		rc = mr_rq_init_claims(&qp->rq, &ep->mem, ep->cfg.msg_window);
+		if (rc)
+			return rc;
 	}
 	return mr_ssnwin_init(&qp->win, &ep->mem, 0, ep->cfg.ssn_window);
 }
@@ -111,7 +104,7 @@ static void qp_reset(struct mr_qp *qp)
 	qp->snd_rsn = 0;
 	qp->rd_out = 0;
 	qp->have_err = 0;
-	mr_rq_init_ring(&qp->rq);
+	mr_rq_reset(&qp->rq);
 	qp->ud_ssn = 0;
 	mr_uc_rx_reset(qp);
 	if (qp->cfg.type == MR_QPT_UD || qp->cfg.type == MR_QPT_UC)
@@ -190,9 +183,8 @@ int mr_qp_destroy(struct mr_qp *qp)
 		}
 	}
 	if (qp->cfg.srq) {
+		mr_rq_set_blocked(&qp->rq, 0);
 		qp->cfg.srq->users--;
-		if (qp->wimm_blocked)
-			qp->cfg.srq->blocked--;
 	}
 	mr_ep_stats_qp_gone(qp);
 	qp_free(qp);
@@ -202,16 +194,15 @@ int mr_qp_destroy(struct mr_qp *qp)
 int mr_qp_seq_base(struct mr_qp *qp, uint32_t base)
 {
 	if (qp->sq_tail != qp->sq_head || qp->sq_tail != qp->sq_next ||
-	    qp->rq.tail != qp->rq.head || qp->resp_tail != qp->resp_head ||
-	    qp->rcv_rsn != qp->claim_next || qp->rx_started ||
-	    qp->snd_nxt != qp->snd_base)
+	    !mr_rq_idle(&qp->rq) || qp->resp_tail != qp->resp_head ||
+	    qp->rx_started || qp->snd_nxt != qp->snd_base)
 		return -MR_ESTATE;
 	qp->sq_head = qp->sq_next = qp->sq_tail = base;
 	qp->snd_rsn = base;
 	qp->peer_cum_msn = base;
-	qp->rq.head = qp->rq.tail = base;
+	mr_rq_set_base(&qp->rq, base);
 	qp->resp_head = qp->resp_send = qp->resp_tail = base;
-	qp->rcv_msn = qp->rcv_rsn = qp->claim_next = base;
+	qp->rcv_msn = base;
 	return 0;
 }
 
@@ -223,22 +214,6 @@ uint32_t mr_qp_sq_room(const struct mr_qp *qp)
 uint32_t mr_qp_num(const struct mr_qp *qp)
 {
 	return qp->cfg.qpn;
-}
-
-int mr_qp_lookup(struct mr_qp *qp, uint32_t key, int remote, uint64_t addr,
-		 uint64_t len, unsigned need, uint8_t **host)
-{
-	struct mr_ep *ep = qp->ep;
-
-	*host = NULL;
-	if (!len)
-		return 0;
-	if (addr + len < addr)
-		return -MR_EACCESS;
-	return ep->memreg.lookup(ep->memreg.user, qp->cfg.pd, key, remote, addr,
-				 len, need, host)
-		       ? -MR_EACCESS
-		       : 0;
 }
 
 void mr_qp_cqe(struct mr_qp *qp, const struct mr_cqe *cqe)
@@ -255,6 +230,27 @@ void mr_qp_cqe(struct mr_qp *qp, const struct mr_cqe *cqe)
 	ep->cb.complete(ep->cb.user, &c);
 }
 
+/* A receive WQE that will not be received into (MR-ERR-4). */
+static void recv_flushed(struct mr_qp *qp, uint64_t wr_id)
+{
+	struct mr_cqe c;
+
+	memset(&c, 0, sizeof(c));
+	c.wr_id = wr_id;
+	c.status = MR_WC_WR_FLUSH_ERR;
+	c.opcode = MR_WC_RECV;
+	c.is_recv = 1;
+	mr_qp_cqe(qp, &c);
+}
+
+static void rq_flush(struct mr_qp *qp)
+{
+	uint64_t wr_id;
+
+	while (mr_rq_flush_next(&qp->rq, &wr_id))
+		recv_flushed(qp, wr_id);
+}
+
 void mr_qp_enter_err(struct mr_qp *qp, int notify)
 {
 	struct mr_ep *ep = qp->ep;
@@ -263,7 +259,7 @@ void mr_qp_enter_err(struct mr_qp *qp, int notify)
 		return;
 	qp->state = MR_QPS_ERR;
 	mr_req_flush(qp);
-	mr_rq_flush(qp);
+	rq_flush(qp);
 	if (qp->cfg.type == MR_QPT_RC)
 		mr_resp_flush(qp);
 	if (notify && ep->cb.qp_error)
@@ -518,7 +514,6 @@ int mr_qp_query(const struct mr_qp *qp, struct mr_qp_attr *out)
 
 static int qp_post_recv(struct mr_qp *qp, const struct mr_recv_wr *wr)
 {
-	struct mr_cqe c;
 	int rc;
 
 	if (!qp || !wr)
@@ -527,7 +522,7 @@ static int qp_post_recv(struct mr_qp *qp, const struct mr_recv_wr *wr)
 		return -MR_EINVAL;
 	if (qp->state == MR_QPS_RESET)
 		return -MR_ESTATE;
-	rc = mr_rq_push(qp->ep, qp->cfg.pd, &qp->rq, wr);
+	rc = mr_rq_push(&qp->rq, &qp->ep->memreg, qp->cfg.pd, wr);
 	if (rc)
 		return rc;
 	if (qp->state != MR_QPS_ERR) {
@@ -538,14 +533,9 @@ static int qp_post_recv(struct mr_qp *qp, const struct mr_recv_wr *wr)
 		}
 		return 0;
 	}
-	/* MR-ERR-4: posted in ERR, flushed at once. */
-	qp->rq.head++;
-	memset(&c, 0, sizeof(c));
-	c.wr_id = wr->wr_id;
-	c.status = MR_WC_WR_FLUSH_ERR;
-	c.opcode = MR_WC_RECV;
-	c.is_recv = 1;
-	mr_qp_cqe(qp, &c);
+	/* MR-ERR-4: posted in ERR, flushed at once (ERR flushed the ring,
+	 * so this WQE is the only one in it). */
+	rq_flush(qp);
 	return 0;
 }
 

@@ -459,7 +459,7 @@ static int payload_sge(struct mr_qp *qp, const struct mr_sge *sge,
 		       uint32_t plen, struct mr_tx_zc *zc)
 {
 	if (zc && plen >= zc->min_len) {
-		int n = mr_sge_segs(qp, sge, nsge, off, zc->seg,
+		int n = mr_sge_segs(MR_QP_MEM(qp), sge, nsge, off, zc->seg,
 				    MR_TX_ZC_MAX_SEGS, plen);
 
 		if (n > 0) {
@@ -470,7 +470,7 @@ static int payload_sge(struct mr_qp *qp, const struct mr_sge *sge,
 		if (n != -MR_EAGAIN)
 			return n;
 	}
-	return mr_sge_gather(qp, sge, nsge, off, buf + h, plen);
+	return mr_sge_gather(MR_QP_MEM(qp), sge, nsge, off, buf + h, plen);
 }
 
 /* Append the ICRC (MR-ICRC-1) over the headers in buf and the payload,

@@ -272,12 +272,13 @@ int mr_req_on_resp(struct mr_qp *qp, const struct mr_pkt *pkt,
 	if (b->opcode == MR_OP_ATOMIC_RESP) {
 		uint64_t v = pkt->atomic_orig;
 
-		if (mr_sge_place(qp, w->sge, w->num_sge, 0, (uint8_t *)&v, 8))
+		if (mr_sge_place(MR_QP_MEM(qp), w->sge, w->num_sge, 0,
+				 (uint8_t *)&v, 8))
 			mr_req_mark_err(qp, w->msn, MR_WC_LOC_PROT_ERR);
 		w->resp_done = 1;
 	} else {
 		if (pkt->payload_len &&
-		    mr_sge_place(qp, w->sge, w->num_sge, b->offset,
+		    mr_sge_place(MR_QP_MEM(qp), w->sge, w->num_sge, b->offset,
 				 pkt->payload, pkt->payload_len))
 			mr_req_mark_err(qp, w->msn, MR_WC_LOC_PROT_ERR);
 		w->resp_bytes += pkt->payload_len;

@@ -11,19 +11,6 @@
 
 #include "mr_engine.h"
 
-static void set_wimm_blocked(struct mr_qp *qp, int on)
-{
-	if (qp->wimm_blocked == on)
-		return;
-	qp->wimm_blocked = (uint8_t)on;
-	if (qp->cfg.srq) {
-		if (on)
-			qp->cfg.srq->blocked++;
-		else
-			qp->cfg.srq->blocked--;
-	}
-}
-
 void mr_resp_reset(struct mr_qp *qp)
 {
 	uint32_t i;
@@ -37,8 +24,7 @@ void mr_resp_reset(struct mr_qp *qp)
 	/* Responses are executed from RTR on and survive the move to RTS. */
 	qp->resp_head = qp->resp_send = qp->resp_tail = 0;
 	qp->rcv_msn = 0;
-	qp->rcv_rsn = 0;
-	qp->claim_next = 0;
+	mr_rq_rx_reset(&qp->rq);
 	qp->ack_now = 0;
 	qp->ack_pkts = 0;
 	qp->ack_due = UINT64_MAX;
@@ -49,7 +35,6 @@ void mr_resp_reset(struct mr_qp *qp)
 	qp->rx_started = 0;
 	qp->last_rx_path = 0;
 	qp->ack_path_next = 0;
-	set_wimm_blocked(qp, 0);
 	mr_ratehint_conn_init(&qp->rh);
 }
 
@@ -118,7 +103,7 @@ void mr_rx_accept(struct mr_qp *qp, const struct mr_pkt *pkt,
 	 * of that message is taken (a lost NAK must not strand it). */
 	if (qp->rnr_nak && !mr_seq_lt(pkt->bth.msn, qp->rnr_nak_msn) &&
 	    pkt->bth.opcode != MR_OP_READ_RESP &&
-	    pkt->bth.opcode != MR_OP_ATOMIC_RESP && !qp->wimm_blocked)
+	    pkt->bth.opcode != MR_OP_ATOMIC_RESP && !qp->rq.wimm_blocked)
 		qp->rnr_nak = 0;
 	mr_ssnwin_record(&qp->win, pkt->bth.ssn);
 	if (mr_ssnwin_cum(&qp->win) != before)
@@ -304,8 +289,7 @@ int mr_resp_on_req(struct mr_qp *qp, const struct mr_pkt *pkt,
 		MR_CNT(qp, drop_invalid, 1);
 		return -MR_EPROTO;
 	}
-	if (is_send(b->opcode) &&
-	    (mr_seq_lt(b->rsn, qp->rcv_rsn) || b->rsn - qp->rcv_rsn >= mw)) {
+	if (is_send(b->opcode) && !mr_rq_rsn_valid(&qp->rq, b->rsn, mw)) {
 		MR_CNT(qp, drop_invalid, 1);
 		return -MR_EPROTO;
 	}
@@ -338,7 +322,7 @@ int mr_resp_on_req(struct mr_qp *qp, const struct mr_pkt *pkt,
 		}
 	}
 	if (is_send(b->opcode)) {
-		rw = mr_rq_for_rsn(qp, b->rsn);
+		rw = mr_rq_for_rsn(&qp->rq, b->rsn);
 		if (!rw) {
 			/* MR-RSP-3: no receive WQE yet: RNR NAK. */
 			rnr(qp, b->msn);
@@ -369,7 +353,8 @@ int mr_resp_on_req(struct mr_qp *qp, const struct mr_pkt *pkt,
 	mr_rx_accept(qp, pkt, meta, now);
 	MR_CNT(qp, rx_payload_bytes, plen);
 	if (is_send(b->opcode) && plen &&
-	    mr_rq_place(qp, e->rwqe, b->offset, pkt->payload, plen))
+	    mr_sge_place(MR_QP_MEM(qp), e->rwqe->sge, e->rwqe->num_sge,
+			 b->offset, pkt->payload, plen))
 		set_rx_err(qp, e, MR_NAK_REM_OP);
 	if (is_write(b->opcode) && plen) {
 		uint8_t *dst = host + b->offset;
@@ -503,7 +488,7 @@ void mr_resp_advance(struct mr_qp *qp, uint64_t now)
 					 e->err == MR_NAK_INV_REQ
 						 ? MR_WC_LOC_LEN_ERR
 						 : MR_WC_LOC_PROT_ERR);
-				mr_rq_consume(qp, e->rsn);
+				mr_rq_consume(&qp->rq, e->rsn);
 				e->rwqe = NULL;
 				mr_qp_enter_err(qp, 0);
 			}
@@ -515,23 +500,23 @@ void mr_resp_advance(struct mr_qp *qp, uint64_t now)
 		case MR_OP_SEND:
 		case MR_OP_SEND_IMM:
 			recv_cqe(qp, e, e->rwqe, MR_WC_SUCCESS);
-			mr_rq_consume(qp, e->rsn);
+			mr_rq_consume(&qp->rq, e->rsn);
 			break;
 		case MR_OP_WRITE_IMM:
-			rw = mr_rq_for_rsn(qp, qp->rcv_rsn);
+			rw = mr_rq_for_rsn(&qp->rq, mr_rq_next_rsn(&qp->rq));
 			if (!rw) {
 				/* MR-RSP-3: its data is placed; it completes
 				 * when a WQE is posted. The requester hears
 				 * RNR (and may give up after rnr_retry). */
 				e->rnr = 1;
-				set_wimm_blocked(qp, 1);
+				mr_rq_set_blocked(&qp->rq, 1);
 				rnr(qp, e->msn);
 				return;
 			}
-			set_wimm_blocked(qp, 0);
+			mr_rq_set_blocked(&qp->rq, 0);
 			qp->rnr_nak = 0;
 			recv_cqe(qp, e, rw, MR_WC_SUCCESS);
-			mr_rq_consume(qp, qp->rcv_rsn);
+			mr_rq_consume(&qp->rq, mr_rq_next_rsn(&qp->rq));
 			break;
 		case MR_OP_READ_REQ:
 		case MR_OP_ATOMIC_CS:
@@ -670,7 +655,7 @@ void mr_resp_flush(struct mr_qp *qp)
 	uint32_t i;
 
 	qp->resp_head = qp->resp_send = qp->resp_tail;
-	set_wimm_blocked(qp, 0);
+	mr_rq_set_blocked(&qp->rq, 0);
 	for (i = 0; i < qp->ep->cfg.hold_slots; i++)
 		qp->hold[i].used = 0;
 	qp->ack_due = UINT64_MAX;

@@ -92,8 +92,8 @@ size_t mr_uc_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 	if (plen) {
 		if (w->is_inline)
 			memcpy(buf + h, w->inl + off, plen);
-		else if (mr_sge_gather(qp, w->sge, w->num_sge, off, buf + h,
-				       plen))
+		else if (mr_sge_gather(MR_QP_MEM(qp), w->sge, w->num_sge, off,
+				       buf + h, plen))
 			return 0;
 	}
 	if (mr_wire_encode_hdr(&pkt, buf, cap) != h)
@@ -148,12 +148,12 @@ static int uc_start(struct mr_qp *qp, const struct mr_pkt *pkt)
 			return -MR_EACCESS;
 		}
 	}
-	if (op != MR_OP_WRITE && qp->rq.head == qp->rq.tail) {
+	if (op != MR_OP_WRITE && !mr_rq_head(&qp->rq)) {
 		MR_CNT(qp, drop_rnr, 1);
 		return -MR_EAGAIN;
 	}
 	if (op == MR_OP_SEND || op == MR_OP_SEND_IMM) {
-		const struct mr_rwqe *rw = mr_rq_wqe(&qp->rq, qp->rq.head);
+		const struct mr_rwqe *rw = mr_rq_head(&qp->rq);
 
 		if (pkt->bth.msg_len > rw->total) {
 			struct mr_cqe c;
@@ -165,7 +165,7 @@ static int uc_start(struct mr_qp *qp, const struct mr_pkt *pkt)
 			c.opcode = MR_WC_RECV;
 			c.is_recv = 1;
 			c.src_qp = pkt->bth.sqpn;
-			qp->rq.head++;
+			mr_rq_pop(&qp->rq);
 			MR_CNT(qp, drop_ud_len, 1);
 			mr_qp_cqe(qp, &c);
 			return -MR_EMSGSIZE;
@@ -191,8 +191,8 @@ static void uc_finish(struct mr_qp *qp, const struct mr_pkt *pkt)
 	if (op == MR_OP_WRITE)
 		return;
 	memset(&c, 0, sizeof(c));
-	c.wr_id = mr_rq_wqe(&qp->rq, qp->rq.head)->wr_id;
-	qp->rq.head++;
+	c.wr_id = mr_rq_head(&qp->rq)->wr_id;
+	mr_rq_pop(&qp->rq);
 	c.is_recv = 1;
 	c.src_qp = pkt->bth.sqpn;
 	c.byte_len = qp->uc.len;
@@ -263,9 +263,11 @@ int mr_uc_rx(struct mr_qp *qp, const struct mr_pkt *pkt,
 						 pkt->payload,
 						 pkt->payload_len);
 		} else {
-			rc = mr_rq_place(qp, mr_rq_wqe(&qp->rq, qp->rq.head),
-					 pkt->bth.offset, pkt->payload,
-					 pkt->payload_len);
+			const struct mr_rwqe *rw = mr_rq_head(&qp->rq);
+
+			rc = mr_sge_place(MR_QP_MEM(qp), rw->sge, rw->num_sge,
+					  pkt->bth.offset, pkt->payload,
+					  pkt->payload_len);
 		}
 		if (rc) {
 			uc_discard(qp);

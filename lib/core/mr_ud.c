@@ -38,8 +38,8 @@ size_t mr_ud_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 	if (w->len) {
 		if (w->is_inline)
 			memcpy(buf + h, w->inl, w->len);
-		else if (mr_sge_gather(qp, w->sge, w->num_sge, 0, buf + h,
-				       w->len))
+		else if (mr_sge_gather(MR_QP_MEM(qp), w->sge, w->num_sge, 0,
+				       buf + h, w->len))
 			return 0;
 	}
 	if (mr_wire_encode_hdr(&pkt, buf, cap) != h)
@@ -119,7 +119,7 @@ int mr_ud_rx(struct mr_qp *qp, const struct mr_pkt *pkt,
 		MR_CNT(qp, drop_qkey, 1); /* MR-UD-3 */
 		return -MR_EACCESS;
 	}
-	if (mr_rq_take(qp, &rw, sge)) {
+	if (mr_rq_take(&qp->rq, &rw, sge)) {
 		MR_CNT(qp, drop_rnr, 1); /* MR-UD-4: no WQE, dropped */
 		return -MR_EAGAIN;
 	}
@@ -143,13 +143,15 @@ int mr_ud_rx(struct mr_qp *qp, const struct mr_pkt *pkt,
 	 * Programs read the addresses there (UCX drops datagrams whose
 	 * destination is not one of its GIDs). */
 	ud_grh(grh, meta, pkt->payload_len);
-	if (mr_rq_place(qp, &rw, 0, grh, MR_UD_GRH_LEN)) {
+	if (mr_sge_place(MR_QP_MEM(qp), rw.sge, rw.num_sge, 0, grh,
+			 MR_UD_GRH_LEN)) {
 		c.status = MR_WC_LOC_PROT_ERR;
 		mr_qp_cqe(qp, &c);
 		return -MR_EACCESS;
 	}
-	if (pkt->payload_len && mr_rq_place(qp, &rw, MR_UD_GRH_LEN,
-					    pkt->payload, pkt->payload_len)) {
+	if (pkt->payload_len &&
+	    mr_sge_place(MR_QP_MEM(qp), rw.sge, rw.num_sge, MR_UD_GRH_LEN,
+			 pkt->payload, pkt->payload_len)) {
 		c.status = MR_WC_LOC_PROT_ERR;
 		mr_qp_cqe(qp, &c);
 		return -MR_EACCESS;
