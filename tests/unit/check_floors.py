@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+"""The engine's floors (docs/architecture.md, "lib/core in floors").
+
+Every file of lib/core belongs to one floor, named in FLOORS below; a file
+may include only headers of its own floor or a lower one, so a module can
+call down but never up (a call needs a prototype, a prototype needs the
+header, and warnings are errors). A file missing from the table fails too,
+so a new module must be given its floor.
+
+Usage: check_floors.py LIB_CORE_DIR   (exit 0: floors kept; 1: broken)
+"""
+import os
+import re
+import sys
+
+# floor: modules (a module is a .c and/or .h of the same base name)
+FLOORS = {
+    # 0 base: byte order, errors, the public types, wire format, rings
+    0: ["mr_be", "mr_err", "mr_core", "mr_counters", "mr_crc32c",
+        "mr_wire", "mr_ring"],
+    # 1 leaves: one concern each, no QP; they return results
+    1: ["mr_ssnwin", "mr_timerq", "mr_pathrx", "mr_pathtx", "mr_pathsel",
+        "mr_pathsel_spray", "mr_pathsel_single", "mr_cc", "mr_cc_registry",
+        "mr_cc_metaroce", "mr_cc_dcqcn", "mr_cc_fixed", "mr_ratehint",
+        "mr_rq", "mr_sge"],
+    # 2 QP parts: requester, responder, datagrams (struct mr_qp)
+    2: ["mr_engine", "mr_req", "mr_req_rx", "mr_resp", "mr_ud", "mr_uc"],
+    # 3 the QP: state machine, completions, flush, error; SRQ calls
+    3: ["mr_qp", "mr_srq"],
+    # 4 the endpoint: demultiplexing, scheduling, timers, statistics
+    4: ["mr_ep", "mr_ep_stats"],
+}
+
+# Calls up that are left, as (file, function of a higher floor). Each is a
+# debt with its reason; the check fails on a new one and on one that is
+# gone (then delete it here), so the list only shrinks.
+LEFT_UP = {
+    # QP parts complete WQEs and fail the QP themselves: the next split is
+    # to return these as events to mr_qp (docs/architecture.md).
+    ("mr_req.c", "mr_qp_cqe"), ("mr_req.c", "mr_qp_enter_err"),
+    ("mr_req_rx.c", "mr_qp_enter_err"),
+    ("mr_resp.c", "mr_qp_cqe"), ("mr_resp.c", "mr_qp_enter_err"),
+    ("mr_ud.c", "mr_qp_cqe"), ("mr_uc.c", "mr_qp_cqe"),
+    # The endpoint's work queue, timer heap and qpn table are services the
+    # QP floor uses (queue me, re-key my deadline, find a qpn): they are to
+    # become their own module below mr_qp (mr_sched), off mr_ep.
+    ("mr_req.c", "mr_ep_kick"), ("mr_req.c", "mr_ep_timer_update"),
+    ("mr_qp.c", "mr_ep_kick"), ("mr_qp.c", "mr_ep_unkick"),
+    ("mr_qp.c", "mr_ep_timer_update"), ("mr_qp.c", "mr_ep_qpn_find"),
+    ("mr_qp.c", "mr_ep_qpn_insert"), ("mr_qp.c", "mr_ep_qpn_remove"),
+    ("mr_qp.c", "mr_ep_stats_qp_gone"),
+    ("mr_srq.c", "mr_ep_kick"), ("mr_srq.c", "mr_ep_timer_update"),
+}
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+# A function definition in kernel style: the return type at column 0.
+DEFINES = re.compile(r'^(?!static\b)[a-z][^;(=]*?\b(mr_\w+)\(')
+COMMENT = re.compile(r'/\*.*?\*/|//[^\n]*', re.S)
+
+
+def up_calls(core, files, floor_of):
+    """(file, function) for each call of a function defined in a higher
+    floor's .c file."""
+    defined = {}
+    for f in files:
+        if not f.endswith(".c"):
+            continue
+        with open(os.path.join(core, f), encoding="utf-8") as fh:
+            for line in fh:
+                m = DEFINES.match(line)
+                if m:
+                    defined[m.group(1)] = floor_of.get(f[:-2], -1)
+    found = set()
+    for f in files:
+        if not f.endswith(".c") or f[:-2] not in floor_of:
+            continue
+        mine = floor_of[f[:-2]]
+        with open(os.path.join(core, f), encoding="utf-8") as fh:
+            text = COMMENT.sub(" ", fh.read())
+        for name in set(re.findall(r'\b(mr_\w+)\s*\(', text)):
+            if defined.get(name, -1) > mine:
+                found.add((f, name))
+    return found
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        return 2
+    core = sys.argv[1]
+    floor_of = {}
+    for floor, mods in FLOORS.items():
+        for m in mods:
+            if m in floor_of:
+                print(f"check_floors: {m} is in two floors", file=sys.stderr)
+                return 2
+            floor_of[m] = floor
+    bad = 0
+    files = sorted(f for f in os.listdir(core)
+                   if f.endswith(".c") or f.endswith(".h"))
+    if not files:
+        print(f"check_floors: no sources in {core}", file=sys.stderr)
+        return 2
+    for f in files:
+        mod = f[:-2]
+        if mod not in floor_of:
+            print(f"{f}: not in any floor (add it to FLOORS in {__file__})")
+            bad += 1
+            continue
+        mine = floor_of[mod]
+        with open(os.path.join(core, f), encoding="utf-8") as fh:
+            for n, line in enumerate(fh, 1):
+                m = INCLUDE.match(line)
+                if not m:
+                    continue
+                inc = os.path.basename(m.group(1))[:-2]
+                if inc not in floor_of:
+                    print(f"{f}:{n}: includes {m.group(1)}, in no floor")
+                    bad += 1
+                elif floor_of[inc] > mine:
+                    print(f"{f}:{n}: floor {mine} includes {m.group(1)} "
+                          f"of floor {floor_of[inc]} (a call upward)")
+                    bad += 1
+    calls = up_calls(core, files, floor_of)
+    for f, name in sorted(calls - LEFT_UP):
+        print(f"{f}: calls {name}() of a higher floor (a call upward)")
+        bad += 1
+    for f, name in sorted(LEFT_UP - calls):
+        print(f"{f}: no longer calls {name}(): delete it from LEFT_UP")
+        bad += 1
+    print(f"check_floors: {len(files)} files, {len(calls)} calls upward "
+          f"left, {bad} broken")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
