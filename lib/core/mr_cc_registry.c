@@ -4,9 +4,8 @@
  * (mr_cc_<name>.c defining `const struct mr_cc_ops mr_cc_ops_<name>`, in
  * lib/core/meson.build) and one line here.
  */
-#include <string.h>
-
 #include "mr_cc.h"
+#include "mr_registry.h"
 
 #define MR_CC_ALGOS(X)     \
 	X(metaroce)        \
@@ -24,19 +23,4 @@ static const struct mr_cc_ops *const algos[] = {
 #undef ENTRY
 };
 
-const struct mr_cc_ops *mr_cc_algo(unsigned i)
-{
-	return i < sizeof(algos) / sizeof(algos[0]) ? algos[i] : NULL;
-}
-
-const struct mr_cc_ops *mr_cc_find(const char *name)
-{
-	unsigned i;
-
-	if (!name)
-		return NULL;
-	for (i = 0; i < sizeof(algos) / sizeof(algos[0]); i++)
-		if (!strcmp(algos[i]->name, name))
-			return algos[i];
-	return NULL;
-}
+MR_REGISTRY_LOOKUP(struct mr_cc_ops, mr_cc_algo, mr_cc_find, algos)

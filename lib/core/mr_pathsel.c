@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "mr_err.h"
+#include "mr_registry.h"
 
 #define ENTROPY_SPAN (MR_ENTROPY_MAX - MR_ENTROPY_MIN + 1)
 #define DRAW_TRIES 16
@@ -101,19 +102,5 @@ static const struct mr_pathsel_ops *const algos[] = {
 #undef ENTRY
 };
 
-const struct mr_pathsel_ops *mr_pathsel_algo(unsigned i)
-{
-	return i < sizeof(algos) / sizeof(algos[0]) ? algos[i] : NULL;
-}
-
-const struct mr_pathsel_ops *mr_pathsel_find(const char *name)
-{
-	unsigned i;
-
-	if (!name)
-		return NULL;
-	for (i = 0; i < sizeof(algos) / sizeof(algos[0]); i++)
-		if (!strcmp(algos[i]->name, name))
-			return algos[i];
-	return NULL;
-}
+MR_REGISTRY_LOOKUP(struct mr_pathsel_ops, mr_pathsel_algo, mr_pathsel_find,
+		   algos)

@@ -18,7 +18,7 @@ import sys
 FLOORS = {
     # 0 base: byte order, errors, the public types, wire format, rings
     0: ["mr_be", "mr_err", "mr_core", "mr_counters", "mr_crc32c",
-        "mr_wire", "mr_ring"],
+        "mr_wire", "mr_ring", "mr_registry"],
     # 1 leaves: one concern each, no QP; they return results
     1: ["mr_ssnwin", "mr_timerq", "mr_pathrx", "mr_pathtx", "mr_pathsel",
         "mr_pathsel_spray", "mr_pathsel_single", "mr_cc", "mr_cc_registry",
