@@ -43,7 +43,8 @@ static uint16_t pick_entropy(struct mr_pathsel *ps, uint16_t path,
 			return v;
 	}
 	/* A degenerate generator: walk from the last draw to a free value
-	 * (at most MR_MAX_PATHS paths, so one exists within MR_MAX_PATHS + 1 steps). */
+	 * (at most MR_MAX_PATHS paths, so one exists within MR_MAX_PATHS + 1
+	 * steps). */
 	for (i = 0; i < (int)ENTROPY_SPAN; i++) {
 		v = (uint16_t)(MR_ENTROPY_MIN +
 			       (v - MR_ENTROPY_MIN + 1) % ENTROPY_SPAN);
