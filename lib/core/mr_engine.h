@@ -30,6 +30,7 @@
 #include "mr_pathsel.h"
 #include "mr_pathtx.h"
 #include "mr_ratehint.h"
+#include "mr_resp.h"
 #include "mr_ring.h"
 #include "mr_rq.h"
 #include "mr_sge.h"
@@ -99,50 +100,6 @@ struct mr_txp {
 	uint32_t offset;
 };
 
-/* A READ or atomic the responder executed: its response is sent from here
- * and retransmitted from here (never executed twice, MR-RSP-6). */
-struct mr_resp_rec {
-	uint8_t opcode; /* MR_OP_READ_RESP or MR_OP_ATOMIC_RESP */
-	uint32_t msn;
-	uint32_t len;
-	uint64_t vaddr;
-	uint32_t rkey;
-	uint64_t orig;	   /* atomic: the value before the operation */
-	uint32_t last_ssn; /* ssn of the last packet's first sending */
-	uint32_t npkts;
-	uint32_t sent_pkts;
-};
-
-/* Receiver's record of one incoming request message (ring qp->rmsg, slot
- * msn % msg_window, valid for msns in [rcv_msn, rcv_msn + msg_window)). */
-struct mr_rmsg {
-	uint8_t used;
-	uint8_t opcode; /* wire opcode */
-	uint8_t solicited;
-	uint8_t err;  /* enum mr_nak_code the message failed with */
-	uint8_t got;  /* any packet accepted */
-	uint8_t held; /* final packet in a hold slot */
-	uint8_t rnr;  /* WRITE_IMM complete but no receive WQE yet */
-	uint8_t hold_idx;
-	uint32_t msn;
-	uint32_t msg_len;
-	uint32_t bytes; /* accepted payload bytes */
-	uint32_t rsn;
-	uint32_t imm;
-	uint32_t rkey; /* here, not after vaddr: no padding (64 bytes) */
-	uint64_t vaddr;
-	uint64_t swap_add, compare;
-	struct mr_rwqe *rwqe; /* SEND: the receive WQE it lands in */
-};
-
-struct mr_hold {
-	uint8_t used;
-	uint32_t msn;
-	uint32_t len;
-	uint8_t *dst;
-	uint8_t *data; /* mtu bytes */
-};
-
 struct mr_qp {
 	struct mr_ep *ep;
 	struct mr_qp_config cfg;
@@ -195,37 +152,10 @@ struct mr_qp {
 	uint64_t rnr_probe_at;	 /* no answer by then: probe again, a retry */
 	uint64_t rnr_probe_sent; /* when the last probe left */
 
-	/* responses (our sender side of the peer's READ/atomic) */
-	struct mr_resp_rec *resp;
-	uint32_t resp_max;  /* records usable at once */
-	uint32_t resp_mask; /* mr_ring_slots(resp_max) - 1 */
-	uint32_t resp_head, resp_send, resp_tail; /* counters */
-	uint32_t rcv_msn; /* receiver: every message before it complete */
+	struct mr_resp rsp; /* responder, receive side (mr_resp.h) */
+	struct mr_rq rq;    /* receive WQEs (mr_rq.h) */
 
-	/* receiver side */
-	struct mr_ssnwin win;
-	struct mr_pathrx *prx; /* [num_paths] */
-	struct mr_rmsg *rmsg;
-	struct mr_rq rq;  /* receive WQEs (mr_rq.h) */
-	struct mr_hold *hold;
-	uint8_t *hold_mem;
-	struct mr_ratehint_conn rh;
-
-	/* ACK policy */
-	uint8_t ack_now;      /* send an ACK at the next tx opportunity */
-	uint8_t sqd_drained;  /* SQD: the drained callback was made */
-	uint8_t rnr_nak;      /* include an RNR NAK */
-	uint8_t seq_nak_sent; /* gbn: SEQ_ERR sent for the current gap */
-	uint8_t seq_nak;      /* gbn: include a SEQ_ERR NAK */
-	uint32_t rnr_nak_msn;
-	uint16_t ack_pkts; /* data packets since the last ACK */
-	uint64_t ack_due;  /* delayed ACK deadline, UINT64_MAX none */
-	uint16_t last_rx_path;
-	uint16_t ack_path_next; /* MR-MP-7: next path to report on first */
-	uint8_t rx_started;  /* a packet of the peer was recorded */
-	uint8_t rx_err;	     /* a request failed: every ACK NAKs it */
-	uint8_t rx_err_code; /* enum mr_nak_code */
-	uint32_t rx_err_msn;
+	uint8_t sqd_drained; /* SQD: the drained callback was made */
 
 	uint8_t in_work; /* queued in ep->work */
 	/* In ep->timers, keyed by mr_qp_deadline() as the last entry point
@@ -302,7 +232,7 @@ static inline struct mr_swqe *mr_sq_wqe(const struct mr_qp *qp, uint32_t i)
 static inline struct mr_resp_rec *mr_resp_rec_of(const struct mr_qp *qp,
 						 uint32_t i)
 {
-	return &qp->resp[i & qp->resp_mask];
+	return &qp->rsp.rec[i & qp->rsp.rec_mask];
 }
 
 static inline int mr_qp_is_gbn(const struct mr_qp *qp)
@@ -397,31 +327,6 @@ void mr_req_expiry(struct mr_qp *qp, uint64_t now);
 
 /* mr_ep_stats.c: keep a QP's use of each path when it is destroyed. */
 void mr_ep_stats_qp_gone(struct mr_qp *qp);
-
-/* mr_resp.c */
-void mr_resp_reset(struct mr_qp *qp);
-void mr_resp_rebase(struct mr_qp *qp, uint32_t base);
-int mr_resp_on_req(struct mr_qp *qp, const struct mr_pkt *pkt,
-		   const struct mr_rx_meta *meta, uint64_t now);
-/* Receive-side sequence checks shared by requests and responses:
- * returns MR_RX_NEW (caller validates, then mr_rx_accept() or
- * mr_rx_path_only()), MR_RX_DUP (handled: path recorded, ACK scheduled)
- * or a negative drop reason (counted). */
-enum { MR_RX_NEW = 0, MR_RX_DUP = 1 };
-int mr_rx_check(struct mr_qp *qp, const struct mr_pkt *pkt,
-		const struct mr_rx_meta *meta, uint64_t now);
-void mr_rx_accept(struct mr_qp *qp, const struct mr_pkt *pkt,
-		  const struct mr_rx_meta *meta, uint64_t now);
-/* The packet arrived but is not accepted (RNR, NAKed): record its path
- * only, so the sender's path sees no loss, and ACK now. */
-void mr_rx_path_only(struct mr_qp *qp, const struct mr_pkt *pkt,
-		     const struct mr_rx_meta *meta, uint64_t now);
-void mr_resp_advance(struct mr_qp *qp, uint64_t now);
-size_t mr_resp_ack(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
-		   struct mr_tx_meta *meta);
-int mr_resp_ack_wanted(const struct mr_qp *qp, uint64_t now);
-void mr_resp_flush(struct mr_qp *qp);
-void mr_resp_free_records(struct mr_qp *qp);
 
 /* mr_ud.c */
 size_t mr_ud_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,

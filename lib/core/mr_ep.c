@@ -393,7 +393,7 @@ uint64_t mr_qp_deadline(const struct mr_qp *qp)
 
 	if (qp->cfg.type != MR_QPT_RC || qp->state < MR_QPS_RTR)
 		return UINT64_MAX;
-	d = qp->ack_due;
+	d = qp->rsp.ack_due;
 	if (qp->state == MR_QPS_ERR)
 		return d;
 	t = mr_req_deadline(qp);

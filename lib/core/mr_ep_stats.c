@@ -15,11 +15,11 @@ static void add_qp(struct mr_path_counters *out, unsigned n,
 	unsigned p;
 
 	/* UD QPs have no paths; gbn QPs use path 0 only. */
-	if (!qp->ptx || !qp->prx)
+	if (!qp->ptx || !qp->rsp.prx)
 		return;
 	for (p = 0; p < qp->npaths && p < n; p++) {
 		const struct mr_pathtx *tx = &qp->ptx[p];
-		const struct mr_pathrx *rx = &qp->prx[p];
+		const struct mr_pathrx *rx = &qp->rsp.prx[p];
 		struct mr_path_counters *o = &out[p];
 
 		o->tx_pkts += tx->tx_pkts;

@@ -28,13 +28,8 @@ static void qp_free(struct mr_qp *qp)
 	xfree(ep, qp->sq_inl);
 	xfree(ep, qp->txp);
 	xfree(ep, qp->ptx);
-	xfree(ep, qp->resp);
-	mr_ssnwin_fini(&qp->win);
-	xfree(ep, qp->prx);
-	xfree(ep, qp->rmsg);
+	mr_resp_free(qp);
 	mr_rq_fini(&qp->rq, &ep->mem);
-	xfree(ep, qp->hold);
-	xfree(ep, qp->hold_mem);
 	ep->mem.free(ep->mem.user, qp);
 }
 
@@ -66,24 +61,14 @@ static int qp_alloc(struct mr_qp *qp)
 	qp->npaths = c->mode == MR_MODE_GBN ? 1 : ep->cfg.num_paths;
 	qp->txp = xcalloc(ep, ep->cfg.ssn_window, sizeof(*qp->txp));
 	qp->ptx = xcalloc(ep, qp->npaths, sizeof(*qp->ptx));
-	qp->resp_max = ep->cfg.max_rd_atomic;
-	qp->resp_mask = mr_ring_slots(qp->resp_max) - 1;
-	qp->resp = xcalloc(ep, qp->resp_mask + 1, sizeof(*qp->resp));
-	qp->prx = xcalloc(ep, qp->npaths, sizeof(*qp->prx));
-	qp->rmsg = xcalloc(ep, ep->cfg.msg_window, sizeof(*qp->rmsg));
-	qp->hold = xcalloc(ep, ep->cfg.hold_slots, sizeof(*qp->hold));
-	qp->hold_mem = xcalloc(ep, (size_t)ep->cfg.hold_slots * ep->cfg.mtu, 1);
-	if (!qp->txp || !qp->ptx || !qp->resp || !qp->prx || !qp->rmsg ||
-	    !qp->hold || !qp->hold_mem)
+	if (!qp->txp || !qp->ptx)
 		return -MR_ENOMEM;
-	for (i = 0; i < ep->cfg.hold_slots; i++)
-		qp->hold[i].data = qp->hold_mem + (size_t)i * ep->cfg.mtu;
-	if (c->srq) {
-		rc = mr_rq_init_claims(&qp->rq, &ep->mem, ep->cfg.msg_window);
-		if (rc)
-			return rc;
-	}
-	return mr_ssnwin_init(&qp->win, &ep->mem, 0, ep->cfg.ssn_window);
+	rc = mr_resp_alloc(qp);
+	if (rc)
+		return rc;
+	if (c->srq)
+		return mr_rq_init_claims(&qp->rq, &ep->mem, ep->cfg.msg_window);
+	return 0;
 }
 
 static int ep_check_qpn(const struct mr_ep *ep, uint32_t qpn)
@@ -97,8 +82,6 @@ static int ep_check_qpn(const struct mr_ep *ep, uint32_t qpn)
  * (verbs: modify to RESET discards). */
 static void qp_reset(struct mr_qp *qp)
 {
-	uint32_t i;
-
 	qp->state = MR_QPS_RESET;
 	qp->sq_head = qp->sq_next = qp->sq_tail = 0;
 	qp->snd_rsn = 0;
@@ -109,9 +92,7 @@ static void qp_reset(struct mr_qp *qp)
 	mr_uc_rx_reset(qp);
 	if (qp->cfg.type == MR_QPT_UD || qp->cfg.type == MR_QPT_UC)
 		return;
-	for (i = 0; i < qp->ep->cfg.hold_slots; i++)
-		qp->hold[i].used = 0;
-	mr_resp_reset(qp);
+	mr_resp_reset(qp); /* also frees the hold slots */
 	mr_req_reset(qp, 0);
 }
 
@@ -194,15 +175,14 @@ int mr_qp_destroy(struct mr_qp *qp)
 int mr_qp_seq_base(struct mr_qp *qp, uint32_t base)
 {
 	if (qp->sq_tail != qp->sq_head || qp->sq_tail != qp->sq_next ||
-	    !mr_rq_idle(&qp->rq) || qp->resp_tail != qp->resp_head ||
-	    qp->rx_started || qp->snd_nxt != qp->snd_base)
+	    !mr_rq_idle(&qp->rq) || !mr_resp_idle(qp) ||
+	    qp->snd_nxt != qp->snd_base)
 		return -MR_ESTATE;
 	qp->sq_head = qp->sq_next = qp->sq_tail = base;
 	qp->snd_rsn = base;
 	qp->peer_cum_msn = base;
 	mr_rq_set_base(&qp->rq, base);
-	qp->resp_head = qp->resp_send = qp->resp_tail = base;
-	qp->rcv_msn = base;
+	mr_resp_set_base(qp, base);
 	return 0;
 }
 

@@ -668,7 +668,7 @@ static int next_lost(struct mr_qp *qp, uint32_t *out)
 			continue;
 		}
 		if (t->kind == MR_TXP_RESP && !t->probe &&
-		    mr_seq_lt(t->owner, qp->resp_head)) {
+		    mr_seq_lt(t->owner, qp->rsp.rec_head)) {
 			t->state = MR_TXP_ACKED;
 			qp->lost_cnt--;
 			continue;
@@ -732,8 +732,8 @@ int mr_req_has_data(const struct mr_qp *qp, uint64_t now)
 {
 	struct mr_qp *q = (struct mr_qp *)qp;
 
-	return qp->lost_cnt || qp->resp_send != qp->resp_tail || next_new(q) ||
-	       rnr_probe_wqe(q);
+	return qp->lost_cnt || qp->rsp.rec_send != qp->rsp.rec_tail ||
+	       next_new(q) || rnr_probe_wqe(q);
 }
 
 size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
@@ -756,8 +756,8 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 		}
 	}
 	if (!have_lost && !probe) {
-		if (qp->resp_send != qp->resp_tail)
-			r = mr_resp_rec_of(qp, qp->resp_send);
+		if (qp->rsp.rec_send != qp->rsp.rec_tail)
+			r = mr_resp_rec_of(qp, qp->rsp.rec_send);
 		else
 			w = next_new(qp);
 		if (!r && !w)
@@ -820,7 +820,7 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 		}
 		if (len) {
 			t->kind = r ? MR_TXP_RESP : MR_TXP_REQ;
-			t->owner = r ? qp->resp_send : w->msn;
+			t->owner = r ? qp->rsp.rec_send : w->msn;
 			t->offset = off;
 			t->retx = 0;
 			t->probe = 0;
@@ -867,7 +867,7 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 		if (r) {
 			r->last_ssn = ssn;
 			if (++r->sent_pkts == r->npkts)
-				qp->resp_send++;
+				qp->rsp.rec_send++;
 		} else {
 			if (!w->sent_pkts && is_rd_atomic(w->opcode))
 				qp->rd_out++;

@@ -105,12 +105,12 @@ static void on_nak(struct mr_qp *qp, const struct mr_aeth *a, uint64_t now)
 
 static void free_resp_records(struct mr_qp *qp)
 {
-	while (qp->resp_head != qp->resp_send) {
-		struct mr_resp_rec *r = mr_resp_rec_of(qp, qp->resp_head);
+	while (qp->rsp.rec_head != qp->rsp.rec_send) {
+		struct mr_resp_rec *r = mr_resp_rec_of(qp, qp->rsp.rec_head);
 
 		if (!mr_seq_lt(r->last_ssn, qp->snd_una))
 			break;
-		qp->resp_head++;
+		qp->rsp.rec_head++;
 	}
 }
 
@@ -348,14 +348,7 @@ static int rd_stalled(const struct mr_qp *qp, uint64_t now)
  * NAKs REM_OP for the response's request if the peer asks again. */
 static void resp_fail(struct mr_qp *qp)
 {
-	if (!qp->rx_err) {
-		qp->rx_err = 1;
-		qp->rx_err_code = MR_NAK_REM_OP;
-		qp->rx_err_msn =
-			qp->resp_head != qp->resp_tail
-				? mr_resp_rec_of(qp, qp->resp_head)->msn
-				: qp->rcv_msn;
-	}
+	mr_resp_peer_gone(qp);
 	mr_qp_enter_err(qp, 1);
 }
 
@@ -430,7 +423,7 @@ void mr_req_expiry(struct mr_qp *qp, uint64_t now)
 			return;
 		}
 		if (qp->snd_una != qp->snd_nxt ||
-		    qp->resp_head != qp->resp_tail) {
+		    qp->rsp.rec_head != qp->rsp.rec_tail) {
 			resp_fail(qp);
 			return;
 		}

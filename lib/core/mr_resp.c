@@ -11,31 +11,101 @@
 
 #include "mr_engine.h"
 
+int mr_resp_alloc(struct mr_qp *qp)
+{
+	struct mr_ep *ep = qp->ep;
+	struct mr_resp *r = &qp->rsp;
+	const struct mr_mem *m = &ep->mem;
+	uint32_t i;
+
+	r->rec_max = ep->cfg.max_rd_atomic;
+	r->rec_mask = mr_ring_slots(r->rec_max) - 1;
+	r->rec = m->calloc(m->user, r->rec_mask + 1, sizeof(*r->rec));
+	r->prx = m->calloc(m->user, qp->npaths, sizeof(*r->prx));
+	r->rmsg = m->calloc(m->user, ep->cfg.msg_window, sizeof(*r->rmsg));
+	r->hold =
+		m->calloc(m->user, ep->cfg.hold_slots ? ep->cfg.hold_slots : 1,
+			  sizeof(*r->hold));
+	r->hold_mem = m->calloc(
+		m->user,
+		ep->cfg.hold_slots ? (size_t)ep->cfg.hold_slots * ep->cfg.mtu
+				   : 1,
+		1);
+	if (!r->rec || !r->prx || !r->rmsg || !r->hold || !r->hold_mem)
+		return -MR_ENOMEM;
+	for (i = 0; i < ep->cfg.hold_slots; i++)
+		r->hold[i].data = r->hold_mem + (size_t)i * ep->cfg.mtu;
+	return mr_ssnwin_init(&r->win, m, 0, ep->cfg.ssn_window);
+}
+
+static void xfree(const struct mr_mem *m, void *p)
+{
+	if (p)
+		m->free(m->user, p);
+}
+
+void mr_resp_free(struct mr_qp *qp)
+{
+	const struct mr_mem *m = &qp->ep->mem;
+	struct mr_resp *r = &qp->rsp;
+
+	xfree(m, r->rec);
+	mr_ssnwin_fini(&r->win);
+	xfree(m, r->prx);
+	xfree(m, r->rmsg);
+	xfree(m, r->hold);
+	xfree(m, r->hold_mem);
+}
+
+int mr_resp_idle(const struct mr_qp *qp)
+{
+	return qp->rsp.rec_tail == qp->rsp.rec_head && !qp->rsp.rx_started;
+}
+
+void mr_resp_set_base(struct mr_qp *qp, uint32_t base)
+{
+	qp->rsp.rec_head = qp->rsp.rec_send = qp->rsp.rec_tail = base;
+	qp->rsp.rcv_msn = base;
+}
+
+void mr_resp_peer_gone(struct mr_qp *qp)
+{
+	struct mr_resp *r = &qp->rsp;
+
+	if (r->rx_err)
+		return;
+	r->rx_err = 1;
+	r->rx_err_code = MR_NAK_REM_OP;
+	r->rx_err_msn = r->rec_head != r->rec_tail
+				? mr_resp_rec_of(qp, r->rec_head)->msn
+				: r->rcv_msn;
+}
+
 void mr_resp_reset(struct mr_qp *qp)
 {
 	uint32_t i;
 
-	mr_ssnwin_reset(&qp->win, qp->attr.rq_psn);
+	mr_ssnwin_reset(&qp->rsp.win, qp->attr.rq_psn);
 	for (i = 0; i < qp->npaths; i++)
-		mr_pathrx_init(&qp->prx[i], (uint16_t)i, qp->attr.rq_psn);
-	memset(qp->rmsg, 0, qp->ep->cfg.msg_window * sizeof(*qp->rmsg));
+		mr_pathrx_init(&qp->rsp.prx[i], (uint16_t)i, qp->attr.rq_psn);
+	memset(qp->rsp.rmsg, 0, qp->ep->cfg.msg_window * sizeof(*qp->rsp.rmsg));
 	for (i = 0; i < qp->ep->cfg.hold_slots; i++)
-		qp->hold[i].used = 0;
+		qp->rsp.hold[i].used = 0;
 	/* Responses are executed from RTR on and survive the move to RTS. */
-	qp->resp_head = qp->resp_send = qp->resp_tail = 0;
-	qp->rcv_msn = 0;
+	qp->rsp.rec_head = qp->rsp.rec_send = qp->rsp.rec_tail = 0;
+	qp->rsp.rcv_msn = 0;
 	mr_rq_rx_reset(&qp->rq);
-	qp->ack_now = 0;
-	qp->ack_pkts = 0;
-	qp->ack_due = UINT64_MAX;
-	qp->rnr_nak = 0;
-	qp->seq_nak = 0;
-	qp->seq_nak_sent = 0;
-	qp->rx_err = 0;
-	qp->rx_started = 0;
-	qp->last_rx_path = 0;
-	qp->ack_path_next = 0;
-	mr_ratehint_conn_init(&qp->rh);
+	qp->rsp.ack_now = 0;
+	qp->rsp.ack_pkts = 0;
+	qp->rsp.ack_due = UINT64_MAX;
+	qp->rsp.rnr_nak = 0;
+	qp->rsp.seq_nak = 0;
+	qp->rsp.seq_nak_sent = 0;
+	qp->rsp.rx_err = 0;
+	qp->rsp.rx_started = 0;
+	qp->rsp.last_rx_path = 0;
+	qp->rsp.ack_path_next = 0;
+	mr_ratehint_conn_init(&qp->rsp.rh);
 }
 
 /* MR-RSP-11: the peer answered from RTR with a stream that starts at its
@@ -45,43 +115,43 @@ void mr_resp_rebase(struct mr_qp *qp, uint32_t base)
 {
 	uint32_t i;
 
-	if (qp->rx_started || base == mr_ssnwin_cum(&qp->win))
+	if (qp->rsp.rx_started || base == mr_ssnwin_cum(&qp->rsp.win))
 		return;
-	mr_ssnwin_reset(&qp->win, base);
+	mr_ssnwin_reset(&qp->rsp.win, base);
 	for (i = 0; i < qp->npaths; i++)
-		mr_pathrx_init(&qp->prx[i], (uint16_t)i, base);
+		mr_pathrx_init(&qp->rsp.prx[i], (uint16_t)i, base);
 }
 
 static void path_record(struct mr_qp *qp, const struct mr_pkt *pkt,
 			const struct mr_rx_meta *meta, uint64_t now)
 {
-	qp->rx_started = 1;
-	mr_pathrx_record(&qp->prx[pkt->pth.path_id], pkt->pth.ppsn,
+	qp->rsp.rx_started = 1;
+	mr_pathrx_record(&qp->rsp.prx[pkt->pth.path_id], pkt->pth.ppsn,
 			 meta ? meta->ecn_ce : 0, now);
-	qp->last_rx_path = pkt->pth.path_id;
+	qp->rsp.last_rx_path = pkt->pth.path_id;
 }
 
 int mr_rx_check(struct mr_qp *qp, const struct mr_pkt *pkt,
 		const struct mr_rx_meta *meta, uint64_t now)
 {
-	uint32_t ssn = pkt->bth.ssn, cum = mr_ssnwin_cum(&qp->win);
+	uint32_t ssn = pkt->bth.ssn, cum = mr_ssnwin_cum(&qp->rsp.win);
 
 	if (!mr_seq_lt(ssn, cum)) {
-		if (ssn - cum >= qp->win.nbits) {
+		if (ssn - cum >= qp->rsp.win.nbits) {
 			/* MR-RSP-2: beyond the window the sender may use. */
 			MR_CNT(qp, drop_window, 1);
 			return -MR_EAGAIN;
 		}
-		if (!mr_ssnwin_test(&qp->win, ssn)) {
+		if (!mr_ssnwin_test(&qp->rsp.win, ssn)) {
 			if (!mr_qp_is_gbn(qp) || ssn == cum)
 				return MR_RX_NEW;
 			/* MR-GBN-2: out of sequence: dropped, one NAK per
 			 * gap, nothing recorded. */
 			MR_CNT(qp, drop_window, 1);
-			if (!qp->seq_nak_sent) {
-				qp->seq_nak_sent = 1;
-				qp->seq_nak = 1;
-				qp->ack_now = 1;
+			if (!qp->rsp.seq_nak_sent) {
+				qp->rsp.seq_nak_sent = 1;
+				qp->rsp.seq_nak = 1;
+				qp->rsp.ack_now = 1;
 			}
 			return -MR_EAGAIN;
 		}
@@ -90,60 +160,60 @@ int mr_rx_check(struct mr_qp *qp, const struct mr_pkt *pkt,
 	 * have been lost), and its path records the new ppsn. */
 	MR_CNT(qp, duplicates, 1);
 	path_record(qp, pkt, meta, now);
-	qp->ack_now = 1;
+	qp->rsp.ack_now = 1;
 	return MR_RX_DUP;
 }
 
 void mr_rx_accept(struct mr_qp *qp, const struct mr_pkt *pkt,
 		  const struct mr_rx_meta *meta, uint64_t now)
 {
-	uint32_t before = mr_ssnwin_cum(&qp->win);
+	uint32_t before = mr_ssnwin_cum(&qp->rsp.win);
 
 	/* MR-RSP-9: the RNR NAK is repeated in every ACK until a packet
 	 * of that message is taken (a lost NAK must not strand it). */
-	if (qp->rnr_nak && !mr_seq_lt(pkt->bth.msn, qp->rnr_nak_msn) &&
+	if (qp->rsp.rnr_nak && !mr_seq_lt(pkt->bth.msn, qp->rsp.rnr_nak_msn) &&
 	    pkt->bth.opcode != MR_OP_READ_RESP &&
 	    pkt->bth.opcode != MR_OP_ATOMIC_RESP && !qp->rq.wimm_blocked)
-		qp->rnr_nak = 0;
-	mr_ssnwin_record(&qp->win, pkt->bth.ssn);
-	if (mr_ssnwin_cum(&qp->win) != before)
-		qp->seq_nak_sent = 0;
+		qp->rsp.rnr_nak = 0;
+	mr_ssnwin_record(&qp->rsp.win, pkt->bth.ssn);
+	if (mr_ssnwin_cum(&qp->rsp.win) != before)
+		qp->rsp.seq_nak_sent = 0;
 	path_record(qp, pkt, meta, now);
-	mr_ratehint_on_rx(&qp->ep->rh, &qp->rh, now);
+	mr_ratehint_on_rx(&qp->ep->rh, &qp->rsp.rh, now);
 	/* MR-RSP-8: ACK every ack_every packets, on ACK_REQ, or
 	 * ack_delay_ns after the first unacknowledged packet. */
-	qp->ack_pkts++;
+	qp->rsp.ack_pkts++;
 	if ((pkt->bth.flags & MR_BTH_F_ACK_REQ) ||
-	    qp->ack_pkts >= qp->ep->cfg.ack_every)
-		qp->ack_now = 1;
-	else if (qp->ack_due == UINT64_MAX)
-		qp->ack_due = now + qp->ep->cfg.ack_delay_ns;
+	    qp->rsp.ack_pkts >= qp->ep->cfg.ack_every)
+		qp->rsp.ack_now = 1;
+	else if (qp->rsp.ack_due == UINT64_MAX)
+		qp->rsp.ack_due = now + qp->ep->cfg.ack_delay_ns;
 }
 
 void mr_rx_path_only(struct mr_qp *qp, const struct mr_pkt *pkt,
 		     const struct mr_rx_meta *meta, uint64_t now)
 {
 	path_record(qp, pkt, meta, now);
-	qp->ack_now = 1;
+	qp->rsp.ack_now = 1;
 }
 
 static void set_rx_err(struct mr_qp *qp, struct mr_rmsg *e, uint8_t code)
 {
 	e->err = code;
-	if (!qp->rx_err || mr_seq_lt(e->msn, qp->rx_err_msn)) {
-		qp->rx_err = 1;
-		qp->rx_err_code = code;
-		qp->rx_err_msn = e->msn;
+	if (!qp->rsp.rx_err || mr_seq_lt(e->msn, qp->rsp.rx_err_msn)) {
+		qp->rsp.rx_err = 1;
+		qp->rsp.rx_err_code = code;
+		qp->rsp.rx_err_msn = e->msn;
 	}
-	qp->ack_now = 1;
+	qp->rsp.ack_now = 1;
 }
 
 static void rnr(struct mr_qp *qp, uint32_t msn)
 {
-	if (!qp->rnr_nak || mr_seq_lt(msn, qp->rnr_nak_msn))
-		qp->rnr_nak_msn = msn;
-	qp->rnr_nak = 1;
-	qp->ack_now = 1;
+	if (!qp->rsp.rnr_nak || mr_seq_lt(msn, qp->rsp.rnr_nak_msn))
+		qp->rsp.rnr_nak_msn = msn;
+	qp->rsp.rnr_nak = 1;
+	qp->rsp.ack_now = 1;
 	MR_CNT(qp, drop_rnr, 1);
 }
 
@@ -162,7 +232,7 @@ static int free_hold(const struct mr_qp *qp)
 	uint32_t i;
 
 	for (i = 0; i < qp->ep->cfg.hold_slots; i++)
-		if (!qp->hold[i].used)
+		if (!qp->rsp.hold[i].used)
 			return (int)i;
 	return -1;
 }
@@ -266,12 +336,12 @@ int mr_resp_on_req(struct mr_qp *qp, const struct mr_pkt *pkt,
 	if (qp->state == MR_QPS_ERR) {
 		/* MR-ERR-5: a failed responder keeps answering with its
 		 * NAK, so a lost NAK does not leave the requester guessing. */
-		if (qp->rx_err)
-			qp->ack_now = 1;
+		if (qp->rsp.rx_err)
+			qp->rsp.ack_now = 1;
 		MR_CNT(qp, drop_bad_state, 1);
 		return -MR_ESTATE;
 	}
-	if (mr_seq_lt(b->msn, qp->rcv_msn)) {
+	if (mr_seq_lt(b->msn, qp->rsp.rcv_msn)) {
 		/* A message already complete: only a duplicate can be. */
 		rc = mr_rx_check(qp, pkt, meta, now);
 		if (rc == MR_RX_NEW) {
@@ -280,11 +350,11 @@ int mr_resp_on_req(struct mr_qp *qp, const struct mr_pkt *pkt,
 		}
 		return rc < 0 ? rc : 0;
 	}
-	if (b->msn - qp->rcv_msn >= mw) {
+	if (b->msn - qp->rsp.rcv_msn >= mw) {
 		MR_CNT(qp, drop_window, 1);
 		return -MR_EAGAIN;
 	}
-	e = &qp->rmsg[b->msn & (mw - 1)];
+	e = &qp->rsp.rmsg[b->msn & (mw - 1)];
 	if (e->used && !consistent(e, pkt)) {
 		MR_CNT(qp, drop_invalid, 1);
 		return -MR_EPROTO;
@@ -360,7 +430,7 @@ int mr_resp_on_req(struct mr_qp *qp, const struct mr_pkt *pkt,
 		uint8_t *dst = host + b->offset;
 
 		if (hold >= 0) {
-			struct mr_hold *h = &qp->hold[hold];
+			struct mr_hold *h = &qp->rsp.hold[hold];
 
 			h->used = 1;
 			h->msn = b->msn;
@@ -378,7 +448,7 @@ int mr_resp_on_req(struct mr_qp *qp, const struct mr_pkt *pkt,
 	e->bytes += plen;
 	e->got = 1;
 	if (e->held && e->bytes == e->msg_len) {
-		struct mr_hold *h = &qp->hold[e->hold_idx];
+		struct mr_hold *h = &qp->rsp.hold[e->hold_idx];
 
 		qp->ep->cb.place(qp->ep->cb.user, h->dst, h->data, h->len);
 		h->used = 0;
@@ -421,11 +491,11 @@ static int execute(struct mr_qp *qp, struct mr_rmsg *e)
 		qp->attr.max_dest_rd_atomic ? qp->attr.max_dest_rd_atomic : 1;
 	struct mr_resp_rec *r;
 
-	if (lim > qp->resp_max)
-		lim = qp->resp_max;
-	if (qp->resp_tail - qp->resp_head >= lim)
+	if (lim > qp->rsp.rec_max)
+		lim = qp->rsp.rec_max;
+	if (qp->rsp.rec_tail - qp->rsp.rec_head >= lim)
 		return -MR_EAGAIN;
-	r = mr_resp_rec_of(qp, qp->resp_tail);
+	r = mr_resp_rec_of(qp, qp->rsp.rec_tail);
 	memset(r, 0, sizeof(*r));
 	r->msn = e->msn;
 	r->vaddr = e->vaddr;
@@ -464,7 +534,7 @@ static int execute(struct mr_qp *qp, struct mr_rmsg *e)
 		r->npkts = 1;
 		MR_CNT(qp, atomics_executed, 1);
 	}
-	qp->resp_tail++;
+	qp->rsp.rec_tail++;
 	return 0;
 }
 
@@ -475,10 +545,10 @@ void mr_resp_advance(struct mr_qp *qp, uint64_t now)
 	uint32_t mw = qp->ep->cfg.msg_window;
 
 	while (qp->state != MR_QPS_ERR) {
-		struct mr_rmsg *e = &qp->rmsg[qp->rcv_msn & (mw - 1)];
+		struct mr_rmsg *e = &qp->rsp.rmsg[qp->rsp.rcv_msn & (mw - 1)];
 		struct mr_rwqe *rw;
 
-		if (!e->used || e->msn != qp->rcv_msn)
+		if (!e->used || e->msn != qp->rsp.rcv_msn)
 			return;
 		if (e->err) {
 			/* MR-ERR-3: a SEND that cannot be received fails
@@ -514,7 +584,7 @@ void mr_resp_advance(struct mr_qp *qp, uint64_t now)
 				return;
 			}
 			mr_rq_set_blocked(&qp->rq, 0);
-			qp->rnr_nak = 0;
+			qp->rsp.rnr_nak = 0;
 			recv_cqe(qp, e, rw, MR_WC_SUCCESS);
 			mr_rq_consume(&qp->rq, mr_rq_next_rsn(&qp->rq));
 			break;
@@ -528,16 +598,16 @@ void mr_resp_advance(struct mr_qp *qp, uint64_t now)
 			break;
 		}
 		e->used = 0;
-		qp->rcv_msn++;
+		qp->rsp.rcv_msn++;
 		MR_CNT(qp, msgs_rcvd, 1);
-		if (!qp->ack_now && qp->ack_due == UINT64_MAX)
-			qp->ack_due = now + qp->ep->cfg.ack_delay_ns;
+		if (!qp->rsp.ack_now && qp->rsp.ack_due == UINT64_MAX)
+			qp->rsp.ack_due = now + qp->ep->cfg.ack_delay_ns;
 	}
 }
 
 int mr_resp_ack_wanted(const struct mr_qp *qp, uint64_t now)
 {
-	return qp->ack_now || qp->ack_due <= now;
+	return qp->rsp.ack_now || qp->rsp.ack_due <= now;
 }
 
 /* Blocks an ACK of this QP may carry: no larger than the connection's
@@ -565,28 +635,28 @@ static void ack_blocks(struct mr_qp *qp, struct mr_pkt *pkt)
 	struct mr_aeth *a = &pkt->aeth;
 	uint32_t lim = ack_block_limit(qp), n = qp->npaths, k, pass;
 	uint64_t put = 0; /* paths already in the ACK (MR_MAX_PATHS <= 64) */
-	uint16_t first = qp->last_rx_path;
+	uint16_t first = qp->rsp.last_rx_path;
 
 	for (k = 0; k < n; k++) {
-		uint16_t p = (uint16_t)((qp->ack_path_next + k) % n);
+		uint16_t p = (uint16_t)((qp->rsp.ack_path_next + k) % n);
 
-		if (qp->prx[p].unacked) {
+		if (qp->rsp.prx[p].unacked) {
 			first = p;
 			break;
 		}
 	}
-	qp->ack_path_next = (uint16_t)((first + 1) % n);
+	qp->rsp.ack_path_next = (uint16_t)((first + 1) % n);
 	pkt->pth.path_id = first;
 	a->nblocks = 0;
-	if (qp->prx[first].pkts) {
-		mr_pathrx_sack(&qp->prx[first], &a->blocks[a->nblocks++]);
+	if (qp->rsp.prx[first].pkts) {
+		mr_pathrx_sack(&qp->rsp.prx[first], &a->blocks[a->nblocks++]);
 		put |= 1ull << first;
 	}
 	/* Pass 0: paths with news; pass 1: the rest that ever received. */
 	for (pass = 0; pass < 2; pass++)
 		for (k = 0; k < n && a->nblocks < lim; k++) {
 			uint16_t p = (uint16_t)((first + 1 + k) % n);
-			struct mr_pathrx *rx = &qp->prx[p];
+			struct mr_pathrx *rx = &qp->rsp.prx[p];
 
 			if (put >> p & 1 || !rx->pkts ||
 			    (!pass && !rx->unacked))
@@ -615,23 +685,23 @@ size_t mr_resp_ack(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 	 * the blocks (MR-MP-7). */
 	/* MR-RSP-9: a failed request is NAKed in every ACK until the
 	 * requester gives up; RNR and SEQ_ERR once per occurrence. */
-	if (qp->rx_err) {
-		a->syndrome = qp->rx_err_code;
-		a->nak_msn = qp->rx_err_msn;
-	} else if (qp->rnr_nak) {
+	if (qp->rsp.rx_err) {
+		a->syndrome = qp->rsp.rx_err_code;
+		a->nak_msn = qp->rsp.rx_err_msn;
+	} else if (qp->rsp.rnr_nak) {
 		a->syndrome = MR_NAK_RNR;
 		a->rnr_timer = qp->attr.min_rnr_timer;
-		a->nak_msn = qp->rnr_nak_msn;
-	} else if (qp->seq_nak) {
+		a->nak_msn = qp->rsp.rnr_nak_msn;
+	} else if (qp->rsp.seq_nak) {
 		a->syndrome = MR_NAK_SEQ_ERR;
-		a->nak_msn = qp->rcv_msn;
+		a->nak_msn = qp->rsp.rcv_msn;
 	}
-	a->cum_ssn = mr_ssnwin_cum(&qp->win);
-	a->cum_msn = qp->rcv_msn;
+	a->cum_ssn = mr_ssnwin_cum(&qp->rsp.win);
+	a->cum_msn = qp->rsp.rcv_msn;
 	a->rate_hint = mr_ratehint_get(&qp->ep->rh, now);
 	ack_blocks(qp, &pkt);
 	for (i = 0; i < qp->npaths; i++)
-		ce += (uint32_t)qp->prx[i].ce_total;
+		ce += (uint32_t)qp->rsp.prx[i].ce_total;
 	/* MR-ACK-8: cumulative, modulo 2^16. */
 	a->ecn_ce = (uint16_t)ce;
 	len = mr_wire_encode(&pkt, buf, cap);
@@ -639,10 +709,10 @@ size_t mr_resp_ack(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 		return 0;
 	MR_CNT(qp, tx_ack_pkts, 1);
 	MR_CNT(qp, nak_sent[a->syndrome], 1);
-	qp->ack_now = 0;
-	qp->ack_pkts = 0;
-	qp->ack_due = UINT64_MAX;
-	qp->seq_nak = 0;
+	qp->rsp.ack_now = 0;
+	qp->rsp.ack_pkts = 0;
+	qp->rsp.ack_due = UINT64_MAX;
+	qp->rsp.seq_nak = 0;
 	meta->dest = qp->attr.dest;
 	meta->path_id = pkt.pth.path_id;
 	meta->entropy = mr_pathsel_entropy(&qp->ps, pkt.pth.path_id);
@@ -654,9 +724,9 @@ void mr_resp_flush(struct mr_qp *qp)
 {
 	uint32_t i;
 
-	qp->resp_head = qp->resp_send = qp->resp_tail;
+	qp->rsp.rec_head = qp->rsp.rec_send = qp->rsp.rec_tail;
 	mr_rq_set_blocked(&qp->rq, 0);
 	for (i = 0; i < qp->ep->cfg.hold_slots; i++)
-		qp->hold[i].used = 0;
-	qp->ack_due = UINT64_MAX;
+		qp->rsp.hold[i].used = 0;
+	qp->rsp.ack_due = UINT64_MAX;
 }

@@ -13,7 +13,7 @@ static void check_path(const struct mr_path_counters *c, const struct mr_qp *qp,
 		       unsigned p)
 {
 	const struct mr_pathtx *tx = &qp->ptx[p];
-	const struct mr_pathrx *rx = &qp->prx[p];
+	const struct mr_pathrx *rx = &qp->rsp.prx[p];
 
 	MR_CHECK_EQ(c->tx_pkts, tx->tx_pkts);
 	MR_CHECK_EQ(c->tx_bytes, tx->tx_bytes);
