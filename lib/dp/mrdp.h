@@ -108,6 +108,7 @@
 #include "mr_core.h"
 #include "mr_counters.h"
 #include "mr_devconf.h"
+#include "mr_path_info.h"
 
 struct mrdp_dev;
 
@@ -147,6 +148,13 @@ struct mrdp_ops {
 	const struct mr_counters *(*counters)(void *user);
 	unsigned (*path_counters)(void *user, struct mr_path_counters *out,
 				  unsigned max);
+	/* The engine's connections and each of their paths, for the stats
+	 * file's "conns" (mr_ep_conn_count, mr_ep_conn_info). Optional
+	 * (NULL: no "conns"). */
+	void (*conn_count)(void *user, unsigned *nconn, unsigned *npaths);
+	unsigned (*conn_info)(void *user, struct mr_conn_info *conns,
+			      unsigned maxc, struct mr_path_info *paths,
+			      unsigned maxp);
 	void *user;
 };
 

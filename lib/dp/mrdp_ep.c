@@ -41,6 +41,18 @@ static unsigned ep_path_counters(void *user, struct mr_path_counters *out,
 	return mr_ep_path_counters(user, out, max);
 }
 
+static void ep_conn_count(void *user, unsigned *nconn, unsigned *npaths)
+{
+	mr_ep_conn_count(user, nconn, npaths);
+}
+
+static unsigned ep_conn_info(void *user, struct mr_conn_info *conns,
+			     unsigned maxc, struct mr_path_info *paths,
+			     unsigned maxp)
+{
+	return mr_ep_conn_info(user, conns, maxc, paths, maxp);
+}
+
 struct mrdp_ops mrdp_ep_ops(struct mr_ep *ep)
 {
 	struct mrdp_ops ops = {
@@ -51,6 +63,8 @@ struct mrdp_ops mrdp_ep_ops(struct mr_ep *ep)
 		.expire = ep_expire,
 		.counters = ep_counters,
 		.path_counters = ep_path_counters,
+		.conn_count = ep_conn_count,
+		.conn_info = ep_conn_info,
 		.user = ep,
 	};
 

@@ -7,12 +7,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "mrdp_conns.h"
 #include "mrdp_int.h"
+#include "mrdp_jbuf.h"
 #include "mrdp_pcap.h"
 
 static const char *const rx_drop_names[MRDP_RXD_MAX] = {
@@ -72,45 +74,22 @@ void mrdp_snapshot(struct mrdp_dev *d, struct mrdp_counters *out)
 	}
 }
 
-struct jbuf {
-	char *p;
-	size_t cap, len;
-	int over;
-};
-
-static void jp(struct jbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int w;
-
-	if (b->over)
-		return;
-	va_start(ap, fmt);
-	w = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-	va_end(ap);
-	if (w < 0 || (size_t)w >= b->cap - b->len) {
-		b->over = 1;
-		return;
-	}
-	b->len += (size_t)w;
-}
-
-static void engine_json(struct jbuf *b, const struct mrdp_counters *c)
+static void engine_json(struct mrdp_jbuf *b, const struct mrdp_counters *c)
 {
 	const uint64_t *v = (const uint64_t *)&c->engine;
 	const char *const *names = mr_counters_names();
 	unsigned i, planes = c->nplanes ? c->nplanes : 1;
 
-	jp(b, ",\"engine\":{");
+	mrdp_jp(b, ",\"engine\":{");
 	for (i = 0; i < MR_COUNTERS_N; i++)
-		jp(b, "%s\"%s\":%llu", i ? "," : "", names[i],
+		mrdp_jp(b, "%s\"%s\":%llu", i ? "," : "", names[i],
 		   (unsigned long long)v[i]);
-	jp(b, "},\"paths\":[");
+	mrdp_jp(b, "},\"paths\":[");
 	for (i = 0; i < c->npaths && i < MR_MAX_PATHS; i++) {
 		const struct mr_path_counters *p = &c->path[i];
 
 		/* Path i uses plane i % planes (mr_pathsel.h). */
-		jp(b,
+		mrdp_jp(b,
 		   "%s{\"path\":%u,\"plane\":%u,\"tx_pkts\":%llu,"
 		   "\"tx_bytes\":%llu,\"retx_pkts\":%llu,\"lost_pkts\":%llu,"
 		   "\"rto_events\":%llu,\"repaths\":%llu,\"rx_pkts\":%llu,"
@@ -125,20 +104,19 @@ static void engine_json(struct jbuf *b, const struct mrdp_counters *c)
 		   (unsigned long long)p->rx_dups,
 		   (unsigned long long)p->rx_ce);
 	}
-	jp(b, "]");
+	mrdp_jp(b, "]");
 }
 
-int mrdp_counters_json(const struct mrdp_counters *c, const char *name,
-		       char *buf, size_t cap)
+/* The object without its closing brace. */
+static void counters_json(const struct mrdp_counters *c, const char *name,
+			  struct mrdp_jbuf *bp)
 {
-	struct jbuf b = { .p = buf, .cap = cap };
+	struct mrdp_jbuf b = *bp;
 	unsigned i, k;
 
-	if (cap == 0)
-		return -ENOSPC;
 	/* Device names are [A-Za-z0-9_.-] (mr_devconf_valid_name): no
 	 * escaping needed. */
-	jp(&b,
+	mrdp_jp(&b,
 	   "{\"device\":\"%s\",\"pid\":%ld,\"loopback_pkts\":%llu,"
 	   "\"neigh_entries\":%llu,\"neigh_resolved\":%llu,"
 	   "\"route_reloads\":%llu,\"progress_rounds\":%llu,\"inline_rounds\":%"
@@ -154,7 +132,7 @@ int mrdp_counters_json(const struct mrdp_counters *c, const char *name,
 	for (i = 0; i < c->nplanes && i < MR_DEVCONF_MAX_PORTS; i++) {
 		const struct mrdp_plane_counters *p = &c->plane[i];
 
-		jp(&b,
+		mrdp_jp(&b,
 		   "%s{\"plane\":%u,\"rx_pkts\":%llu,\"rx_bytes\":%llu,"
 		   "\"tx_pkts\":%llu,\"tx_bytes\":%llu,"
 		   "\"rx_ecn_ce\":%llu,\"rx_frames\":%llu,"
@@ -175,18 +153,29 @@ int mrdp_counters_json(const struct mrdp_counters *c, const char *name,
 		   (unsigned long long)p->tx_zc_pkts,
 		   (unsigned long long)p->tx_zc_linearized);
 		for (k = 0; k < MRDP_RXD_MAX; k++)
-			jp(&b, "%s\"%s\":%llu", k ? "," : "", rx_drop_names[k],
+			mrdp_jp(&b, "%s\"%s\":%llu", k ? "," : "", rx_drop_names[k],
 			   (unsigned long long)p->rx_drop[k]);
-		jp(&b, "},\"tx_drop\":{");
+		mrdp_jp(&b, "},\"tx_drop\":{");
 		for (k = 0; k < MRDP_TXD_MAX; k++)
-			jp(&b, "%s\"%s\":%llu", k ? "," : "", tx_drop_names[k],
+			mrdp_jp(&b, "%s\"%s\":%llu", k ? "," : "", tx_drop_names[k],
 			   (unsigned long long)p->tx_drop[k]);
-		jp(&b, "}}");
+		mrdp_jp(&b, "}}");
 	}
-	jp(&b, "]");
+	mrdp_jp(&b, "]");
 	if (c->has_engine)
 		engine_json(&b, c);
-	jp(&b, "}\n");
+	*bp = b;
+}
+
+int mrdp_counters_json(const struct mrdp_counters *c, const char *name,
+		       char *buf, size_t cap)
+{
+	struct mrdp_jbuf b = { .p = buf, .cap = cap };
+
+	if (cap == 0)
+		return -ENOSPC;
+	counters_json(c, name, &b);
+	mrdp_jp(&b, "}\n");
 	if (b.over)
 		return -ENOSPC;
 	return (int)b.len;
@@ -195,19 +184,29 @@ int mrdp_counters_json(const struct mrdp_counters *c, const char *name,
 int mrdp_stats_write(struct mrdp_dev *d)
 {
 	struct mrdp_counters c;
-	char buf[16384], tmp[PATH_MAX + 32];
-	int len, fd, ret = 0;
+	struct mrdp_jbuf b = { .grow = 1 };
+	struct mrdp_conns conns;
+	char tmp[PATH_MAX + 32];
+	int fd, ret = 0;
 
 	mrdp_get_counters(d, &c);
+	if (mrdp_conns_snapshot(d, &conns))
+		return -ENOMEM;
 	if (d->pcap) {
 		/* Under the lock: frames are written under it. */
 		mrdp_lock(d);
 		mrdp_pcap_flush(d->pcap);
 		mrdp_unlock(d);
 	}
-	len = mrdp_counters_json(&c, d->conf.name, buf, sizeof(buf));
-	if (len < 0)
-		return len;
+	counters_json(&c, d->conf.name, &b);
+	if (c.has_engine)
+		mrdp_conns_json(&conns, &b);
+	mrdp_conns_free(&conns);
+	mrdp_jp(&b, "}\n");
+	if (b.over) {
+		free(b.p);
+		return -ENOMEM;
+	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp", d->stats_path);
 	/* The directory may be world-writable (sticky): never write through
 	 * a name another user planted. A leftover of ours is removed first;
@@ -215,10 +214,14 @@ int mrdp_stats_write(struct mrdp_dev *d)
 	unlink(tmp);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 		  0644);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, buf, (size_t)len) != len)
+	if (fd < 0) {
+		ret = -errno;
+		free(b.p);
+		return ret;
+	}
+	if (write(fd, b.p, b.len) != (ssize_t)b.len)
 		ret = -EIO;
+	free(b.p);
 	close(fd);
 	if (!ret && rename(tmp, d->stats_path) != 0)
 		ret = -errno;

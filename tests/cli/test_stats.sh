@@ -288,7 +288,11 @@ for bad in '{"device":"mr0",' '{"a":1}x' '[1,2]' '{"a":1,,}' \
 		"^metaroce-ctl: .*/mr0/stats/metaroce.stats.$HOLD is malformed: .* at byte [0-9]+$" \
 		"$CTL" stats mr0 --last
 done
-head -c 70000 /dev/zero | tr '\0' ' ' >"$S"
+# One byte over the reader's limit (read from its header, not restated).
+max=$(sed -n 's/^#define MRCTL_STATS_MAX (\(.*\))$/\1/p' \
+	"$(dirname "$0")/../../utils/metaroce-ctl/mr_ctl_stats.h")
+[ -n "$max" ] || fail "MRCTL_STATS_MAX not found in mr_ctl_stats.h"
+truncate -s $((max + 1)) "$S"
 expect_err "oversized file" "metaroce.stats.$HOLD: File too large" \
 	"$CTL" stats mr0 --last
 rm -f "$S"

@@ -29,7 +29,7 @@ FLOORS = {
     # 3 the QP: state machine, completions, flush, error; SRQ calls
     3: ["mr_qp", "mr_srq"],
     # 4 the endpoint: demultiplexing, scheduling, timers, statistics
-    4: ["mr_ep", "mr_ep_stats"],
+    4: ["mr_ep", "mr_ep_stats", "mr_path_info"],
 }
 
 # Calls up that are left, as (file, function of a higher floor). Each is a

@@ -7,6 +7,7 @@
  */
 #include "mr_ctl_gc.h"
 #include "mr_ctl_opt.h"
+#include "mr_ctl_paths.h"
 #include "mr_ctl_persist.h"
 #include "mr_ctl_port.h"
 #include "mr_ctl_stats.h"
@@ -37,6 +38,7 @@ static const char usage_main[] =
 	"       metaroce-ctl link restore\n"
 	"       metaroce-ctl link gc [--dry-run] [--skip-pid PID ...]\n"
 	"       metaroce-ctl stats NAME [--json | --prom] [--last]\n"
+	"       metaroce-ctl paths NAME [--json] [--watch[=SECONDS] | --last]\n"
 	"       metaroce-ctl knobs\n"
 	"       metaroce-ctl link help | --help | --version\n";
 
@@ -106,6 +108,15 @@ static const char usage_link[] =
 	"                --last: also those of the programs that ended "
 	"last;\n"
 	"                --prom: the sum in Prometheus's text format\n"
+	"paths NAME [--json] [--watch[=SECONDS] | --last]\n"
+	"                each live connection of the device and each of its "
+	"paths:\n"
+	"                plane, UDP source port, state, weight, RTT (min, "
+	"smoothed),\n"
+	"                RTO, in flight and window, ECN marks, losses; "
+	"--watch: again\n"
+	"                every SECONDS (1); --json: with ecn_frac and "
+	"loss_frac\n"
 	"\n"
 	"knobs           every tuning knob: name, type, default, range, layer\n"
 	"\n"
@@ -742,6 +753,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "stats"))
 		return mrctl_cmd_stats(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "paths"))
+		return mrctl_cmd_paths(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "knobs"))
 		return cmd_knobs(argc - 1, argv + 1);
 	if (strcmp(argv[1], "link")) {

@@ -19,7 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_PIDS 64
 
 /* --- text output: one "name value" line per counter, objects indented,
  * arrays of objects as "<singular> <i>:" blocks ("planes" -> "plane 0"). */
@@ -80,11 +79,6 @@ static void text_value(struct json_object *n, int indent)
 
 /* --- who holds the device's node open */
 
-struct holders {
-	int pid[MAX_PIDS];
-	unsigned n;	/* found (at most MAX_PIDS kept) */
-	int incomplete; /* some process could not be inspected */
-};
 
 unsigned mrctl_node_holders(const char *node, int *pids, unsigned max,
 			    int *incomplete)
@@ -145,14 +139,14 @@ unsigned mrctl_node_holders(const char *node, int *pids, unsigned max,
 }
 
 /* Returns how many processes hold node open. */
-static unsigned find_holders(const char *node, struct holders *h)
+static unsigned find_holders(const char *node, struct mrctl_holders *h)
 {
 	memset(h, 0, sizeof(*h));
 	h->n = mrctl_node_holders(node, h->pid, MAX_PIDS, &h->incomplete);
 	return h->n;
 }
 
-static void comm_of(int pid, char *buf, size_t len)
+void mrctl_comm_of(int pid, char *buf, size_t len)
 {
 	char path[64];
 	FILE *f;
@@ -167,7 +161,7 @@ static void comm_of(int pid, char *buf, size_t len)
 	fclose(f);
 }
 
-static int stats_fail(const char *fmt, ...)
+int mrctl_stats_fail(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -179,7 +173,7 @@ static int stats_fail(const char *fmt, ...)
 	return 1;
 }
 
-static int stats_usage(const char *fmt, const char *arg)
+int mrctl_stats_usage(const char *fmt, const char *arg)
 {
 	fputs("metaroce-ctl: ", stderr);
 	fprintf(stderr, fmt, arg);
@@ -309,22 +303,10 @@ static int jadd(struct json_object *dst, struct json_object *src,
 
 /* --- the per-process files */
 
-struct proc {
-	int pid;
-	char name[NAME_MAX + 1];
-	struct stat st;
-	double age;
-	int alive; /* the pid exists */
-	int live;  /* alive, fresh and (as far as we can see) holds the node */
-	char comm[32];
-	char *raw;
-	size_t len;
-	struct json_object *root;
-};
 
 static int proc_cmp(const void *a, const void *b)
 {
-	const struct proc *x = a, *y = b;
+	const struct mrctl_proc *x = a, *y = b;
 
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
@@ -370,7 +352,7 @@ static int pid_uid(int pid, uid_t *uid)
 	return 0;
 }
 
-static int holds(const struct holders *h, int pid)
+static int holds(const struct mrctl_holders *h, int pid)
 {
 	for (unsigned i = 0; i < h->n && i < MAX_PIDS; i++)
 		if (h->pid[i] == pid)
@@ -393,7 +375,7 @@ static double age_of(const struct stat *st, const struct timespec *now)
  * shows; leftover temporary files of dead processes go too. Removal that
  * is not permitted (another user's file, sticky directory) is skipped.
  */
-static int scan_dir(int dfd, const struct holders *h, struct proc *ps,
+static int scan_dir(int dfd, const struct mrctl_holders *h, struct mrctl_proc *ps,
 		    unsigned *np)
 {
 	struct timespec now;
@@ -410,7 +392,7 @@ static int scan_dir(int dfd, const struct holders *h, struct proc *ps,
 	}
 	clock_gettime(CLOCK_REALTIME, &now);
 	while ((e = readdir(dir)) && n < MRCTL_STATS_MAX_PROCS) {
-		struct proc *p = &ps[n];
+		struct mrctl_proc *p = &ps[n];
 		int tmp, pid = file_pid(e->d_name, &tmp);
 		uid_t uid;
 
@@ -434,7 +416,7 @@ static int scan_dir(int dfd, const struct holders *h, struct proc *ps,
 		p->live = p->alive && p->age <= MRCTL_STATS_FRESH_S &&
 			  (holds(h, pid) || h->incomplete);
 		if (p->alive)
-			comm_of(pid, p->comm, sizeof(p->comm));
+			mrctl_comm_of(pid, p->comm, sizeof(p->comm));
 		else if (p->st.st_mtim.tv_sec > newest_dead)
 			newest_dead = p->st.st_mtim.tv_sec;
 		n++;
@@ -454,7 +436,7 @@ static int scan_dir(int dfd, const struct holders *h, struct proc *ps,
 }
 
 /* Read and parse one process's file; on error a message and -1. */
-static int load(int dfd, const char *dir, struct proc *p)
+static int load(int dfd, const char *dir, struct mrctl_proc *p)
 {
 	int fd = openat(dfd, p->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	struct json_tokener *tok;
@@ -462,13 +444,13 @@ static int load(int dfd, const char *dir, struct proc *p)
 
 	/* read_all closes fd. */
 	if (fd < 0 || read_all(fd, &p->raw, &p->len)) {
-		stats_fail("cannot read %s/%s: %s", dir, p->name,
+		mrctl_stats_fail("cannot read %s/%s: %s", dir, p->name,
 			   strerror(errno));
 		return -1;
 	}
 	tok = json_tokener_new();
 	if (!tok) {
-		stats_fail("out of memory");
+		mrctl_stats_fail("out of memory");
 		return -1;
 	}
 	p->root = json_tokener_parse_ex(tok, p->raw, (int)p->len);
@@ -477,7 +459,7 @@ static int load(int dfd, const char *dir, struct proc *p)
 	    p->raw[end + strspn(p->raw + end, " \t\r\n")]) {
 		enum json_tokener_error e = json_tokener_get_error(tok);
 
-		stats_fail("%s/%s is malformed: %s at byte %zu", dir, p->name,
+		mrctl_stats_fail("%s/%s is malformed: %s at byte %zu", dir, p->name,
 			   !p->root && e == json_tokener_continue
 				   ? "unexpected end of data"
 			   : !p->root && e != json_tokener_success
@@ -494,7 +476,7 @@ static int load(int dfd, const char *dir, struct proc *p)
 	return 0;
 }
 
-static void proc_label(const struct proc *p, char *buf, size_t len)
+static void proc_label(const struct mrctl_proc *p, char *buf, size_t len)
 {
 	if (p->live)
 		snprintf(buf, len, "%s", p->comm[0] ? p->comm : "?");
@@ -513,8 +495,8 @@ static struct json_object *num1(double v)
 }
 
 static int print_json(const struct mr_devconf *c, int in_use,
-		      const struct holders *h, const struct proc *ps,
-		      unsigned n, const struct proc *newest,
+		      const struct mrctl_holders *h, const struct mrctl_proc *ps,
+		      unsigned n, const struct mrctl_proc *newest,
 		      struct json_object *sum)
 {
 	struct json_object *o = json_object_new_object(), *pids, *procs;
@@ -534,7 +516,7 @@ static int print_json(const struct mr_devconf *c, int in_use,
 	json_object_object_add(o, "pids", pids);
 	procs = json_object_new_array();
 	for (unsigned i = 0; i < n; i++) {
-		const struct proc *p = &ps[i];
+		const struct mrctl_proc *p = &ps[i];
 		struct json_object *e = json_object_new_object();
 
 		fmt_time(p->st.st_mtim.tv_sec, when, sizeof(when), 1);
@@ -669,7 +651,7 @@ static int prom_cmp(const void *a, const void *b)
 }
 
 static int print_prom(const struct mr_devconf *c, unsigned n,
-		      const struct proc *newest, struct json_object *sum)
+		      const struct mrctl_proc *newest, struct json_object *sum)
 {
 	struct prom pr = { 0 };
 	char labels[128], num[32];
@@ -705,7 +687,7 @@ static int print_prom(const struct mr_devconf *c, unsigned n,
 }
 
 static void print_text(const struct mr_devconf *c, int in_use,
-		       const struct holders *h, struct proc *ps, unsigned n,
+		       const struct mrctl_holders *h, struct mrctl_proc *ps, unsigned n,
 		       struct json_object *sum)
 {
 	char when[32], label[32];
@@ -715,7 +697,7 @@ static void print_text(const struct mr_devconf *c, int in_use,
 	for (unsigned i = 0; i < h->n && i < MAX_PIDS; i++) {
 		char comm[32];
 
-		comm_of(h->pid[i], comm, sizeof(comm));
+		mrctl_comm_of(h->pid[i], comm, sizeof(comm));
 		printf("%s %d (%s)", i ? "," : " by pid", h->pid[i], comm);
 	}
 	if (h->n > MAX_PIDS)
@@ -736,44 +718,123 @@ static void print_text(const struct mr_devconf *c, int in_use,
 }
 
 /* No counters to show: say why (exit status 1). */
-static int why_none(const char *name, const struct holders *h,
-		    const struct proc *newest)
+static int why_none(const char *name, const struct mrctl_holders *h,
+		    const struct mrctl_proc *newest)
 {
 	char when[32];
 
 	if (!newest && !h->n)
-		return stats_fail("device %s is not in use (no counters "
+		return mrctl_stats_fail("device %s is not in use (no counters "
 				  "written yet: no program has run its "
 				  "datapath)",
 				  name);
 	if (!newest)
-		return stats_fail("device %s is open by pid %d but has no "
+		return mrctl_stats_fail("device %s is open by pid %d but has no "
 				  "counters yet: its datapath has not "
 				  "started",
 				  name, h->pid[0]);
 	fmt_time(newest->st.st_mtim.tv_sec, when, sizeof(when), 0);
 	if (h->n)
-		return stats_fail("device %s is not in use: open by pid %d, "
+		return mrctl_stats_fail("device %s is not in use: open by pid %d, "
 				  "but its datapath is not running "
 				  "(counters last written %s, %.0f s ago; "
 				  "--last shows them)",
 				  name, h->pid[0], when, newest->age);
-	return stats_fail("device %s is not in use (counters last written "
+	return mrctl_stats_fail("device %s is not in use (counters last written "
 			  "%s, %.0f s ago; --last shows them)",
 			  name, when, newest->age);
+}
+
+void mrctl_stats_release(struct mrctl_stats *st)
+{
+	for (unsigned i = 0; st->ps && i < st->shown; i++) {
+		json_object_put(st->ps[i].root);
+		free(st->ps[i].raw);
+	}
+	free(st->ps);
+	if (st->dfd >= 0)
+		close(st->dfd);
+	free(st->all);
+	memset(st, 0, sizeof(*st));
+	st->dfd = -1;
+}
+
+int mrctl_stats_load(const char *name, int last, struct mrctl_stats *st)
+{
+	struct mrctl_view view;
+	char err[512];
+	unsigned n = 0, nall = 0;
+	struct mrctl_proc *newest = NULL;
+	int ret = 1;
+
+	memset(st, 0, sizeof(*st));
+	st->dfd = -1;
+	if (!mr_devconf_valid_name(name))
+		return mrctl_stats_usage("invalid device name '%s'", name);
+	if (mrctl_view_open(&view, MRCTL_LOCK_NONE, err, sizeof(err)) ||
+	    mrctl_view_list(&view, name, &st->all, &nall, err, sizeof(err)))
+		return mrctl_stats_fail("%s", err);
+
+	snprintf(st->dir, sizeof(st->dir), "%s/class/infiniband/%s/%s",
+		 view.sysfs, name, MRCTL_STATS_DIR);
+	st->dfd = open(st->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (st->dfd < 0) {
+		ret = mrctl_stats_fail("cannot read %s: %s%s", st->dir,
+				 strerror(errno),
+				 errno == ENOENT ? " (device added by an older "
+						   "metaroce-ctl: delete and "
+						   "add it again)"
+						 : "");
+		goto fail;
+	}
+	st->ps = calloc(MRCTL_STATS_MAX_PROCS, sizeof(*st->ps));
+	if (!st->ps) {
+		ret = mrctl_stats_fail("out of memory");
+		goto fail;
+	}
+	find_holders(st->all[0].uverbs, &st->h);
+	if (scan_dir(st->dfd, &st->h, st->ps, &n)) {
+		ret = mrctl_stats_fail("cannot read %s: %s", st->dir,
+				 strerror(errno));
+		goto fail;
+	}
+	/* Shown: live processes; with --last every file kept. */
+	for (unsigned i = 0; i < n; i++) {
+		struct mrctl_proc *p = &st->ps[i];
+
+		if (!newest || p->st.st_mtim.tv_sec > newest->st.st_mtim.tv_sec ||
+		    (p->st.st_mtim.tv_sec == newest->st.st_mtim.tv_sec &&
+		     p->st.st_mtim.tv_nsec > newest->st.st_mtim.tv_nsec))
+			newest = p;
+		st->in_use |= p->live;
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (st->ps[i].live || last)
+			st->ps[st->shown++] = st->ps[i];
+	if (!st->shown) {
+		ret = why_none(name, &st->h, newest);
+		goto fail;
+	}
+	st->newest = &st->ps[0];
+	for (unsigned i = 0; i < st->shown; i++) {
+		if (load(st->dfd, st->dir, &st->ps[i]))
+			goto fail;
+		if (st->ps[i].st.st_mtim.tv_sec >
+		    st->newest->st.st_mtim.tv_sec)
+			st->newest = &st->ps[i];
+	}
+	return 0;
+fail:
+	mrctl_stats_release(st);
+	return ret;
 }
 
 int mrctl_cmd_stats(int argc, char **argv)
 {
 	const char *name = NULL;
-	int json = 0, prom = 0, last = 0, in_use = 0, ret = 1, dfd = -1;
-	struct mrctl_view view;
-	struct mr_devconf *all;
-	struct proc *ps = NULL, *newest = NULL;
+	int json = 0, prom = 0, last = 0, ret;
 	struct json_object *sum = NULL;
-	char err[512], dir[PATH_MAX + 300];
-	struct holders h;
-	unsigned n = 0, shown = 0;
+	struct mrctl_stats st;
 
 	static const struct option lo[] = {
 		{ "json", no_argument, NULL, 'j' },
@@ -795,94 +856,48 @@ int mrctl_cmd_stats(int argc, char **argv)
 	if (optind < argc)
 		name = argv[optind++];
 	if (optind < argc)
-		return stats_usage("unexpected argument '%s'", argv[optind]);
+		return mrctl_stats_usage("unexpected argument '%s'", argv[optind]);
 	if (json && prom)
-		return stats_usage("%s", "stats: --json or --prom, not both");
+		return mrctl_stats_usage("%s", "stats: --json or --prom, not both");
 	if (!name)
-		return stats_usage("%s", "stats: missing device NAME");
-	if (!mr_devconf_valid_name(name))
-		return stats_usage("invalid device name '%s'", name);
-	if (mrctl_view_open(&view, MRCTL_LOCK_NONE, err, sizeof(err)) ||
-	    mrctl_view_list(&view, name, &all, &n, err, sizeof(err)))
-		return stats_fail("%s", err);
-
-	snprintf(dir, sizeof(dir), "%s/class/infiniband/%s/%s", view.sysfs,
-		 name, MRCTL_STATS_DIR);
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0) {
-		ret = stats_fail("cannot read %s: %s%s", dir, strerror(errno),
-				 errno == ENOENT ? " (device added by an older "
-						   "metaroce-ctl: delete and "
-						   "add it again)"
-						 : "");
-		goto out;
+		return mrctl_stats_usage("%s", "stats: missing device NAME");
+	ret = mrctl_stats_load(name, last, &st);
+	if (ret)
+		return ret;
+	ret = 1;
+	/* The connections and their paths are metaroce-ctl paths' (they
+	 * are a snapshot, not counters to add up over processes). */
+	for (unsigned i = 0; i < st.shown; i++) {
+		json_object_object_del(st.ps[i].root, "conns");
+		json_object_object_del(st.ps[i].root, "conns_total");
 	}
-	ps = calloc(MRCTL_STATS_MAX_PROCS, sizeof(*ps));
-	if (!ps) {
-		ret = stats_fail("out of memory");
-		goto out;
-	}
-	find_holders(all[0].uverbs, &h);
-	if (scan_dir(dfd, &h, ps, &n)) {
-		ret = stats_fail("cannot read %s: %s", dir, strerror(errno));
-		goto out;
-	}
-	/* Shown: live processes; with --last every file kept. */
-	for (unsigned i = 0; i < n; i++) {
-		if (!newest ||
-		    ps[i].st.st_mtim.tv_sec > newest->st.st_mtim.tv_sec ||
-		    (ps[i].st.st_mtim.tv_sec == newest->st.st_mtim.tv_sec &&
-		     ps[i].st.st_mtim.tv_nsec > newest->st.st_mtim.tv_nsec))
-			newest = &ps[i];
-		in_use |= ps[i].live;
-	}
-	for (unsigned i = 0; i < n; i++)
-		if (ps[i].live || last)
-			ps[shown++] = ps[i];
-	if (!shown) {
-		ret = why_none(name, &h, newest);
-		goto out;
-	}
-	newest = &ps[0];
-	for (unsigned i = 0; i < shown; i++) {
-		if (load(dfd, dir, &ps[i]))
-			goto out;
-		if (ps[i].st.st_mtim.tv_sec > newest->st.st_mtim.tv_sec)
-			newest = &ps[i];
-	}
-	sum = jcopy(ps[0].root);
-	for (unsigned i = 1; sum && i < shown; i++)
-		if (jadd(sum, ps[i].root, NULL)) {
+	sum = jcopy(st.ps[0].root);
+	for (unsigned i = 1; sum && i < st.shown; i++)
+		if (jadd(sum, st.ps[i].root, NULL)) {
 			json_object_put(sum);
 			sum = NULL;
 		}
 	if (!sum) {
-		ret = stats_fail("out of memory");
+		ret = mrctl_stats_fail("out of memory");
 		goto out;
 	}
 	json_object_object_del(sum, "pid");
 	if (prom) {
-		if (print_prom(&all[0], shown, newest, sum)) {
-			ret = stats_fail("out of memory");
+		if (print_prom(&st.all[0], st.shown, st.newest, sum)) {
+			ret = mrctl_stats_fail("out of memory");
 			goto out;
 		}
 	} else if (json) {
-		if (print_json(&all[0], in_use, &h, ps, shown, newest, sum)) {
-			ret = stats_fail("out of memory");
+		if (print_json(&st.all[0], st.in_use, &st.h, st.ps, st.shown,
+			       st.newest, sum)) {
+			ret = mrctl_stats_fail("out of memory");
 			goto out;
 		}
 	} else
-		print_text(&all[0], in_use, &h, ps, shown, sum);
-	ret = fflush(stdout) ? stats_fail("cannot write output") : 0;
+		print_text(&st.all[0], st.in_use, &st.h, st.ps, st.shown, sum);
+	ret = fflush(stdout) ? mrctl_stats_fail("cannot write output") : 0;
 out:
-	for (unsigned i = 0; ps && i < shown; i++) {
-		json_object_put(ps[i].root);
-		free(ps[i].raw);
-	}
 	json_object_put(sum);
-	free(ps);
-	if (dfd >= 0)
-		close(dfd);
-	free(all);
+	mrctl_stats_release(&st);
 	return ret;
 }
