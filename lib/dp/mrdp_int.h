@@ -186,6 +186,10 @@ void mrdp_io_learn(struct mrdp_dev *d, uint32_t ip, const uint8_t mac[6],
 const char *mrdp_devarg(const char *args, const char *key, char *val,
 			size_t cap);
 
+/* mrdp_warm.c: touch every page the socket fd has mapped (a port's
+ * rings); the pages touched, or -errno. */
+long mrdp_warm_mapping(int fd);
+
 /* mrdp_nexthop.c: the next hop of each plane (MR-ROUTE-*). Lock held. */
 struct mrdp_route_nl;
 /* After the ports are open: their interfaces, routes, kernel view. */

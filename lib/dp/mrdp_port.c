@@ -30,13 +30,23 @@
 #define AFP_RX_OVERHEAD 80
 /* The PMD's TX slot overhead (TPACKET2_HDRLEN - sizeof(sockaddr_ll)). */
 #define AFP_TX_OVERHEAD 32
-/* Ring depth in bytes per direction: a receiver descheduled for a few
- * scheduler ticks must not overflow (testbed.md: throughput = ring depth /
- * time off the CPU). 16 MiB = 2048 frames of 8 KiB, 8192 of 2 KiB. The
- * rings are MAP_LOCKED by the PMD: RLIMIT_MEMLOCK must allow 32 MiB per
- * port (root: unlimited). */
-#define AFP_RING_BYTES (16u << 20)
+/* Ring depth per direction, in payload bytes: a receiver descheduled for
+ * a few scheduler ticks must not overflow (testbed.md: throughput = ring
+ * depth / time off the CPU). 8 MiB = 2048 frames at RoCE MTU 4096; at
+ * most 4096 frames (smaller MTUs: af_packet is bound by packets, about
+ * 450,000 a second, and 4096 hold 9 ms of them). The rings are MAP_LOCKED by the PMD: RLIMIT_MEMLOCK must allow
+ * them (root: unlimited).
+ * Slot layout: a slot is the frame rounded up to 256 bytes and a block
+ * holds 16 slots, so a block is a whole number of pages with no gap (the
+ * PMD addresses slot i at i x framesz) and the ring holds no padding:
+ * at MTU 4096 a slot is 4352 bytes, where the next power of two (8192)
+ * doubled the pages every frame touches, and each page's first touch is
+ * what costs (mrdp_warm.c). */
+#define AFP_RING_PAYLOAD (8u << 20)
+#define AFP_SLOT_ALIGN 256u
+#define AFP_SLOTS_PER_BLOCK 16u
 #define AFP_FRAMECNT_MIN 1024
+#define AFP_FRAMECNT_MAX 4096
 
 /*
  * AF_XDP: DPDK 22.11's PMD makes our mbuf pool the socket's UMEM (zero
@@ -93,11 +103,9 @@ const char *mrdp_devarg(const char *args, const char *key, char *val,
 
 static unsigned afp_framesz(const struct mrdp_dev *d)
 {
-	unsigned f = 2048;
+	unsigned need = (unsigned)d->max_frame + AFP_RX_OVERHEAD;
 
-	while (f < d->max_frame + AFP_RX_OVERHEAD)
-		f <<= 1;
-	return f;
+	return (need + AFP_SLOT_ALIGN - 1) / AFP_SLOT_ALIGN * AFP_SLOT_ALIGN;
 }
 
 static unsigned pool_room(const struct mrdp_dev *d, int *xdp)
@@ -176,7 +184,16 @@ int mrdp_pool_create(struct mrdp_dev *d, unsigned seq, char *err, size_t errlen)
 		RTE_MEMPOOL_F_NO_IOVA_CONTIG);
 	if (!mp)
 		goto fail;
-	if (rte_mempool_set_ops_byname(mp, "ring_mp_mc", NULL) != 0) {
+	/* A stack, not a ring: the buffer freed last is the next one taken,
+	 * so the buffers in use stay the few hundred a round needs. Our
+	 * threads are not EAL lcores and get no per-lcore cache; with a FIFO
+	 * ring every frame took the least recently used buffer, the whole
+	 * pool (about 24 MiB) was walked before any buffer came back, and
+	 * each of its pages paid its first touch (mrdp_warm.c) during the
+	 * first ~2,800 frames: ib_write_bw -n 200 measured 168-243 MB/s
+	 * with the ring against 237-428 with the stack, interleaved in the
+	 * same minutes (FINDINGS 10). */
+	if (rte_mempool_set_ops_byname(mp, "stack", NULL) != 0) {
 		rte_mempool_free(mp);
 		goto fail;
 	}
@@ -324,17 +341,28 @@ static int build_devargs(struct mrdp_dev *d, unsigned idx, unsigned seq,
 			if (!mrdp_devarg(args, "blocksz", v, sizeof(v)))
 				w += snprintf(out + w, cap - (size_t)w,
 					      ",blocksz=%u",
-					      f > 4096 ? f : 4096);
+					      f * AFP_SLOTS_PER_BLOCK);
 		}
 		if (!mrdp_devarg(args, "framecnt", v, sizeof(v))) {
-			char fs[32];
-			unsigned f = afp_framesz(d), n;
+			unsigned n = AFP_RING_PAYLOAD / d->conf.mtu;
+			unsigned f = afp_framesz(d),
+				 b = f * AFP_SLOTS_PER_BLOCK;
+			unsigned per;
 
-			if (mrdp_devarg(args, "framesz", fs, sizeof(fs)))
-				f = (unsigned)strtoul(fs, NULL, 10);
-			n = f ? AFP_RING_BYTES / f : AFP_FRAMECNT_MIN;
+			if (mrdp_devarg(args, "framesz", v, sizeof(v))) {
+				f = (unsigned)strtoul(v, NULL, 10);
+				b = 4096; /* the PMD's default: one page */
+			}
+			if (mrdp_devarg(args, "blocksz", v, sizeof(v)))
+				b = (unsigned)strtoul(v, NULL, 10);
+			/* The kernel wants framecnt = slots per block x
+			 * blocks. */
+			per = f && b >= f ? b / f : 1;
+			if (n > AFP_FRAMECNT_MAX)
+				n = AFP_FRAMECNT_MAX;
 			if (n < AFP_FRAMECNT_MIN)
 				n = AFP_FRAMECNT_MIN;
+			n = (n + per - 1) / per * per;
 			w += snprintf(out + w, cap - (size_t)w, ",framecnt=%u",
 				      n);
 		}
@@ -542,6 +570,16 @@ int mrdp_port_open(struct mrdp_dev *d, unsigned idx, unsigned seq, char *err,
 		}
 	}
 	p->started = 1;
+	/* af_packet's rings: the socket the progress thread sleeps on
+	 * (mrdp_wait.c) is the one that maps them. */
+	if (is_af_packet(d->conf.ports[idx]) && p->wait_fd >= 0) {
+		uint64_t t0 = mrdp_now();
+		long n = mrdp_warm_mapping(p->wait_fd);
+
+		MRDP_LOG("%s: plane %u: %ld ring pages touched in %llu us\n",
+			 d->conf.name, idx, n,
+			 (unsigned long long)(mrdp_now() - t0) / 1000);
+	}
 	MRDP_LOG("%s: plane %u = %s (port %u)%s\n", d->conf.name, idx, devargs,
 		 port, p->tx_csum_offload ? " csum offload" : "");
 	return 0;
