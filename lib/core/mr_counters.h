@@ -62,6 +62,11 @@ struct mr_counters {
 	/* multipath */
 	uint64_t path_suspects; /* paths gone silent while others
 				 * progressed (MR-MP-8) */
+	uint64_t probes_sent;	/* data-free path/plane probes (MR-PM-2) */
+	uint64_t probes_rcvd;	/* probes answered as receiver (MR-PRB-3) */
+	uint64_t paths_back;	/* probing paths that answered (MR-PM-3) */
+	uint64_t planes_down;	/* planes marked down (MR-PM-4) */
+	uint64_t planes_up;	/* down planes that answered (MR-PM-6) */
 };
 
 #define MR_COUNTERS_N (sizeof(struct mr_counters) / sizeof(uint64_t))

@@ -26,6 +26,7 @@
 #include "mr_cc.h"
 #include "mr_core.h"
 #include "mr_counters.h"
+#include "mr_pathmgr.h"
 #include "mr_pathrx.h"
 #include "mr_pathsel.h"
 #include "mr_pathtx.h"
@@ -132,6 +133,7 @@ struct mr_qp {
 	uint32_t peer_cum_msn;
 	struct mr_pathtx *ptx; /* [num_paths] */
 	struct mr_pathsel ps;
+	struct mr_pathmgr pm; /* probing paths, planes down (MR-PM-*) */
 	struct mr_cc cc;
 	uint16_t npaths;
 	uint32_t retries;	 /* RTOs since the last progress */
@@ -218,6 +220,17 @@ static inline uint64_t mr_ep_now(struct mr_ep *ep, uint64_t now)
 		(qp)->cnt.field += (n);     \
 		(qp)->ep->cnt.field += (n); \
 	} while (0)
+
+/* Count what the path manager reported (enum mr_pathmgr_event). */
+static inline void mr_req_on_pathmgr_ev(struct mr_qp *qp, unsigned ev)
+{
+	if (ev & MR_PATHMGR_EV_PATH_BACK)
+		MR_CNT(qp, paths_back, 1);
+	if (ev & MR_PATHMGR_EV_PLANE_DOWN)
+		MR_CNT(qp, planes_down, 1);
+	if (ev & MR_PATHMGR_EV_PLANE_UP)
+		MR_CNT(qp, planes_up, 1);
+}
 
 static inline uint32_t mr_ssn_slot(const struct mr_qp *qp, uint32_t ssn)
 {

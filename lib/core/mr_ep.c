@@ -256,6 +256,13 @@ static int rc_rx(struct mr_qp *qp, const struct mr_pkt *pkt,
 	}
 	if (op == MR_OP_ACK)
 		return mr_req_on_ack(qp, pkt, now);
+	if (op == MR_OP_PROBE) {
+		/* MR-PRB-3: recorded on its path and ACKed at once on it;
+		 * no data, no ssn. */
+		MR_CNT(qp, probes_rcvd, 1);
+		mr_rx_path_only(qp, pkt, meta, now);
+		return 0;
+	}
 	if (op == MR_OP_READ_RESP || op == MR_OP_ATOMIC_RESP)
 		return mr_req_on_resp(qp, pkt, meta, now);
 	return mr_resp_on_req(qp, pkt, meta, now);
@@ -484,7 +491,8 @@ static const char *const counter_names[] = {
 	N1(drop_qkey),	       N1(drop_window),	    N1(drop_invalid),
 	N1(drop_unexpected),   N1(drop_no_slot),    N1(drop_rnr),
 	N1(drop_access),       N1(drop_ud_len),	    N1(drop_peer_addr),
-	N1(path_suspects),
+	N1(path_suspects),     N1(probes_sent),	    N1(probes_rcvd),
+	N1(paths_back),	       N1(planes_down),	    N1(planes_up),
 };
 
 _Static_assert(sizeof(counter_names) / sizeof(counter_names[0]) ==

@@ -45,6 +45,7 @@ struct mr_pathrx {
 	uint64_t bits[MR_SACK_BITS / 64]; /* bit i: cum_ppsn + 1 + i */
 	uint32_t unacked;    /* NEW packets since the last mr_pathrx_sack() */
 	uint64_t last_rx_ns; /* time of the last packet recorded (any res) */
+	uint8_t plane;	     /* PTH plane of the last packet (MR-MP-7) */
 	/* Counters (never reset by the module). */
 	uint64_t pkts;	   /* packets recorded, any outcome */
 	uint64_t dups;	   /* MR_PATHRX_DUP */

@@ -4,15 +4,16 @@
 
 #include "mr_err.h"
 
-/* A path whose RTO fired, or that went silent while others progressed
- * (suspect), and that has not made progress since carries one probe at
- * a time (MR-MP-4, MR-MP-8), so a dead route costs one packet per
- * RTO or suspect period, not a window. */
+/* A path that went silent while others progressed (suspect) carries no
+ * data: the path manager probes it with data-free packets until one
+ * returns (MR-MP-8, MR-PM-1). A path whose RTO fired and that has not
+ * made progress since carries one packet at a time (MR-MP-4), so a dead
+ * route costs one packet per RTO, not a window. */
 static int usable(const struct mr_pathtx *t)
 {
-	if (!mr_pathtx_space(t))
+	if (!mr_pathtx_space(t) || t->suspect)
 		return 0;
-	return !((t->backoff || t->suspect) && t->out_pkts);
+	return !(t->backoff && t->out_pkts);
 }
 
 struct spray_state {
@@ -50,8 +51,8 @@ static void spray_on_rto(struct mr_pathsel *ps, uint16_t path, uint64_t now)
 
 const struct mr_pathsel_ops mr_pathsel_ops_spray = {
 	.name = "spray",
-	.help = "round robin over the paths with window space; a path "
-		"that timed out carries one probe at a time",
+	.help = "round robin over the paths with window space; none on a "
+		"suspect path, one packet at a time on one that timed out",
 	.state_size = sizeof(struct spray_state),
 	.pick = spray_pick,
 	.on_rto = spray_on_rto,

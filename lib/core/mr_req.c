@@ -18,6 +18,14 @@ static void on_acked(void *user, uint16_t path, uint32_t ssn, uint32_t bytes,
 	struct mr_qp *qp = user;
 	struct mr_txp *t;
 
+	if (MR_PATHMGR_CTX_IS_PROBE(ctx)) {
+		/* MR-PM-3, MR-PM-6: a probe came back; no data, no CC. */
+		mr_req_on_pathmgr_ev(qp,
+				     mr_pathmgr_on_acked(&qp->pm, &qp->ps, path,
+							 ctx, qp->now));
+		return;
+	}
+	mr_req_on_pathmgr_ev(qp, mr_pathmgr_on_progress(&qp->pm, path));
 	qp->cc_acked_bytes += bytes;
 	qp->cc_acked_pkts++;
 	if (!mr_in_flight_window(qp, ssn))
@@ -34,6 +42,11 @@ static void on_lost(void *user, uint16_t path, uint32_t ssn, uint32_t bytes,
 	struct mr_qp *qp = user;
 	struct mr_txp *t;
 
+	if (MR_PATHMGR_CTX_IS_PROBE(ctx)) {
+		/* A probe carries nothing to resend (MR-PM-2). */
+		mr_pathmgr_on_lost(&qp->pm, path, ctx, qp->now);
+		return;
+	}
 	mr_cc_on_loss(&qp->cc, bytes, why, qp->now);
 	if (why == MR_PATHTX_LOSS_REORDER || why == MR_PATHTX_LOSS_TIME)
 		MR_CNT(qp, sack_holes, 1);
@@ -90,6 +103,10 @@ void mr_req_reset(struct mr_qp *qp, uint64_t now)
 			ep->cfg.num_planes < qp->npaths ? ep->cfg.num_planes
 							: (uint8_t)qp->npaths,
 			&ep->rnd);
+	/* MR-PM-2: probes of one path at least a quarter of the unloaded
+	 * RTT apart (a silence limit is about two RTTs anyway). */
+	mr_pathmgr_init(&qp->pm, qp->npaths, qp->ps.num_planes,
+			ep->cfg.base_rtt_ns / 4);
 	memset(&ccfg, 0, sizeof(ccfg));
 	ccfg.mtu = qp->mtu + MR_MAX_HDR_LEN + MR_ICRC_LEN;
 	ccfg.line_rate_mbps = ep->cfg.link_rate_mbps;
@@ -732,8 +749,50 @@ int mr_req_has_data(const struct mr_qp *qp, uint64_t now)
 {
 	struct mr_qp *q = (struct mr_qp *)qp;
 
+	struct mr_pathmgr_probe p;
+
 	return qp->lost_cnt || qp->rsp.rec_send != qp->rsp.rec_tail ||
-	       next_new(q) || rnr_probe_wqe(q);
+	       next_new(q) || rnr_probe_wqe(q) ||
+	       mr_pathmgr_next_probe(&q->pm, qp->ptx, now, &p);
+}
+
+/* MR-PRB-1, MR-PM-2: a data-free probe of a path or a plane: BTH + PTH,
+ * ACK_REQ, outside the congestion window and the ssn space. */
+static size_t probe_tx(struct mr_qp *qp, const struct mr_pathmgr_probe *p,
+		       uint64_t now, uint8_t *buf, size_t cap,
+		       struct mr_tx_meta *meta)
+{
+	struct mr_pkt pkt;
+	uint32_t ppsn;
+	size_t len;
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.bth.version = MR_WIRE_VERSION;
+	pkt.bth.opcode = MR_OP_PROBE;
+	pkt.bth.flags = MR_BTH_F_ACK_REQ;
+	pkt.bth.dqpn = qp->attr.dest_qpn;
+	pkt.bth.sqpn = qp->cfg.qpn;
+	pkt.pth.path_id = p->path;
+	pkt.pth.plane = (p->ctx & MR_PATHMGR_CTX_PLANE)
+				? p->plane
+				: mr_pathsel_plane(&qp->ps, p->path);
+	len = mr_wire_hdr_len(&pkt) + MR_ICRC_LEN;
+	if (len > cap)
+		return 0;
+	/* A plane probe's RTT is another plane's: no sample (retx 1). */
+	if (mr_pathtx_send(&qp->ptx[p->path], 0, (uint32_t)len,
+			   (p->ctx & MR_PATHMGR_CTX_PLANE) ? 1u : 0u, p->ctx,
+			   now, &ppsn))
+		return 0;
+	pkt.pth.ppsn = ppsn;
+	len = mr_wire_encode(&pkt, buf, cap);
+	mr_pathmgr_on_probe_sent(&qp->pm, p, now);
+	MR_CNT(qp, probes_sent, 1);
+	meta->dest = qp->attr.dest;
+	meta->path_id = p->path;
+	meta->entropy = mr_pathsel_entropy(&qp->ps, p->path);
+	meta->plane = pkt.pth.plane;
+	return len;
 }
 
 size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
@@ -744,9 +803,12 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 	struct mr_swqe *w = NULL;
 	struct mr_resp_rec *r = NULL;
 	int path, retx = 0, have_lost, probe = 0;
+	struct mr_pathmgr_probe pp;
 	size_t len;
 	uint32_t ppsn;
 
+	if (mr_pathmgr_next_probe(&qp->pm, qp->ptx, now, &pp))
+		return probe_tx(qp, &pp, now, buf, cap, meta);
 	have_lost = !next_lost(qp, &ssn);
 	if (!have_lost) {
 		w = rnr_probe_wqe(qp);
@@ -839,6 +901,9 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 		return 0;
 	}
 	mr_put16(buf + MR_BTH_LEN, (uint16_t)path);
+	/* MR-HDR-14: the plane it leaves on, for the ACK's return. */
+	mr_put8(buf + MR_BTH_LEN + 3,
+		mr_pathsel_plane(&qp->ps, (uint16_t)path));
 	mr_put32(buf + MR_BTH_LEN + 4, ppsn);
 	len = seal(buf, len, zc);
 	mr_cc_on_sent(&qp->cc, len, now);

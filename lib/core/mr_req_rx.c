@@ -372,7 +372,8 @@ uint64_t mr_req_deadline(const struct mr_qp *qp)
 		if (t < d)
 			d = t;
 	}
-	return d;
+	st = mr_pathmgr_deadline(&qp->pm, qp->ptx);
+	return st < d ? st : d;
 }
 
 void mr_req_expiry(struct mr_qp *qp, uint64_t now)
@@ -393,12 +394,27 @@ void mr_req_expiry(struct mr_qp *qp, uint64_t now)
 
 		if (ev & MR_PATHTX_EV_SUSPECT) {
 			/* MR-MP-8: its packets are resent elsewhere (they
-			 * are LOST now); a new route for it; no retry. */
-			MR_CNT(qp, path_suspects, 1);
+			 * are LOST now); a new route for it; no retry. It
+			 * probes from now on (MR-PM-1), and its plane may
+			 * be down (MR-PM-4). */
+			unsigned pev;
+
 			mr_pathsel_on_rto(&qp->ps, i, now);
+			pev = mr_pathmgr_on_suspect(&qp->pm, &qp->ps, qp->ptx,
+						    i, now);
+			if (pev & MR_PATHMGR_EV_PROBING)
+				MR_CNT(qp, path_suspects, 1);
+			mr_req_on_pathmgr_ev(qp, pev);
 		}
 		if (!(ev & MR_PATHTX_EV_RTO))
 			continue;
+		if (!mr_pathmgr_carries_data(&qp->pm, i)) {
+			/* A probe timed out (the peer may be fine: the
+			 * others progress): a new route for the next probe,
+			 * no retry (MR-PM-2). */
+			mr_pathsel_on_rto(&qp->ps, i, now);
+			continue;
+		}
 		MR_CNT(qp, timeouts, 1);
 		rto = 1;
 		mr_pathsel_on_rto(&qp->ps, i, now);

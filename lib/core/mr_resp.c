@@ -128,6 +128,7 @@ static void path_record(struct mr_qp *qp, const struct mr_pkt *pkt,
 	qp->rsp.rx_started = 1;
 	mr_pathrx_record(&qp->rsp.prx[pkt->pth.path_id], pkt->pth.ppsn,
 			 meta ? meta->ecn_ce : 0, now);
+	qp->rsp.prx[pkt->pth.path_id].plane = pkt->pth.plane;
 	qp->rsp.last_rx_path = pkt->pth.path_id;
 }
 
@@ -704,6 +705,12 @@ size_t mr_resp_ack(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 		ce += (uint32_t)qp->rsp.prx[i].ce_total;
 	/* MR-ACK-8: cumulative, modulo 2^16. */
 	a->ecn_ce = (uint16_t)ce;
+	/* MR-MP-7: back on the plane the path's packets arrive on (the
+	 * sender may have moved it off a failed plane, MR-PM-5); a plane
+	 * this side does not have falls back to its own mapping. */
+	pkt.pth.plane = qp->rsp.prx[pkt.pth.path_id].plane < qp->ps.num_planes
+				? qp->rsp.prx[pkt.pth.path_id].plane
+				: mr_pathsel_plane(&qp->ps, pkt.pth.path_id);
 	len = mr_wire_encode(&pkt, buf, cap);
 	if (!len)
 		return 0;
@@ -716,7 +723,7 @@ size_t mr_resp_ack(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 	meta->dest = qp->attr.dest;
 	meta->path_id = pkt.pth.path_id;
 	meta->entropy = mr_pathsel_entropy(&qp->ps, pkt.pth.path_id);
-	meta->plane = mr_pathsel_plane(&qp->ps, pkt.pth.path_id);
+	meta->plane = pkt.pth.plane;
 	return len;
 }
 

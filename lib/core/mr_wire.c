@@ -44,7 +44,7 @@ enum {
 
 	PTH_PATH_ID = 0,
 	PTH_PFLAGS = 2,
-	PTH_RSVD = 3,
+	PTH_PLANE = 3,
 	PTH_PPSN = 4,
 
 	RETH_VADDR = 0,
@@ -111,6 +111,8 @@ static int opcode_ext(uint8_t opcode)
 		return X_ATOMACK;
 	case MR_OP_ACK:
 		return X_AETH;
+	case MR_OP_PROBE:
+		return 0;
 	case MR_OP_UD_SEND:
 		return X_DETH | X_PAYLOAD;
 	case MR_OP_UD_SEND_IMM:
@@ -207,7 +209,7 @@ size_t mr_wire_encode_hdr(const struct mr_pkt *pkt, uint8_t *buf, size_t cap)
 	p = buf + MR_BTH_LEN;
 	mr_put16(p + PTH_PATH_ID, pkt->pth.path_id);
 	mr_put8(p + PTH_PFLAGS, pkt->pth.pflags);
-	mr_put8(p + PTH_RSVD, 0);
+	mr_put8(p + PTH_PLANE, pkt->pth.plane);
 	mr_put32(p + PTH_PPSN, pkt->pth.ppsn);
 	p += MR_PTH_LEN;
 
@@ -321,6 +323,10 @@ static int check_lengths(const struct mr_pkt *pkt, int x)
 		if (b->offset || b->msg_len)
 			return MR_PARSE_FIELD;
 		return MR_PARSE_OK;
+	case MR_OP_PROBE: /* MR-PRB-1 */
+		if (b->ssn || b->msn || b->offset || b->msg_len || plen)
+			return MR_PARSE_FIELD;
+		return MR_PARSE_OK;
 	case MR_OP_UD_SEND: /* MR-EXT-7 */
 	case MR_OP_UD_SEND_IMM:
 		if (b->offset || b->msg_len != plen)
@@ -428,9 +434,10 @@ int mr_wire_parse(const uint8_t *buf, size_t len, struct mr_pkt *out)
 	p = buf + MR_BTH_LEN;
 	out->pth.path_id = mr_get16(p + PTH_PATH_ID);
 	out->pth.pflags = mr_get8(p + PTH_PFLAGS);
+	out->pth.plane = mr_get8(p + PTH_PLANE);
 	out->pth.ppsn = mr_get32(p + PTH_PPSN);
 	/* MR-HDR-14 */
-	if (out->pth.pflags || mr_get8(p + PTH_RSVD))
+	if (out->pth.pflags)
 		return MR_PARSE_FIELD;
 	p += MR_PTH_LEN;
 
@@ -525,6 +532,8 @@ const char *mr_wire_op_name(uint8_t opcode)
 		return "ATOMIC_RESP";
 	case MR_OP_ACK:
 		return "ACK";
+	case MR_OP_PROBE:
+		return "PROBE";
 	case MR_OP_UD_SEND:
 		return "UD_SEND";
 	case MR_OP_UD_SEND_IMM:
@@ -581,6 +590,8 @@ size_t mr_wire_format(const struct mr_pkt *pkt, char *buf, size_t cap)
 			pkt->payload_len, b->msg_len);
 	fmt_add(buf, cap, &len, " path=%u ppsn=%" PRIu32,
 		(unsigned)pkt->pth.path_id, pkt->pth.ppsn);
+	if (pkt->pth.plane)
+		fmt_add(buf, cap, &len, " plane=%u", (unsigned)pkt->pth.plane);
 	if (b->flags)
 		fmt_add(buf, cap, &len, " flags=%s%s%s%s",
 			b->flags & MR_BTH_F_SOLICITED ? "S" : "",

@@ -72,6 +72,7 @@
  *   READ_REQ      RETH              READ_RESP     -
  *   ATOMIC_CS     ATOMETH           ATOMIC_FA     ATOMETH
  *   ATOMIC_RESP   ATOMACKETH        ACK           AETH + SACK blocks
+ *   PROBE         -  (no payload)
  *   UD_SEND       DETH              UD_SEND_IMM   DETH IMMDT
  */
 enum mr_wire_opcode {
@@ -85,6 +86,11 @@ enum mr_wire_opcode {
 	MR_OP_ATOMIC_FA = 0x08,
 	MR_OP_ATOMIC_RESP = 0x09,
 	MR_OP_ACK = 0x10,
+	/* A path probe (MR-PRB-*): BTH + PTH only, no data, no ssn; it
+	 * takes a ppsn of its path and is acknowledged in that path's SACK
+	 * block like a data packet, so a suspect path is tested without
+	 * holding any data hostage. */
+	MR_OP_PROBE = 0x11,
 	MR_OP_UD_SEND = 0x20,
 	MR_OP_UD_SEND_IMM = 0x21,
 };
@@ -137,12 +143,15 @@ struct mr_bth {
 /* Per-path header: 8 bytes.
  *   0  u16 path_id   which of the sender's paths (selects UDP sport/plane)
  *   2  u8  pflags    reserved, 0
- *   3  u8  reserved  0
+ *   3  u8  plane     the network plane the sender put the packet on: the
+ *                    ACK of this path returns on it (MR-HDR-14, MR-MP-7;
+ *                    a path remapped off a failed plane, MR-PM-5)
  *   4  u32 ppsn      per-path packet sequence number on that path
  */
 struct mr_pth {
 	uint16_t path_id;
 	uint8_t pflags;
+	uint8_t plane;
 	uint32_t ppsn;
 };
 
@@ -225,6 +234,7 @@ struct mr_aeth {
  *  - UD_SEND*: offset 0, msg_len == payload_len (one packet per message).
  *  - ACK: no payload, rsn/offset/msg_len 0; bth.ssn and bth.msn are not
  *    interpreted by the wire layer (transport.md may give them a meaning).
+ *  - PROBE: no payload; ssn, msn, rsn, offset and msg_len 0 (MR-PRB-1).
  *  - rsn is 0 except on SEND and SEND_IMM.
  * mr_wire_encode_hdr() does not check these (so tests can craft bad
  * packets); mr_wire_parse() does.

@@ -48,6 +48,8 @@ static const char *op_name(uint8_t op)
 		return "atomic_resp";
 	case MR_OP_ACK:
 		return "ack";
+	case MR_OP_PROBE:
+		return "probe";
 	case MR_OP_UD_SEND:
 		return "ud_send";
 	case MR_OP_UD_SEND_IMM:

@@ -19,6 +19,7 @@ static const uint8_t mr_gen_opcodes[] = {
 	MR_OP_SEND,	   MR_OP_SEND_IMM,  MR_OP_WRITE,     MR_OP_WRITE_IMM,
 	MR_OP_READ_REQ,	   MR_OP_READ_RESP, MR_OP_ATOMIC_CS, MR_OP_ATOMIC_FA,
 	MR_OP_ATOMIC_RESP, MR_OP_ACK,	    MR_OP_UD_SEND,   MR_OP_UD_SEND_IMM,
+	MR_OP_PROBE,
 };
 #define MR_GEN_NUM_OPCODES (sizeof(mr_gen_opcodes) / sizeof(mr_gen_opcodes[0]))
 
@@ -74,6 +75,7 @@ static inline void mr_gen_pkt(struct mr_gen_rng *r, uint8_t opcode,
 	pkt->bth.msn = (uint32_t)mr_gen_next(r);
 	pkt->pth.path_id = (uint16_t)mr_gen_next(r);
 	pkt->pth.ppsn = (uint32_t)mr_gen_next(r);
+	pkt->pth.plane = (uint8_t)mr_gen_next(r);
 
 	switch (opcode) {
 	case MR_OP_SEND:
@@ -154,6 +156,10 @@ static inline void mr_gen_pkt(struct mr_gen_rng *r, uint8_t opcode,
 			for (j = 0; j < MR_SACK_BYTES; j++)
 				b->bitmap[j] = (uint8_t)mr_gen_next(r);
 		}
+		break;
+	case MR_OP_PROBE: /* MR-PRB-1: no ssn, no msn, nothing else */
+		pkt->bth.ssn = 0;
+		pkt->bth.msn = 0;
 		break;
 	case MR_OP_UD_SEND:
 	case MR_OP_UD_SEND_IMM:

@@ -152,6 +152,16 @@ void link_send(struct link *l, const uint8_t *buf, size_t len, uint64_t now)
 
 	if (l->drop_all || (l->drop_op && len > 1 && buf[1] == l->drop_op))
 		return;
+	if (len >= 40) {
+		/* PTH: path id at 32, plane at 35 */
+		unsigned path = (unsigned)buf[32] << 8 | buf[33];
+
+		if (buf[35] < 8)
+			l->plane_pkts[buf[35]]++;
+		if ((buf[35] < 64 && (l->drop_planes >> buf[35] & 1)) ||
+		    (path < 64 && (l->drop_paths >> path & 1)))
+			return;
+	}
 	for (i = 0; i < l->ndrop; i++)
 		if (l->drop_idx[i] == idx)
 			return;

@@ -76,6 +76,10 @@ struct link {
 	 * are delivered together when the stall ends (order kept). */
 	uint64_t stall_every, stall_len;
 	uint8_t drop_op; /* drop every packet of this wire opcode (0: none) */
+	/* A failed plane or path: drop every packet whose PTH plane
+	 * (bit) or path id (bit) is set here (MR-HDR-14). */
+	uint64_t drop_planes, drop_paths;
+	uint64_t plane_pkts[8]; /* packets sent on plane i (i < 8) */
 };
 
 struct world {

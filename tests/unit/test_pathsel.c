@@ -3,6 +3,7 @@
 #include "mr_test.h"
 
 #include "mr_err.h"
+#include "mr_pathmgr.h"
 #include "mr_pathsel.h"
 
 /* splitmix64, seeded: the injected randomness. */
@@ -213,8 +214,10 @@ static void test_single(void)
 
 /* MR-MP-8: a path silent for suspect_ns while another path progressed is
  * suspect: its packets are declared lost at once (resent elsewhere), it
- * carries one packet at a time, and an ACK of it makes it whole again.
- * Without progress elsewhere nothing is armed (the RTO's business). */
+ * carries no data (MR-PM-1: the path manager probes it with a data-free
+ * packet, here one sent by hand with a probe ctx), and an ACK of it makes
+ * it whole again. Without progress elsewhere nothing is armed (the RTO's
+ * business). */
 static void test_suspect(void)
 {
 	struct mr_pathsel ps;
@@ -246,10 +249,12 @@ static void test_suspect(void)
 	old = mr_pathsel_entropy(&ps, 1);
 	mr_pathsel_on_rto(&ps, 1, 51000);
 	MR_CHECK(mr_pathsel_entropy(&ps, 1) != old);
-	/* One packet at a time on the suspect path. */
+	/* No data on the suspect path; the probe goes on it. */
 	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 51000), 0);
-	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 51000), 1);
-	MR_CHECK_EQ(mr_pathtx_send(&tx[1], 3, 100, 1, 0, 51000, &ppsn), 0);
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 51000), 0);
+	MR_CHECK_EQ(mr_pathtx_send(&tx[1], 0, 48, 0, MR_PATHMGR_CTX_PATH, 51000,
+				   &ppsn),
+		    0);
 	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 51000), 0);
 	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 51000), 0);
 	/* Its ACK returns: whole again. */

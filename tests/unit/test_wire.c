@@ -47,7 +47,8 @@ static int pkt_equal(const struct mr_pkt *a, const struct mr_pkt *b)
 	    a->bth.msg_len != b->bth.msg_len)
 		return 0;
 	if (a->pth.path_id != b->pth.path_id ||
-	    a->pth.pflags != b->pth.pflags || a->pth.ppsn != b->pth.ppsn)
+	    a->pth.pflags != b->pth.pflags || a->pth.plane != b->pth.plane ||
+	    a->pth.ppsn != b->pth.ppsn)
 		return 0;
 	if (a->reth.vaddr != b->reth.vaddr || a->reth.rkey != b->reth.rkey ||
 	    a->reth.dma_len != b->reth.dma_len || a->imm != b->imm)
@@ -493,10 +494,20 @@ static void test_reserved_fields(void)
 		/* MR-HDR-6: high byte of dqpn and sqpn */
 		MR_CHECK_EQ(parse_poked(&p, 4, 1, 0x01), MR_PARSE_FIELD);
 		MR_CHECK_EQ(parse_poked(&p, 8, 1, 0x80), MR_PARSE_FIELD);
-		/* MR-HDR-14: pflags and PTH reserved byte */
+		/* MR-HDR-14: pflags reserved; byte 3 is the plane, any
+		 * value */
 		MR_CHECK_EQ(parse_poked(&p, 34, 1, 1), MR_PARSE_FIELD);
-		MR_CHECK_EQ(parse_poked(&p, 35, 1, 0x80), MR_PARSE_FIELD);
+		MR_CHECK_EQ(parse_poked(&p, 35, 1, 0xff), MR_PARSE_OK);
 	}
+	/* MR-PRB-1: a probe carries no ssn, msn, offset, length, rsn or
+	 * payload */
+	mr_gen_pkt(&r, MR_OP_PROBE, &p, payload, 16);
+	MR_CHECK_EQ(parse_pkt(&p), MR_PARSE_OK);
+	MR_CHECK_EQ(parse_poked(&p, 12, 4, 1), MR_PARSE_FIELD);
+	MR_CHECK_EQ(parse_poked(&p, 16, 4, 1), MR_PARSE_FIELD);
+	MR_CHECK_EQ(parse_poked(&p, 20, 4, 1), MR_PARSE_FIELD);
+	MR_CHECK_EQ(parse_poked(&p, 24, 4, 1), MR_PARSE_FIELD);
+	MR_CHECK_EQ(parse_poked(&p, 28, 4, 1), MR_PARSE_FIELD);
 	/* MR-EXT-7: DETH reserved word */
 	mr_gen_pkt(&r, MR_OP_UD_SEND, &p, payload, 16);
 	MR_CHECK_EQ(parse_poked(&p, 44, 4, 1), MR_PARSE_FIELD);
@@ -801,7 +812,7 @@ static void test_encode_refusals(void)
 	p.bth.opcode = 0;
 	MR_CHECK_EQ(mr_wire_hdr_len(&p), 0);
 	MR_CHECK_EQ(mr_wire_encode_hdr(&p, buf, sizeof(buf)), 0);
-	p.bth.opcode = 0x11;
+	p.bth.opcode = 0x12;
 	MR_CHECK_EQ(mr_wire_encode(&p, buf, sizeof(buf)), 0);
 }
 

@@ -95,7 +95,9 @@ eq "every frame to port 4797 is dissected" "$n_mr" "$n_udp"
 eq "no bad ICRC" "$(awk -F'|' '$5 == "bad"' "$TMP/rc.fields" | wc -l)" 0
 # 0x07000000: PI_MALFORMED (NAKs and retransmissions are other groups).
 eq "no malformed packet" "$(awk -F'|' '$4 != "" && $6 ~ /0x07000000/' "$TMP/rc.fields" | wc -l)" 0
-ops=$(awk -F'|' '$4 != "" {print $4}' "$TMP/rc.fields" | sort -u | tr '\n' ' ')
+# A PROBE (0x11) appears only when a path went silent (MR-PM-1): a loaded
+# machine may or may not make one, so it is not required here.
+ops=$(awk -F'|' '$4 != "" && $4 != "0x11" {print $4}' "$TMP/rc.fields" | sort -u | tr '\n' ' ')
 eq "every RC opcode present" "$ops" "0x01 0x02 0x03 0x04 0x05 0x06 0x07 0x08 0x09 0x10 "
 # Direction and plane from the pcapng blocks: what host A sent is outbound.
 eq "outbound frames come from host A's device" \

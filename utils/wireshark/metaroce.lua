@@ -18,14 +18,15 @@ local OPCODES = {
 	[0x01] = "SEND", [0x02] = "SEND_IMM", [0x03] = "WRITE",
 	[0x04] = "WRITE_IMM", [0x05] = "READ_REQ", [0x06] = "READ_RESP",
 	[0x07] = "ATOMIC_CS", [0x08] = "ATOMIC_FA", [0x09] = "ATOMIC_RESP",
-	[0x10] = "ACK", [0x20] = "UD_SEND", [0x21] = "UD_SEND_IMM",
+	[0x10] = "ACK", [0x11] = "PROBE", [0x20] = "UD_SEND",
+	[0x21] = "UD_SEND_IMM",
 }
 -- Extension headers each opcode implies (MR-HDR-2), in wire order.
 local EXT = {
 	[0x01] = {}, [0x02] = { "imm" }, [0x03] = { "reth" },
 	[0x04] = { "reth", "imm" }, [0x05] = { "reth" }, [0x06] = {},
 	[0x07] = { "atometh" }, [0x08] = { "atometh" },
-	[0x09] = { "atomacketh" }, [0x10] = { "aeth" },
+	[0x09] = { "atomacketh" }, [0x10] = { "aeth" }, [0x11] = {},
 	[0x20] = { "deth" }, [0x21] = { "deth", "imm" },
 }
 local EXT_LEN = { reth = 16, imm = 4, atometh = 28, atomacketh = 8,
@@ -56,7 +57,7 @@ f.offset = ProtoField.uint32("metaroce.offset", "Offset", base.DEC)
 f.msg_len = ProtoField.uint32("metaroce.msg_len", "Message length", base.DEC)
 f.path_id = ProtoField.uint16("metaroce.path_id", "Path", base.DEC)
 f.pflags = ProtoField.uint8("metaroce.pth.pflags", "Path flags (reserved)", base.HEX)
-f.pth_rsvd = ProtoField.uint8("metaroce.pth.reserved", "Reserved", base.HEX)
+f.pth_plane = ProtoField.uint8("metaroce.pth.plane", "Plane", base.DEC)
 f.ppsn = ProtoField.uint32("metaroce.ppsn", "Per-path sequence number", base.DEC)
 f.reth_vaddr = ProtoField.uint64("metaroce.reth.vaddr", "Virtual address", base.HEX)
 f.reth_rkey = ProtoField.uint32("metaroce.reth.rkey", "Remote key", base.HEX)
@@ -236,7 +237,7 @@ function p.dissector(tvb, pinfo, tree)
 	local path = tvb(32, 2):uint()
 	pth:add(f.path_id, tvb(32, 2))
 	reserved(pth, f.pflags, tvb(34, 1), tvb(34, 1):uint())
-	reserved(pth, f.pth_rsvd, tvb(35, 1), tvb(35, 1):uint())
+	pth:add(f.pth_plane, tvb(35, 1)) -- MR-HDR-14
 	pth:add(f.ppsn, tvb(36, 4))
 	local ppsn = tvb(36, 4):uint()
 

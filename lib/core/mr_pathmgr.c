@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* Path manager: probing paths and planes that went silent (MR-PM-*). */
+#include "mr_pathmgr.h"
+
+#include <string.h>
+
+void mr_pathmgr_init(struct mr_pathmgr *pm, uint16_t npaths, uint8_t nplanes,
+		     uint64_t probe_gap_ns)
+{
+	uint16_t i;
+
+	memset(pm, 0, sizeof(*pm));
+	if (npaths > MR_MAX_PATHS)
+		npaths = MR_MAX_PATHS;
+	if (!nplanes)
+		nplanes = 1;
+	pm->npaths = npaths;
+	pm->nplanes = nplanes;
+	pm->probe_gap_ns = probe_gap_ns ? probe_gap_ns : 1000;
+	for (i = 0; i < npaths; i++)
+		pm->path[i].home = (uint8_t)(i % nplanes);
+}
+
+/* The next plane that is up, round robin (MR-PM-5); d itself if none. */
+static uint8_t next_up_plane(struct mr_pathmgr *pm, uint8_t d)
+{
+	unsigned k;
+
+	for (k = 0; k < pm->nplanes; k++) {
+		uint8_t e = (uint8_t)((pm->remap_next + k) % pm->nplanes);
+
+		if (e != d && !pm->plane[e].down) {
+			pm->remap_next = (uint8_t)((e + 1) % pm->nplanes);
+			return e;
+		}
+	}
+	return d;
+}
+
+/* MR-PM-4: plane d has no path that carries data, another plane has one. */
+static int plane_failed(const struct mr_pathmgr *pm,
+			const struct mr_pathsel *ps, uint8_t d)
+{
+	int elsewhere = 0, on_d = 0;
+	uint16_t i;
+
+	for (i = 0; i < pm->npaths; i++) {
+		if (ps->path[i].plane == d) {
+			on_d = 1;
+			if (!pm->path[i].probing)
+				return 0;
+		} else if (!pm->path[i].probing) {
+			elsewhere = 1;
+		}
+	}
+	return on_d && elsewhere;
+}
+
+unsigned mr_pathmgr_on_suspect(struct mr_pathmgr *pm, struct mr_pathsel *ps,
+			       struct mr_pathtx *tx, uint16_t path,
+			       uint64_t now)
+{
+	struct mr_pathmgr_plane *pl;
+	unsigned ev = 0;
+	uint16_t i, probe_path;
+	uint8_t d;
+
+	if (path >= pm->npaths)
+		return 0;
+	if (!pm->path[path].probing) {
+		/* MR-PM-1: from now on only probes; the first one at once
+		 * (its data was declared lost: nothing is outstanding). */
+		pm->path[path].probing = 1;
+		pm->path[path].probe_at = now;
+		ev |= MR_PATHMGR_EV_PROBING;
+	}
+	d = ps->path[path].plane;
+	if (pm->nplanes < 2 || d >= pm->nplanes || pm->plane[d].down ||
+	    !plane_failed(pm, ps, d))
+		return ev;
+	/* MR-PM-4, MR-PM-5: the plane is down. Its plane probes borrow the
+	 * ppsn space of a path that belongs to it (goes home with it). */
+	probe_path = path;
+	for (i = 0; i < pm->npaths; i++)
+		if (ps->path[i].plane == d && pm->path[i].home == d) {
+			probe_path = i;
+			break;
+		}
+	pl = &pm->plane[d];
+	pl->down = 1;
+	pl->probe_out = 0;
+	pl->probe_path = probe_path;
+	pl->probe_at = now;
+	pm->planes_down++;
+	for (i = 0; i < pm->npaths; i++) {
+		if (ps->path[i].plane != d)
+			continue;
+		ps->path[i].plane = next_up_plane(pm, d);
+		mr_pathsel_repath(ps, i);
+		/* On its new plane it carries data at once: its old route's
+		 * silence says nothing about the new one. */
+		pm->path[i].probing = 0;
+		tx[i].suspect = 0;
+	}
+	return ev | MR_PATHMGR_EV_PLANE_DOWN;
+}
+
+int mr_pathmgr_next_probe(struct mr_pathmgr *pm, const struct mr_pathtx *tx,
+			  uint64_t now, struct mr_pathmgr_probe *out)
+{
+	uint16_t i;
+	uint8_t d;
+
+	for (d = 0; d < pm->nplanes; d++) {
+		const struct mr_pathmgr_plane *pl = &pm->plane[d];
+
+		if (pl->down && !pl->probe_out && pl->probe_at <= now &&
+		    mr_pathtx_space(&tx[pl->probe_path])) {
+			out->path = pl->probe_path;
+			out->plane = d;
+			out->ctx = MR_PATHMGR_CTX_PLANE | d;
+			return 1;
+		}
+	}
+	for (i = 0; i < pm->npaths; i++) {
+		const struct mr_pathmgr_path *pp = &pm->path[i];
+
+		/* MR-PM-2: one probe at a time: the path has nothing else
+		 * outstanding (its data went elsewhere). */
+		if (pp->probing && !tx[i].out_pkts && pp->probe_at <= now) {
+			out->path = i;
+			out->plane = 0;
+			out->ctx = MR_PATHMGR_CTX_PATH;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+void mr_pathmgr_on_probe_sent(struct mr_pathmgr *pm,
+			      const struct mr_pathmgr_probe *p, uint64_t now)
+{
+	pm->probes_sent++;
+	if (p->ctx & MR_PATHMGR_CTX_PLANE) {
+		struct mr_pathmgr_plane *pl = &pm->plane[p->ctx & 0xff];
+
+		pl->probe_out = 1;
+		pl->probe_at = now + pm->probe_gap_ns;
+	} else if (p->path < pm->npaths) {
+		pm->path[p->path].probe_at = now + pm->probe_gap_ns;
+	}
+}
+
+unsigned mr_pathmgr_on_progress(struct mr_pathmgr *pm, uint16_t path)
+{
+	if (path >= pm->npaths || !pm->path[path].probing)
+		return 0;
+	pm->path[path].probing = 0; /* MR-PM-3 */
+	pm->paths_back++;
+	return MR_PATHMGR_EV_PATH_BACK;
+}
+
+unsigned mr_pathmgr_on_acked(struct mr_pathmgr *pm, struct mr_pathsel *ps,
+			     uint16_t path, uint64_t ctx, uint64_t now)
+{
+	struct mr_pathmgr_plane *pl;
+	uint16_t i;
+	uint8_t d;
+
+	(void)now;
+	pm->probes_acked++;
+	if (!(ctx & MR_PATHMGR_CTX_PLANE))
+		return mr_pathmgr_on_progress(pm, path);
+	d = (uint8_t)(ctx & 0xff);
+	if (d >= pm->nplanes)
+		return 0;
+	pl = &pm->plane[d];
+	pl->probe_out = 0;
+	if (!pl->down)
+		return 0;
+	/* MR-PM-6: the plane answered: it is up, its paths go home. */
+	pl->down = 0;
+	pm->planes_up++;
+	for (i = 0; i < pm->npaths; i++) {
+		if (pm->path[i].home != d || ps->path[i].plane == d)
+			continue;
+		ps->path[i].plane = d;
+		mr_pathsel_repath(ps, i);
+	}
+	return MR_PATHMGR_EV_PLANE_UP;
+}
+
+void mr_pathmgr_on_lost(struct mr_pathmgr *pm, uint16_t path, uint64_t ctx,
+			uint64_t now)
+{
+	(void)path;
+	(void)now;
+	if ((ctx & MR_PATHMGR_CTX_PLANE) && (ctx & 0xff) < pm->nplanes)
+		pm->plane[ctx & 0xff].probe_out = 0;
+}
+
+uint64_t mr_pathmgr_deadline(const struct mr_pathmgr *pm,
+			     const struct mr_pathtx *tx)
+{
+	uint64_t d = UINT64_MAX;
+	uint16_t i;
+	uint8_t p;
+
+	for (p = 0; p < pm->nplanes; p++)
+		if (pm->plane[p].down && !pm->plane[p].probe_out &&
+		    pm->plane[p].probe_at < d &&
+		    mr_pathtx_space(&tx[pm->plane[p].probe_path]))
+			d = pm->plane[p].probe_at;
+	for (i = 0; i < pm->npaths; i++)
+		if (pm->path[i].probing && !tx[i].out_pkts &&
+		    pm->path[i].probe_at < d)
+			d = pm->path[i].probe_at;
+	return d;
+}
+
+unsigned mr_pathmgr_planes_down(const struct mr_pathmgr *pm)
+{
+	unsigned n = 0;
+	uint8_t p;
+
+	for (p = 0; p < pm->nplanes; p++)
+		n += pm->plane[p].down;
+	return n;
+}

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* The path manager (MR-PM-*) on its own, and two endpoints through a link
+ * that loses a path or a plane (MR-PM-1..6, MR-PRB-*, MR-MP-7, MR-ERR-2):
+ * every byte compared, no connection fails while another path works. */
+#include "mr_test.h"
+
+#include "engine_world.h"
+#include "mr_err.h"
+#include "mr_pathmgr.h"
+#include "mr_wire.h"
+
+static uint64_t sm_next(void *u)
+{
+	uint64_t *s = u, z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static void txs(struct mr_pathtx *tx, uint16_t n)
+{
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		struct mr_pathtx_config c = { .path_id = i, .init_ppsn = 7 };
+
+		MR_CHECK_EQ(mr_pathtx_init(&tx[i], &c, NULL), 0);
+	}
+}
+
+/* MR-PM-1..6 on the module: 4 paths over 2 planes (0, 2 on plane 0;
+ * 1, 3 on plane 1). */
+static void test_module(void)
+{
+	struct mr_pathmgr pm;
+	struct mr_pathsel ps;
+	struct mr_pathtx tx[4];
+	struct mr_pathmgr_probe pr;
+	uint64_t seed = 5;
+	struct mr_rand rnd = { .next = sm_next, .user = &seed };
+	uint16_t e1, e3;
+	uint32_t ppsn;
+
+	txs(tx, 4);
+	MR_CHECK_EQ(mr_pathsel_init(&ps, mr_pathsel_find("spray"), 4, 2, &rnd),
+		    0);
+	mr_pathmgr_init(&pm, 4, 2, 2000);
+	MR_CHECK_EQ(mr_pathmgr_next_probe(&pm, tx, 0, &pr), 0);
+	MR_CHECK(mr_pathmgr_deadline(&pm, tx) == UINT64_MAX);
+	/* MR-PM-1: path 1 suspect: probing, a probe due at once. */
+	tx[1].suspect = 1;
+	MR_CHECK_EQ(mr_pathmgr_on_suspect(&pm, &ps, tx, 1, 1000),
+		    MR_PATHMGR_EV_PROBING);
+	MR_CHECK(!mr_pathmgr_carries_data(&pm, 1));
+	MR_CHECK_EQ(mr_pathmgr_deadline(&pm, tx), 1000);
+	MR_CHECK_EQ(mr_pathmgr_next_probe(&pm, tx, 1000, &pr), 1);
+	MR_CHECK_EQ(pr.path, 1);
+	MR_CHECK(pr.ctx == MR_PATHMGR_CTX_PATH);
+	/* MR-PM-2: one at a time: outstanding, nothing due. */
+	MR_CHECK_EQ(mr_pathtx_send(&tx[1], 0, 48, 0, pr.ctx, 1000, &ppsn), 0);
+	mr_pathmgr_on_probe_sent(&pm, &pr, 1000);
+	MR_CHECK_EQ(mr_pathmgr_next_probe(&pm, tx, 9000, &pr), 0);
+	MR_CHECK(mr_pathmgr_deadline(&pm, tx) == UINT64_MAX);
+	/* Suspect again while probing: no new event. */
+	MR_CHECK_EQ(mr_pathmgr_on_suspect(&pm, &ps, tx, 1, 2000), 0);
+	/* MR-PM-3: its probe answers: whole again. */
+	MR_CHECK_EQ(mr_pathmgr_on_acked(&pm, &ps, 1, MR_PATHMGR_CTX_PATH, 3000),
+		    MR_PATHMGR_EV_PATH_BACK);
+	MR_CHECK(mr_pathmgr_carries_data(&pm, 1));
+	MR_CHECK_EQ(pm.paths_back, 1);
+	/* MR-PM-4: both paths of plane 1 suspect, plane 0 healthy: down. */
+	e1 = mr_pathsel_entropy(&ps, 1);
+	e3 = mr_pathsel_entropy(&ps, 3);
+	MR_CHECK_EQ(mr_pathmgr_on_suspect(&pm, &ps, tx, 1, 4000),
+		    MR_PATHMGR_EV_PROBING);
+	tx[3].suspect = 1;
+	MR_CHECK_EQ(mr_pathmgr_on_suspect(&pm, &ps, tx, 3, 5000),
+		    MR_PATHMGR_EV_PROBING | MR_PATHMGR_EV_PLANE_DOWN);
+	MR_CHECK_EQ(mr_pathmgr_planes_down(&pm), 1);
+	/* MR-PM-5: remapped to plane 0 with new entropies, distinct from
+	 * the paths already there, carrying data at once. */
+	MR_CHECK_EQ(mr_pathsel_plane(&ps, 1), 0);
+	MR_CHECK_EQ(mr_pathsel_plane(&ps, 3), 0);
+	MR_CHECK(mr_pathsel_entropy(&ps, 1) != e1);
+	MR_CHECK(mr_pathsel_entropy(&ps, 3) != e3);
+	MR_CHECK(mr_pathsel_entropy(&ps, 1) != mr_pathsel_entropy(&ps, 0));
+	MR_CHECK(mr_pathsel_entropy(&ps, 1) != mr_pathsel_entropy(&ps, 2));
+	MR_CHECK(mr_pathsel_entropy(&ps, 3) != mr_pathsel_entropy(&ps, 0));
+	MR_CHECK(mr_pathsel_entropy(&ps, 3) != mr_pathsel_entropy(&ps, 1));
+	MR_CHECK(mr_pathmgr_carries_data(&pm, 1) &&
+		 mr_pathmgr_carries_data(&pm, 3));
+	MR_CHECK_EQ(tx[1].suspect, 0);
+	MR_CHECK_EQ(tx[3].suspect, 0);
+	/* The plane is probed, on plane 1, in the space of a path of it:
+	 * path 1 has its earlier probe outstanding, so no space matters
+	 * only with a full window; the probe is due now. */
+	MR_CHECK_EQ(mr_pathmgr_next_probe(&pm, tx, 5000, &pr), 1);
+	MR_CHECK_EQ(pr.plane, 1);
+	MR_CHECK(pr.ctx == (MR_PATHMGR_CTX_PLANE | 1));
+	MR_CHECK(pr.path == 1 || pr.path == 3);
+	mr_pathmgr_on_probe_sent(&pm, &pr, 5000);
+	MR_CHECK_EQ(mr_pathmgr_next_probe(&pm, tx, 100000, &pr), 0);
+	/* Lost: the next one after the gap. */
+	mr_pathmgr_on_lost(&pm, pr.path, MR_PATHMGR_CTX_PLANE | 1, 6000);
+	MR_CHECK_EQ(mr_pathmgr_deadline(&pm, tx), 7000);
+	MR_CHECK_EQ(mr_pathmgr_next_probe(&pm, tx, 6999, &pr), 0);
+	MR_CHECK_EQ(mr_pathmgr_next_probe(&pm, tx, 7000, &pr), 1);
+	mr_pathmgr_on_probe_sent(&pm, &pr, 7000);
+	/* MR-PM-6: it answers: up, paths home with new entropies. */
+	e1 = mr_pathsel_entropy(&ps, 1);
+	MR_CHECK_EQ(mr_pathmgr_on_acked(&pm, &ps, pr.path,
+					MR_PATHMGR_CTX_PLANE | 1, 8000),
+		    MR_PATHMGR_EV_PLANE_UP);
+	MR_CHECK_EQ(mr_pathmgr_planes_down(&pm), 0);
+	MR_CHECK_EQ(mr_pathsel_plane(&ps, 1), 1);
+	MR_CHECK_EQ(mr_pathsel_plane(&ps, 3), 1);
+	MR_CHECK(mr_pathsel_entropy(&ps, 1) != e1);
+	MR_CHECK_EQ(pm.planes_down, 1);
+	MR_CHECK_EQ(pm.planes_up, 1);
+	/* One plane only: never down (nowhere to go). */
+	mr_pathmgr_init(&pm, 2, 1, 0);
+	MR_CHECK_EQ(mr_pathmgr_on_suspect(&pm, &ps, tx, 0, 1),
+		    MR_PATHMGR_EV_PROBING);
+	MR_CHECK_EQ(mr_pathmgr_on_suspect(&pm, &ps, tx, 1, 1),
+		    MR_PATHMGR_EV_PROBING);
+	MR_CHECK_EQ(mr_pathmgr_planes_down(&pm), 0);
+}
+
+/* ---- two endpoints ---------------------------------------------------- */
+
+#define NMSG 192
+#define MSG (16 * 1024)
+
+static struct world w;
+static uint8_t src[NMSG * MSG], dst[NMSG * MSG];
+
+/* A stream of NMSG WRITEs of MSG bytes from node 0 to node 1, the last
+ * one with an immediate (a receive completion at node 1). */
+static void start(struct pair *p, uint16_t paths, uint8_t planes, uint32_t seed)
+{
+	struct mr_ep_config cfg = base_cfg;
+	int i;
+
+	cfg.num_paths = paths;
+	cfg.num_planes = planes;
+	MR_CHECK_EQ(world_init(&w, &cfg), 0);
+	connect_qps(&w, p, MR_MODE_METAROCE, NMSG + 4, NULL);
+	fill(src, sizeof(src), seed);
+	memset(dst, 0, sizeof(dst));
+	reg(&w.n[0], 5, src, sizeof(src), MR_ACCESS_LOCAL_WRITE);
+	reg(&w.n[1], 6, dst, sizeof(dst), RW);
+	MR_CHECK_EQ(post_recv(p->b, 77, NULL, 0, 0), 0);
+	for (i = 0; i < NMSG; i++)
+		MR_CHECK_EQ(post_send(p->a,
+				      i == NMSG - 1 ? MR_WR_RDMA_WRITE_WITH_IMM
+						    : MR_WR_RDMA_WRITE,
+				      (uint64_t)i, src + i * MSG, MSG, 5,
+				      dst + i * MSG, 6, MR_SEND_SIGNALED,
+				      w.now),
+			    0);
+	want_a = NMSG;
+	want_b = 1;
+}
+
+static void finish(struct pair *p)
+{
+	int i;
+
+	MR_CHECK(run_until(&w, cqe_done, w.now + 2000000000ull));
+	MR_CHECK_EQ(w.n[0].ncqe, NMSG);
+	for (i = 0; i < w.n[0].ncqe; i++) {
+		MR_CHECK_EQ(w.n[0].cqe[i].wr_id, (uint64_t)i);
+		MR_CHECK_EQ(w.n[0].cqe[i].status, MR_WC_SUCCESS);
+	}
+	MR_CHECK_EQ(w.n[1].ncqe, 1);
+	MR_CHECK_EQ(w.n[1].cqe[0].status, MR_WC_SUCCESS);
+	MR_CHECK(memcmp(src, dst, sizeof(src)) == 0);
+	MR_CHECK_EQ(mr_qp_counters(p->a)->cqe_err, 0);
+	MR_CHECK_EQ(w.n[0].qp_errors, 0);
+}
+
+/* MR-PM-1, -2, MR-PRB-*: one path of eight dies for good (both ways):
+ * it is suspected, its data goes elsewhere, it carries only probes, and
+ * the transfer completes byte for byte without a retry of the peer. */
+static void test_dead_path(void)
+{
+	const struct mr_counters *c;
+	struct pair p;
+
+	start(&p, 8, 2, 11);
+	MR_CHECK(run_until(&w, NULL, w.now + 60000));
+	MR_CHECK(mr_qp_counters(p.a)->tx_data_pkts > 0);
+	w.l[0].drop_paths = w.l[1].drop_paths = 1u << 5;
+	finish(&p);
+	c = mr_qp_counters(p.a);
+	MR_CHECK(c->path_suspects >= 1);
+	MR_CHECK(c->probes_sent >= 1);
+	MR_CHECK_EQ(c->planes_down, 0); /* plane 1 has paths 1, 3, 7 left */
+	/* The dead path is given up by silence, not by timeouts. */
+	MR_CHECK_EQ(c->timeouts, 0);
+	destroy_pair(&p);
+	world_fini(&w);
+}
+
+/* MR-PM-4..6, MR-MP-7: plane 1 of 2 drops everything mid-transfer, then
+ * returns: the plane is marked down, its paths move to plane 0 (their
+ * ACKs with them, on the plane the data came on), the transfer goes on;
+ * when the plane answers a probe it is up and carries traffic again. */
+static void test_plane_down_and_back(void)
+{
+	const struct mr_counters *c;
+	uint64_t before, t0;
+	struct pair p;
+
+	start(&p, 8, 2, 12);
+	MR_CHECK(run_until(&w, NULL, w.now + 60000));
+	t0 = mr_qp_counters(p.a)->tx_data_pkts;
+	MR_CHECK(t0 > 0);
+	w.l[0].drop_planes = w.l[1].drop_planes = 1u << 1;
+	MR_CHECK(run_until(&w, NULL, w.now + 60000));
+	c = mr_qp_counters(p.a);
+	MR_CHECK_EQ(c->planes_down, 1);
+	MR_CHECK_EQ(c->planes_up, 0);
+	MR_CHECK(c->probes_sent >= 1);
+	/* The transfer went on over plane 0 meanwhile. */
+	MR_CHECK(c->tx_data_pkts > t0 + 100);
+	MR_CHECK(w.n[0].ncqe < NMSG);
+	MR_CHECK_EQ(c->timeouts, 0);
+	/* The plane returns. */
+	before = w.l[0].plane_pkts[1];
+	w.l[0].drop_planes = w.l[1].drop_planes = 0;
+	finish(&p);
+	c = mr_qp_counters(p.a);
+	MR_CHECK_EQ(c->planes_up, 1);
+	/* Used again: more than probes went on plane 1 after its return. */
+	MR_CHECK(w.l[0].plane_pkts[1] > before + 20);
+	MR_CHECK(mr_qp_counters(p.b)->probes_rcvd >= 1);
+	destroy_pair(&p);
+	world_fini(&w);
+}
+
+/* MR-ERR-2, MR-PM-2: no path reaches the peer (both planes fail): the
+ * QP fails with RETRY_EXC_ERR, as it must; probes never count as retries
+ * while another path works (test_dead_path's timeouts == 0). */
+static void test_all_planes_dead(void)
+{
+	struct pair p;
+	int i;
+
+	start(&p, 8, 2, 13);
+	set_rts_attr(p.a, MR_QP_RETRY_CNT | MR_QP_TIMEOUT, 3);
+	MR_CHECK(run_until(&w, NULL, w.now + 60000));
+	w.l[0].drop_planes = w.l[1].drop_planes = 3;
+	want_b = 0;
+	MR_CHECK(run_until(&w, cqe_done, w.now + 10000000000ull));
+	MR_CHECK_EQ(w.n[0].ncqe, NMSG);
+	/* Those that completed before the failure, then one that exhausted
+	 * the retries, then the flushed rest. */
+	for (i = 0; i < NMSG && w.n[0].cqe[i].status == MR_WC_SUCCESS; i++)
+		;
+	MR_CHECK(i < NMSG);
+	MR_CHECK_EQ(w.n[0].cqe[i].status, MR_WC_RETRY_EXC_ERR);
+	for (i++; i < NMSG; i++)
+		MR_CHECK_EQ(w.n[0].cqe[i].status, MR_WC_WR_FLUSH_ERR);
+	MR_CHECK(mr_qp_counters(p.a)->timeouts >= 4);
+	destroy_pair(&p);
+	world_fini(&w);
+}
+
+MR_TEST_MAIN(MR_TEST(test_module), MR_TEST(test_dead_path),
+	     MR_TEST(test_plane_down_and_back), MR_TEST(test_all_planes_dead))
