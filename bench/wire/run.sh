@@ -57,64 +57,10 @@ done
 for f in utils/metaroce-ctl utils/metaroce-run tests/dp/mrdp-peer; do
 	[ -x "$B/$f" ] || { echo "run.sh: $B/$f not built (ninja -C $B)" >&2; exit 1; }
 done
-for t in dpdk-testpmd iperf3 ib_write_bw ib_send_bw ib_write_lat \
-	ib_send_lat ib_read_lat gnuplot; do
-	command -v $t >/dev/null || { echo "run.sh: missing $t (scripts/deps.sh)" >&2; exit 1; }
-done
-
-T=$$
-NSA=mrwA$T
-NSB=mrwB$T
-VA=mwa$T
-VB=mwb$T
-W=$(mktemp -d /tmp/mrwire.XXXXXX)
-export METAROCE_RUNDIR=$W/run
-PIDS=()
-cleanup() {
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-	ip netns del "$NSA" 2>/dev/null
-	ip netns del "$NSB" 2>/dev/null
-	rm -rf "$W"
-}
-trap cleanup EXIT INT TERM
-
-ip netns add "$NSA" && ip netns add "$NSB" &&
-	ip link add "$VA" netns "$NSA" type veth peer name "$VB" netns "$NSB" &&
-	ip -n "$NSA" link set "$VA" mtu 9000 up &&
-	ip -n "$NSB" link set "$VB" mtu 9000 up &&
-	ip -n "$NSA" link set lo up && ip -n "$NSB" link set lo up ||
-	{ echo "run.sh: cannot build the link" >&2; exit 1; }
-inA() { ip netns exec "$NSA" "$@"; }
-inB() { ip netns exec "$NSB" "$@"; }
-
-AFP="framesz=8192,blocksz=8192,framecnt=1024"
-# Mbufs must hold a whole af_packet ring slot; the options must come before
-# --txpkts (testpmd checks segment lengths against the mbuf size as it
-# parses).
-TPO="--mbuf-size=8320 --total-num-mbufs=8192"
-# testpmd: one process per namespace, each on its own core (its main and
-# forwarding lcores share that core; the main one only prints stats).
-testpmd_rate() { # frame bytes -> "pps" (median of the per-second Rx-pps)
-	local len=$1
-	# timeout sends SIGINT to testpmd itself, which then prints its
-	# totals and exits (a background job would ignore SIGINT).
-	ip netns exec "$NSB" timeout -s INT $((SECS + 4)) dpdk-testpmd \
-		--lcores=0@1,1@1 --no-huge -m 512 --no-pci --no-telemetry \
-		--file-prefix=mrwB$T --vdev=net_af_packet0,iface=$VB,$AFP -- \
-		$TPO --forward-mode=rxonly --auto-start --stats-period=1 \
-		>"$W/rx.log" 2>&1 &
-	local rp=$!
-	sleep 2
-	ip netns exec "$NSA" timeout -s INT "$SECS" dpdk-testpmd \
-		--lcores=0@0,1@0 --no-huge -m 512 --no-pci --no-telemetry \
-		--file-prefix=mrwA$T --vdev=net_af_packet0,iface=$VA,$AFP -- \
-		$TPO --forward-mode=txonly --txpkts="$len" --auto-start \
-		--stats-period=1 >"$W/tx.log" 2>&1
-	wait "$rp" 2>/dev/null
-	grep -o 'Rx-pps: *[0-9]*' "$W/rx.log" | awk '{print $2}' |
-		awk '$1 > 100' | sort -n |
-		awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]; else print 0}'
-}
+. bench/wire/link.sh
+wire_need run.sh dpdk-testpmd iperf3 ib_write_bw ib_send_bw ib_write_lat \
+	ib_send_lat ib_read_lat gnuplot
+wire_link run.sh mrw
 
 echo "== testpmd 64 B"
 P64=$(testpmd_rate 64)

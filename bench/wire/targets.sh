@@ -24,58 +24,19 @@ OUT_DIR=${OUT_DIR:-$TOP/bench/wire}
 mkdir -p "$OUT_DIR"
 CMD="bench/wire/targets.sh ${1:-build} $SECS"
 [ "$(id -u)" = 0 ] || { echo "targets.sh: needs root" >&2; exit 1; }
-for t in dpdk-testpmd iperf3 qperf ib_write_bw ib_send_bw ib_read_bw \
-	ib_write_lat ib_send_lat ib_read_lat; do
-	command -v $t >/dev/null || { echo "targets.sh: missing $t" >&2; exit 1; }
-done
-
-T=$$
-NSA=mrtA$T
-NSB=mrtB$T
-VA=mta$T
-VB=mtb$T
-W=$(mktemp -d /tmp/mrtgt.XXXXXX)
-export METAROCE_RUNDIR=$W/run
-PIDS=()
-cleanup() {
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-	ip netns del "$NSA" 2>/dev/null
-	ip netns del "$NSB" 2>/dev/null
-	rm -rf "$W"
-}
-trap cleanup EXIT INT TERM
-ip netns add "$NSA" && ip netns add "$NSB" &&
-	ip link add "$VA" netns "$NSA" type veth peer name "$VB" netns "$NSB" &&
-	ip -n "$NSA" link set "$VA" mtu 9000 up &&
-	ip -n "$NSB" link set "$VB" mtu 9000 up &&
-	ip -n "$NSA" link set lo up && ip -n "$NSB" link set lo up &&
-	ip -n "$NSA" addr add 10.86.0.1/24 dev "$VA" &&
+. bench/wire/link.sh
+wire_need targets.sh dpdk-testpmd iperf3 qperf ib_write_bw ib_send_bw \
+	ib_read_bw ib_write_lat ib_send_lat ib_read_lat
+wire_link targets.sh mrt
+ip -n "$NSA" addr add 10.86.0.1/24 dev "$VA" &&
 	ip -n "$NSB" addr add 10.86.0.2/24 dev "$VB" ||
-	{ echo "targets.sh: cannot build the link" >&2; exit 1; }
-inA() { ip netns exec "$NSA" "$@"; }
-inB() { ip netns exec "$NSB" "$@"; }
+	{ echo "targets.sh: cannot address the link" >&2; exit 1; }
 load() { cut -d' ' -f1 /proc/loadavg; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a+0 > 0 && b+0 > 0) printf "%.2f", a / b; else print "-"}'; }
 
 # --- anchors -------------------------------------------------------------
-AFP="framesz=8192,blocksz=8192,framecnt=1024"
-TPO="--mbuf-size=8320 --total-num-mbufs=8192"
 testpmd_gbps() {
-	inB timeout -s INT $((SECS + 4)) dpdk-testpmd --lcores=0@1,1@1 \
-		--no-huge -m 512 --no-pci --no-telemetry --file-prefix=mrtB$T \
-		--vdev=net_af_packet0,iface=$VB,$AFP -- $TPO \
-		--forward-mode=rxonly --auto-start --stats-period=1 \
-		>"$W/rx.log" 2>&1 &
-	local rp=$!
-	sleep 2
-	inA timeout -s INT "$SECS" dpdk-testpmd --lcores=0@0,1@0 --no-huge \
-		-m 512 --no-pci --no-telemetry --file-prefix=mrtA$T \
-		--vdev=net_af_packet0,iface=$VA,$AFP -- $TPO \
-		--forward-mode=txonly --txpkts=4214 --auto-start \
-		--stats-period=1 >"$W/tx.log" 2>&1
-	wait "$rp" 2>/dev/null
-	grep -o 'Rx-pps: *[0-9]*' "$W/rx.log" | awk '$2 > 100 {print $2}' |
-		sort -n | awk '{v[NR]=$1} END {if (NR) printf "%.2f", v[int((NR+1)/2)] * 4214 * 8 / 1e9; else print 0}'
+	awk -v p="$(testpmd_rate 4214)" 'BEGIN {printf "%.2f", p * 4214 * 8 / 1e9}'
 }
 echo "== anchors"
 CEIL=$(testpmd_gbps)

@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# bench/wire/link.sh: sourced by run.sh and targets.sh, what both measure
+# on: one veth link (MTU 9000) between two network namespaces, and the
+# raw DPDK ceiling of that link (testpmd txonly -> rxonly over
+# net_af_packet).
+#
+# wire_need NAME TOOL...    exit unless every TOOL is on PATH
+# wire_link NAME TAG        make namespaces ${TAG}A$$ / ${TAG}B$$ joined
+#                           by veth ${tag}a$$ / ${tag}b$$ (tag: TAG's last
+#                           letter; e.g. TAG=mrw: mrwA123, mwa123),
+#                           a scratch directory W=/tmp/${TAG}.XXXXXX
+#                           and METAROCE_RUNDIR=$W/run, all removed on
+#                           exit with every pid in PIDS; defines NSA NSB
+#                           VA VB T W, inA and inB (run in a namespace)
+# testpmd_rate LEN          median per-second Rx-pps of frames of LEN
+#                           bytes over the link for SECS seconds (0 when
+#                           testpmd measured nothing)
+
+wire_need() {
+	local name=$1 t
+	shift
+	for t in "$@"; do
+		command -v "$t" >/dev/null ||
+			{ echo "$name: missing $t (scripts/deps.sh)" >&2; exit 1; }
+	done
+}
+
+wire_link() {
+	local name=$1 tag=$2 v
+	v=${tag:0:1}${tag: -1}
+	T=$$
+	NSA=${tag}A$T
+	NSB=${tag}B$T
+	VA=${v}a$T
+	VB=${v}b$T
+	W=$(mktemp -d "/tmp/$tag.XXXXXX")
+	export METAROCE_RUNDIR=$W/run
+	PIDS=()
+	trap wire_cleanup EXIT INT TERM
+	ip netns add "$NSA" && ip netns add "$NSB" &&
+		ip link add "$VA" netns "$NSA" type veth peer name "$VB" \
+			netns "$NSB" &&
+		ip -n "$NSA" link set "$VA" mtu 9000 up &&
+		ip -n "$NSB" link set "$VB" mtu 9000 up &&
+		ip -n "$NSA" link set lo up && ip -n "$NSB" link set lo up ||
+		{ echo "$name: cannot build the link" >&2; exit 1; }
+}
+
+wire_cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	ip netns del "$NSA" 2>/dev/null
+	ip netns del "$NSB" 2>/dev/null
+	rm -rf "$W"
+}
+
+inA() { ip netns exec "$NSA" "$@"; }
+inB() { ip netns exec "$NSB" "$@"; }
+
+# testpmd's ring slots and mbufs: a 4214 B frame (MetaRoCE at MTU 4096)
+# per slot. Mbufs must hold a whole af_packet ring slot; the options must
+# come before --txpkts (testpmd checks segment lengths against the mbuf
+# size as it parses).
+AFP="framesz=8192,blocksz=8192,framecnt=1024"
+TPO="--mbuf-size=8320 --total-num-mbufs=8192"
+# One process per namespace, each on its own core (its main and forwarding
+# lcores share that core; the main one only prints stats).
+testpmd_rate() {
+	local len=$1 rp
+	# timeout sends SIGINT to testpmd itself, which then prints its
+	# totals and exits (a background job would ignore SIGINT).
+	inB timeout -s INT $((SECS + 4)) dpdk-testpmd --lcores=0@1,1@1 \
+		--no-huge -m 512 --no-pci --no-telemetry --file-prefix="$NSB" \
+		--vdev="net_af_packet0,iface=$VB,$AFP" -- $TPO \
+		--forward-mode=rxonly --auto-start --stats-period=1 \
+		>"$W/rx.log" 2>&1 &
+	rp=$!
+	sleep 2
+	inA timeout -s INT "$SECS" dpdk-testpmd --lcores=0@0,1@0 --no-huge \
+		-m 512 --no-pci --no-telemetry --file-prefix="$NSA" \
+		--vdev="net_af_packet0,iface=$VA,$AFP" -- $TPO \
+		--forward-mode=txonly --txpkts="$len" --auto-start \
+		--stats-period=1 >"$W/tx.log" 2>&1
+	wait "$rp" 2>/dev/null
+	grep -o 'Rx-pps: *[0-9]*' "$W/rx.log" | awk '$2 > 100 {print $2}' |
+		sort -n |
+		awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]; else print 0}'
+}
