@@ -35,48 +35,13 @@
 #include "mr_ring.h"
 #include "mr_rq.h"
 #include "mr_sge.h"
+#include "mr_sq.h"
 #include "mr_ssnwin.h"
 #include "mr_timerq.h"
 #include "mr_wire.h"
 
 #define MR_UD_GRH_LEN 40 /* verbs UD receive buffers start with a GRH */
 #define MR_MAX_RD_ATOMIC 64
-
-/* Send WQE states. */
-enum mr_swqe_state {
-	MR_SWQE_POSTED = 0, /* not all packets sent once */
-	MR_SWQE_SENT = 1,   /* every packet sent at least once */
-};
-
-/* Fields ordered by size: no padding (one per send WR, MR-QP memory). */
-struct mr_swqe {
-	uint64_t wr_id;
-	uint64_t remote_addr;
-	uint64_t compare_add;
-	uint64_t swap;
-	struct mr_sge *sge; /* qp->sq_sge + slot * max_send_sge */
-	uint8_t *inl;	    /* qp->sq_inl + slot * max_inline */
-	uint32_t msn;
-	uint32_t rsn;
-	uint32_t len;
-	uint32_t imm;
-	uint32_t rkey;
-	uint32_t num_sge;
-	uint32_t npkts;
-	uint32_t sent_pkts;  /* first transmissions so far */
-	uint32_t resp_bytes; /* READ: response bytes placed */
-	uint32_t last_ssn;   /* ssn of the last packet (once all are sent) */
-	uint32_t ud_qpn, ud_qkey, ud_dest;
-	uint8_t opcode; /* enum mr_wr_opcode */
-	uint8_t state;
-	uint8_t signaled;
-	uint8_t is_inline;
-	uint8_t fence;
-	uint8_t solicited;
-	uint8_t resp_done; /* READ/atomic: response complete */
-	uint8_t rnr_count;
-	uint8_t err; /* enum mr_wc_status to complete with, 0 = none */
-};
 
 /* What one ssn we sent carries (ring qp->txp, slot ssn % ssn_window). */
 enum mr_txp_state {
@@ -109,16 +74,9 @@ struct mr_qp {
 	struct mr_counters cnt;
 	uint32_t mtu; /* effective path mtu */
 
-	/* send queue */
-	struct mr_swqe *sq; /* mr_ring_slots(max_send_wr) slots */
-	uint32_t sq_mask;
-	/* UD send: packets waiting (sq_next..sq_tail); UC: packets sent */
+	struct mr_sq sq; /* send queue (mr_sq.h) */
+	/* UD send: packets waiting (sq.next..sq.tail); UC: packets sent */
 	uint32_t ud_ssn;
-	struct mr_sge *sq_sge;
-	uint8_t *sq_inl;
-	uint32_t sq_head; /* oldest not completed */
-	uint32_t sq_next; /* next WQE to start sending (= next msn) */
-	uint32_t sq_tail; /* next free */
 	uint32_t snd_rsn; /* rsn of the next receive-consuming request */
 	uint32_t rd_out;  /* READ/atomic started, not completed */
 	uint32_t err_msn; /* first WQE with err set (if have_err) */
@@ -239,7 +197,7 @@ static inline uint32_t mr_ssn_slot(const struct mr_qp *qp, uint32_t ssn)
 
 static inline struct mr_swqe *mr_sq_wqe(const struct mr_qp *qp, uint32_t i)
 {
-	return &qp->sq[i & qp->sq_mask];
+	return mr_sq_at(&qp->sq, i);
 }
 
 static inline struct mr_resp_rec *mr_resp_rec_of(const struct mr_qp *qp,

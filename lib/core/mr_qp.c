@@ -23,9 +23,7 @@ static void qp_free(struct mr_qp *qp)
 {
 	struct mr_ep *ep = qp->ep;
 
-	xfree(ep, qp->sq);
-	xfree(ep, qp->sq_sge);
-	xfree(ep, qp->sq_inl);
+	mr_sq_free(&qp->sq, &ep->mem);
 	xfree(ep, qp->txp);
 	xfree(ep, qp->ptx);
 	mr_resp_free(qp);
@@ -37,20 +35,12 @@ static int qp_alloc(struct mr_qp *qp)
 {
 	struct mr_ep *ep = qp->ep;
 	const struct mr_qp_config *c = &qp->cfg;
-	uint32_t i, nsge = c->max_send_sge ? c->max_send_sge : 1;
-	uint32_t slots = mr_ring_slots(c->max_send_wr);
 	int rc;
 
-	qp->sq_mask = slots - 1;
-	qp->sq = xcalloc(ep, slots, sizeof(*qp->sq));
-	qp->sq_sge = xcalloc(ep, (size_t)slots * nsge, sizeof(*qp->sq_sge));
-	qp->sq_inl = xcalloc(ep, (size_t)slots * c->max_inline, 1);
-	if (!qp->sq || !qp->sq_sge || !qp->sq_inl)
-		return -MR_ENOMEM;
-	for (i = 0; i < slots; i++) {
-		qp->sq[i].sge = qp->sq_sge + (size_t)i * nsge;
-		qp->sq[i].inl = qp->sq_inl + (size_t)i * c->max_inline;
-	}
+	rc = mr_sq_alloc(&qp->sq, &ep->mem, c->max_send_wr, c->max_send_sge,
+			 c->max_inline);
+	if (rc)
+		return rc;
 	rc = mr_rq_init(&qp->rq, &ep->mem, c->srq, c->max_recv_wr,
 			c->max_recv_sge);
 	if (rc)
@@ -83,7 +73,7 @@ static int ep_check_qpn(const struct mr_ep *ep, uint32_t qpn)
 static void qp_reset(struct mr_qp *qp)
 {
 	qp->state = MR_QPS_RESET;
-	qp->sq_head = qp->sq_next = qp->sq_tail = 0;
+	qp->sq.head = qp->sq.next = qp->sq.tail = 0;
 	qp->snd_rsn = 0;
 	qp->rd_out = 0;
 	qp->have_err = 0;
@@ -174,11 +164,11 @@ int mr_qp_destroy(struct mr_qp *qp)
 
 int mr_qp_seq_base(struct mr_qp *qp, uint32_t base)
 {
-	if (qp->sq_tail != qp->sq_head || qp->sq_tail != qp->sq_next ||
+	if (qp->sq.tail != qp->sq.head || qp->sq.tail != qp->sq.next ||
 	    !mr_rq_idle(&qp->rq) || !mr_resp_idle(qp) ||
 	    qp->snd_nxt != qp->snd_base)
 		return -MR_ESTATE;
-	qp->sq_head = qp->sq_next = qp->sq_tail = base;
+	qp->sq.head = qp->sq.next = qp->sq.tail = base;
 	qp->snd_rsn = base;
 	qp->peer_cum_msn = base;
 	mr_rq_set_base(&qp->rq, base);
@@ -188,7 +178,7 @@ int mr_qp_seq_base(struct mr_qp *qp, uint32_t base)
 
 uint32_t mr_qp_sq_room(const struct mr_qp *qp)
 {
-	return qp->cfg.max_send_wr - (qp->sq_tail - qp->sq_head);
+	return qp->cfg.max_send_wr - (qp->sq.tail - qp->sq.head);
 }
 
 uint32_t mr_qp_num(const struct mr_qp *qp)

@@ -241,7 +241,7 @@ static int post_send(struct mr_qp *qp, const struct mr_send_wr *wr,
 	    qp->state != MR_QPS_ERR)
 		return -MR_ESTATE;
 	qp->now = mr_ep_now(qp->ep, now);
-	if (qp->sq_tail - qp->sq_head >= qp->cfg.max_send_wr)
+	if (qp->sq.tail - qp->sq.head >= qp->cfg.max_send_wr)
 		return -MR_EAGAIN;
 	rc = post_check(qp, wr, &len);
 	if (rc)
@@ -256,7 +256,7 @@ static int post_send(struct mr_qp *qp, const struct mr_send_wr *wr,
 				return -MR_EACCESS;
 		}
 	}
-	w = mr_sq_wqe(qp, qp->sq_tail);
+	w = mr_sq_wqe(qp, qp->sq.tail);
 	w->wr_id = wr->wr_id;
 	w->opcode = (uint8_t)wr->opcode;
 	w->state = MR_SWQE_POSTED;
@@ -267,7 +267,7 @@ static int post_send(struct mr_qp *qp, const struct mr_send_wr *wr,
 	w->resp_done = 0;
 	w->rnr_count = 0;
 	w->err = 0;
-	w->msn = qp->sq_tail;
+	w->msn = qp->sq.tail;
 	w->len = (uint32_t)len;
 	w->imm = wr->imm;
 	w->remote_addr = wr->remote_addr;
@@ -301,11 +301,11 @@ static int post_send(struct mr_qp *qp, const struct mr_send_wr *wr,
 	w->rsn = 0;
 	if (qp->cfg.type == MR_QPT_RC && consumes_rwqe(w->opcode))
 		w->rsn = qp->snd_rsn++;
-	qp->sq_tail++;
+	qp->sq.tail++;
 	mr_ep_kick(qp);
 	if (qp->state == MR_QPS_ERR) {
 		/* MR-ERR-4 */
-		qp->sq_head = qp->sq_next = qp->sq_tail;
+		qp->sq.head = qp->sq.next = qp->sq.tail;
 		sq_cqe(qp, w, MR_WC_WR_FLUSH_ERR);
 	}
 	return 0;
@@ -326,9 +326,9 @@ int mr_qp_post_send(struct mr_qp *qp, const struct mr_send_wr *wr, uint64_t now)
  * completed: the only ones a NAK can be about. */
 int mr_req_started(const struct mr_qp *qp, uint32_t msn)
 {
-	if (mr_seq_lt(msn, qp->sq_head) || !mr_seq_lt(msn, qp->sq_tail))
+	if (mr_seq_lt(msn, qp->sq.head) || !mr_seq_lt(msn, qp->sq.tail))
 		return 0;
-	return mr_seq_lt(msn, qp->sq_next) || mr_sq_wqe(qp, msn)->sent_pkts > 0;
+	return mr_seq_lt(msn, qp->sq.next) || mr_sq_wqe(qp, msn)->sent_pkts > 0;
 }
 
 void mr_req_mark_err(struct mr_qp *qp, uint32_t msn, enum mr_wc_status st)
@@ -373,10 +373,10 @@ int mr_req_sq_draining(const struct mr_qp *qp)
 
 	if (qp->state != MR_QPS_SQD)
 		return 0;
-	if (qp->sq_head != qp->sq_next)
+	if (qp->sq.head != qp->sq.next)
 		return 1;
-	return qp->sq_next != qp->sq_tail &&
-	       mr_sq_wqe(q, qp->sq_next)->sent_pkts != 0;
+	return qp->sq.next != qp->sq.tail &&
+	       mr_sq_wqe(q, qp->sq.next)->sent_pkts != 0;
 }
 
 void mr_req_sqd_check(struct mr_qp *qp)
@@ -393,8 +393,8 @@ void mr_req_sqd_check(struct mr_qp *qp)
 
 void mr_req_complete(struct mr_qp *qp)
 {
-	while (qp->state != MR_QPS_ERR && qp->sq_head != qp->sq_tail) {
-		struct mr_swqe *w = mr_sq_wqe(qp, qp->sq_head);
+	while (qp->state != MR_QPS_ERR && qp->sq.head != qp->sq.tail) {
+		struct mr_swqe *w = mr_sq_wqe(qp, qp->sq.head);
 
 		if (w->err) {
 			/* MR-ERR-1: the failed WQE completes with its status
@@ -404,7 +404,7 @@ void mr_req_complete(struct mr_qp *qp)
 
 			if (is_rd_atomic(w->opcode))
 				qp->rd_out--;
-			qp->sq_head++;
+			qp->sq.head++;
 			sq_cqe(qp, w, st);
 			mr_qp_enter_err(qp, 0);
 			return;
@@ -413,7 +413,7 @@ void mr_req_complete(struct mr_qp *qp)
 			break;
 		if (is_rd_atomic(w->opcode))
 			qp->rd_out--;
-		qp->sq_head++;
+		qp->sq.head++;
 		MR_CNT(qp, msgs_sent, 1);
 		if (w->signaled)
 			sq_cqe(qp, w, MR_WC_SUCCESS);
@@ -423,13 +423,13 @@ void mr_req_complete(struct mr_qp *qp)
 
 void mr_req_flush(struct mr_qp *qp)
 {
-	while (qp->sq_head != qp->sq_tail) {
-		struct mr_swqe *w = mr_sq_wqe(qp, qp->sq_head);
+	while (qp->sq.head != qp->sq.tail) {
+		struct mr_swqe *w = mr_sq_wqe(qp, qp->sq.head);
 
-		qp->sq_head++;
+		qp->sq.head++;
 		sq_cqe(qp, w, MR_WC_WR_FLUSH_ERR);
 	}
-	qp->sq_next = qp->sq_tail;
+	qp->sq.next = qp->sq.tail;
 	qp->rd_out = 0;
 	qp->lost_cnt = 0;
 	qp->rnr_wait = 0;
@@ -677,7 +677,7 @@ static int next_lost(struct mr_qp *qp, uint32_t *out)
 			continue;
 		}
 		if (t->kind == MR_TXP_REQ && !t->probe &&
-		    (mr_seq_lt(t->owner, qp->sq_head) ||
+		    (mr_seq_lt(t->owner, qp->sq.head) ||
 		     (qp->have_err && !mr_seq_lt(t->owner, qp->err_msn)) ||
 		     mr_sq_wqe(qp, t->owner)->err)) {
 			t->state = MR_TXP_ACKED;
@@ -705,18 +705,18 @@ static struct mr_swqe *next_new(struct mr_qp *qp)
 	struct mr_swqe *w;
 	uint32_t max_rd;
 
-	if (qp->sq_next == qp->sq_tail || qp->rnr_wait)
+	if (qp->sq.next == qp->sq.tail || qp->rnr_wait)
 		return NULL;
 	/* SQD (IB 10.3.1): no new message starts; one already started
 	 * finishes. */
 	if (qp->state != MR_QPS_RTS &&
-	    !(qp->state == MR_QPS_SQD && mr_sq_wqe(qp, qp->sq_next)->sent_pkts))
+	    !(qp->state == MR_QPS_SQD && mr_sq_wqe(qp, qp->sq.next)->sent_pkts))
 		return NULL;
-	if (qp->have_err && !mr_seq_lt(qp->sq_next, qp->err_msn))
+	if (qp->have_err && !mr_seq_lt(qp->sq.next, qp->err_msn))
 		return NULL;
-	if (qp->sq_next - qp->peer_cum_msn >= qp->ep->cfg.msg_window)
+	if (qp->sq.next - qp->peer_cum_msn >= qp->ep->cfg.msg_window)
 		return NULL;
-	w = mr_sq_wqe(qp, qp->sq_next);
+	w = mr_sq_wqe(qp, qp->sq.next);
 	if (w->sent_pkts)
 		return w;
 	max_rd = qp->attr.max_rd_atomic ? qp->attr.max_rd_atomic : 1;
@@ -736,8 +736,8 @@ static struct mr_swqe *rnr_probe_wqe(struct mr_qp *qp)
 	if (!qp->rnr_probe || qp->rnr_wait)
 		return NULL;
 	w = mr_sq_wqe(qp, qp->rnr_msn);
-	if (mr_seq_lt(qp->rnr_msn, qp->sq_head) ||
-	    !mr_seq_lt(qp->rnr_msn, qp->sq_next) || w->err || wqe_done(qp, w) ||
+	if (mr_seq_lt(qp->rnr_msn, qp->sq.head) ||
+	    !mr_seq_lt(qp->rnr_msn, qp->sq.next) || w->err || wqe_done(qp, w) ||
 	    (qp->have_err && !mr_seq_lt(qp->rnr_msn, qp->err_msn))) {
 		qp->rnr_probe = 0;
 		return NULL;
@@ -849,7 +849,7 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 	} else if (have_lost) {
 		t = mr_txp_of(qp, ssn);
 		retx = t->retx + 1;
-		if (t->kind == MR_TXP_REQ && mr_seq_lt(t->owner, qp->sq_head))
+		if (t->kind == MR_TXP_REQ && mr_seq_lt(t->owner, qp->sq.head))
 			len = build_probe(qp, t->owner, ssn, buf, cap, &plen);
 		else if (t->kind == MR_TXP_REQ)
 			len = build_req(qp, mr_sq_wqe(qp, t->owner), t->offset,
@@ -939,7 +939,7 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 			if (++w->sent_pkts == w->npkts) {
 				w->last_ssn = ssn;
 				w->state = MR_SWQE_SENT;
-				qp->sq_next++;
+				qp->sq.next++;
 			}
 		}
 	}

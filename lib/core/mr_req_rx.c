@@ -153,7 +153,7 @@ int mr_req_on_ack(struct mr_qp *qp, const struct mr_pkt *pkt, uint64_t now)
 	}
 	/* MR-REQ-10: an ACK for what we never sent is not trusted. */
 	if (mr_seq_lt(qp->snd_nxt, a->cum_ssn) ||
-	    mr_seq_lt(qp->sq_next, a->cum_msn)) {
+	    mr_seq_lt(qp->sq.next, a->cum_msn)) {
 		MR_CNT(qp, drop_invalid, 1);
 		return -MR_EPROTO;
 	}
@@ -244,8 +244,8 @@ int mr_req_on_resp(struct mr_qp *qp, const struct mr_pkt *pkt,
 		MR_CNT(qp, drop_bad_state, 1);
 		return -MR_ESTATE;
 	}
-	known = !mr_seq_lt(b->msn, qp->sq_head) &&
-		mr_seq_lt(b->msn, qp->sq_next);
+	known = !mr_seq_lt(b->msn, qp->sq.head) &&
+		mr_seq_lt(b->msn, qp->sq.next);
 	if (known) {
 		w = mr_sq_wqe(qp, b->msn);
 		if (b->opcode == MR_OP_READ_RESP
@@ -256,7 +256,7 @@ int mr_req_on_resp(struct mr_qp *qp, const struct mr_pkt *pkt,
 			MR_CNT(qp, drop_invalid, 1);
 			return -MR_EPROTO;
 		}
-	} else if (!mr_seq_lt(b->msn, qp->sq_head)) {
+	} else if (!mr_seq_lt(b->msn, qp->sq.head)) {
 		MR_CNT(qp, drop_invalid, 1);
 		return -MR_EPROTO;
 	}
@@ -324,10 +324,10 @@ static uint64_t rd_stall_at(const struct mr_qp *qp)
 	uint64_t to = mr_ib_timeout_ns(qp->attr.timeout);
 	const struct mr_swqe *w;
 
-	if (!to || qp->sq_head == qp->sq_next || qp->rnr_wait ||
+	if (!to || qp->sq.head == qp->sq.next || qp->rnr_wait ||
 	    qp->rnr_probe || qp->rnr_probe_at != UINT64_MAX)
 		return UINT64_MAX;
-	w = mr_sq_wqe(qp, qp->sq_head);
+	w = mr_sq_wqe(qp, qp->sq.head);
 	if ((w->opcode != MR_WR_RDMA_READ &&
 	     w->opcode != MR_WR_ATOMIC_CMP_AND_SWP &&
 	     w->opcode != MR_WR_ATOMIC_FETCH_AND_ADD) ||
@@ -433,8 +433,8 @@ void mr_req_expiry(struct mr_qp *qp, uint64_t now)
 		((uint64_t)qp->attr.retry_cnt + 1);
 	if (limit && qp->retries > qp->attr.retry_cnt &&
 	    now - qp->progress_at >= limit) {
-		if (mr_req_started(qp, qp->sq_head)) {
-			mr_req_mark_err(qp, qp->sq_head, MR_WC_RETRY_EXC_ERR);
+		if (mr_req_started(qp, qp->sq.head)) {
+			mr_req_mark_err(qp, qp->sq.head, MR_WC_RETRY_EXC_ERR);
 			mr_req_complete(qp);
 			return;
 		}
@@ -460,7 +460,7 @@ void mr_req_expiry(struct mr_qp *qp, uint64_t now)
 			qp->rnr_probe = 1;
 			if (limit && qp->retries > qp->attr.retry_cnt &&
 			    now - qp->progress_at >= limit) {
-				mr_req_mark_err(qp, qp->sq_head,
+				mr_req_mark_err(qp, qp->sq.head,
 						MR_WC_RETRY_EXC_ERR);
 				mr_req_complete(qp);
 				return;
@@ -472,7 +472,7 @@ void mr_req_expiry(struct mr_qp *qp, uint64_t now)
 		 * duplicate is ACKed, or NAKed by a failed responder). */
 		MR_CNT(qp, timeouts, 1);
 		qp->retries++;
-		qp->rnr_msn = qp->sq_head;
+		qp->rnr_msn = qp->sq.head;
 		qp->rnr_probe = 1;
 	}
 	if (stall_at(qp) <= now) {

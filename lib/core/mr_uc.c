@@ -37,8 +37,8 @@ static void uc_send_done(struct mr_qp *qp, const struct mr_swqe *w)
 {
 	struct mr_cqe c;
 
-	qp->sq_next++;
-	qp->sq_head++;
+	qp->sq.next++;
+	qp->sq.head++;
 	MR_CNT(qp, msgs_sent, 1);
 	if (!w->signaled)
 		return;
@@ -62,9 +62,9 @@ size_t mr_uc_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 
 	(void)now;
 	if ((qp->state != MR_QPS_RTS && qp->state != MR_QPS_SQD) ||
-	    qp->sq_next == qp->sq_tail)
+	    qp->sq.next == qp->sq.tail)
 		return 0;
-	w = mr_sq_wqe(qp, qp->sq_next);
+	w = mr_sq_wqe(qp, qp->sq.next);
 	/* MR-UC-5: SQD starts no new message, finishes the one started. */
 	if (qp->state == MR_QPS_SQD && !w->sent_pkts)
 		return 0;

@@ -15,9 +15,9 @@ size_t mr_ud_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 	struct mr_pkt pkt;
 	size_t h;
 
-	if ((qp->state != MR_QPS_RTS) || qp->sq_next == qp->sq_tail)
+	if ((qp->state != MR_QPS_RTS) || qp->sq.next == qp->sq.tail)
 		return 0;
-	w = mr_sq_wqe(qp, qp->sq_next);
+	w = mr_sq_wqe(qp, qp->sq.next);
 	memset(&pkt, 0, sizeof(pkt));
 	pkt.bth.version = MR_WIRE_VERSION;
 	pkt.bth.opcode = w->opcode == MR_WR_SEND_WITH_IMM ? MR_OP_UD_SEND_IMM
@@ -45,8 +45,8 @@ size_t mr_ud_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 	if (mr_wire_encode_hdr(&pkt, buf, cap) != h)
 		return 0;
 	qp->ud_ssn++;
-	qp->sq_next++;
-	qp->sq_head++;
+	qp->sq.next++;
+	qp->sq.head++;
 	MR_CNT(qp, tx_data_pkts, 1);
 	MR_CNT(qp, tx_payload_bytes, w->len);
 	MR_CNT(qp, msgs_sent, 1);

@@ -23,7 +23,7 @@ FLOORS = {
     1: ["mr_ssnwin", "mr_timerq", "mr_pathrx", "mr_pathtx", "mr_pathsel",
         "mr_pathsel_spray", "mr_pathsel_single", "mr_cc", "mr_cc_registry",
         "mr_cc_metaroce", "mr_cc_dcqcn", "mr_cc_fixed", "mr_ratehint",
-        "mr_rq", "mr_sge", "mr_pathmgr"],
+        "mr_rq", "mr_sge", "mr_sq", "mr_pathmgr"],
     # 2 QP parts: requester, responder, datagrams (struct mr_qp)
     2: ["mr_engine", "mr_req", "mr_req_rx", "mr_resp", "mr_ud", "mr_uc"],
     # 3 the QP: state machine, completions, flush, error; SRQ calls
