@@ -30,6 +30,7 @@
 #include "mr_pathrx.h"
 #include "mr_pathsel.h"
 #include "mr_pathtx.h"
+#include "mr_req.h"
 #include "mr_ratehint.h"
 #include "mr_resp.h"
 #include "mr_ring.h"
@@ -43,29 +44,6 @@
 #define MR_UD_GRH_LEN 40 /* verbs UD receive buffers start with a GRH */
 #define MR_MAX_RD_ATOMIC 64
 
-/* What one ssn we sent carries (ring qp->txp, slot ssn % ssn_window). */
-enum mr_txp_state {
-	MR_TXP_OUT = 0,	  /* in flight on a path */
-	MR_TXP_ACKED = 1, /* a path ACK or cum_ssn covered it */
-	MR_TXP_LOST = 2,  /* waiting for retransmission */
-};
-
-enum mr_txp_kind {
-	MR_TXP_REQ = 0,	 /* owner = msn of our request */
-	MR_TXP_RESP = 1, /* owner = response record counter */
-};
-
-/* One per ssn of the window (ssn_window per QP): 12 bytes, the largest
- * array of a QP, so nothing in it that is not read. */
-struct mr_txp {
-	uint8_t state;
-	uint8_t kind;
-	uint8_t retx;  /* transmissions before the latest */
-	uint8_t probe; /* stall probe: send even if its WQE completed */
-	uint32_t owner;
-	uint32_t offset;
-};
-
 struct mr_qp {
 	struct mr_ep *ep;
 	struct mr_qp_config cfg;
@@ -77,45 +55,18 @@ struct mr_qp {
 	struct mr_sq sq; /* send queue (mr_sq.h) */
 	/* UD send: packets waiting (sq.next..sq.tail); UC: packets sent */
 	uint32_t ud_ssn;
-	uint32_t snd_rsn; /* rsn of the next receive-consuming request */
-	uint32_t rd_out;  /* READ/atomic started, not completed */
-	uint32_t err_msn; /* first WQE with err set (if have_err) */
-	uint8_t have_err;
 
-	/* our ssn space */
-	struct mr_txp *txp;
-	uint32_t snd_base; /* first ssn of our stream (rsn of responses) */
-	uint32_t snd_una;  /* peer's cum_ssn: ring starts here */
-	uint32_t snd_nxt;
-	uint32_t lost_cnt; /* txp entries in state LOST */
-	uint32_t peer_cum_msn;
+	struct mr_req req;  /* requester, our ssn space (mr_req.h) */
+	struct mr_resp rsp; /* responder, receive side (mr_resp.h) */
+	struct mr_rq rq;    /* receive WQEs (mr_rq.h) */
+
+	/* The connection's paths, both directions (pm: mr_path*, mr_cc*). */
 	struct mr_pathtx *ptx; /* [num_paths] */
 	struct mr_pathsel ps;
 	struct mr_pathmgr pm; /* probing paths, planes down (MR-PM-*) */
 	struct mr_cc cc;
 	uint16_t npaths;
-	uint32_t retries;	 /* RTOs since the last progress */
-	uint64_t progress_at;	 /* time of the last forward progress */
-	uint64_t stall_ref;	 /* last cum_ssn advance or stall rewind */
-	uint64_t rnr_until;	 /* RNR wait: no data before this */
-	uint64_t pace_at;	 /* blocked by pacing until (UINT64_MAX) */
-	uint64_t now;		 /* time of the current entry point */
-	uint32_t retx_from;	 /* no LOST txp before this ssn */
-	uint64_t cc_acked_bytes; /* accumulated by pathtx callbacks */
-	uint32_t cc_acked_pkts;
-	uint32_t rnr_msn; /* message the RNR wait is for */
-	uint8_t rnr_wait;
-	/* MR-REQ-14: after the wait nothing of rnr_msn was left to resend
-	 * (a WRITE_IMM whose data the peer took): send its last packet
-	 * again so the peer answers (its RNR NAK again, or the ACK). */
-	uint8_t rnr_probe;
-	uint64_t rnr_probe_at;	 /* no answer by then: probe again, a retry */
-	uint64_t rnr_probe_sent; /* when the last probe left */
-
-	struct mr_resp rsp; /* responder, receive side (mr_resp.h) */
-	struct mr_rq rq;    /* receive WQEs (mr_rq.h) */
-
-	uint8_t sqd_drained; /* SQD: the drained callback was made */
+	uint64_t now; /* time of the current entry point */
 
 	uint8_t in_work; /* queued in ep->work */
 	/* In ep->timers, keyed by mr_qp_deadline() as the last entry point
@@ -268,33 +219,14 @@ static inline int mr_qp_lookup(const struct mr_qp *qp, uint32_t key, int remote,
 
 static inline struct mr_txp *mr_txp_of(struct mr_qp *qp, uint32_t ssn)
 {
-	return &qp->txp[mr_ssn_slot(qp, ssn)];
+	return &qp->req.txp[mr_ssn_slot(qp, ssn)];
 }
 
 static inline int mr_in_flight_window(const struct mr_qp *qp, uint32_t ssn)
 {
-	return !mr_seq_lt(ssn, qp->snd_una) && mr_seq_lt(ssn, qp->snd_nxt);
+	return !mr_seq_lt(ssn, qp->req.snd_una) &&
+	       mr_seq_lt(ssn, qp->req.snd_nxt);
 }
-
-/* mr_req.c */
-int mr_req_started(const struct mr_qp *qp, uint32_t msn);
-void mr_req_mark_err(struct mr_qp *qp, uint32_t msn, enum mr_wc_status st);
-void mr_req_reset(struct mr_qp *qp, uint64_t now);
-/* zc NULL: the whole packet in buf (mr_ep_tx); else mr_ep_tx_zc's form. */
-/* SQD: 1 while a message started before SQD is not complete. */
-int mr_req_sq_draining(const struct mr_qp *qp);
-/* SQD: make the drained callback once nothing started is in flight. */
-void mr_req_sqd_check(struct mr_qp *qp);
-size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
-		 struct mr_tx_meta *meta, struct mr_tx_zc *zc);
-int mr_req_has_data(const struct mr_qp *qp, uint64_t now);
-int mr_req_on_ack(struct mr_qp *qp, const struct mr_pkt *pkt, uint64_t now);
-int mr_req_on_resp(struct mr_qp *qp, const struct mr_pkt *pkt,
-		   const struct mr_rx_meta *meta, uint64_t now);
-void mr_req_complete(struct mr_qp *qp);
-void mr_req_flush(struct mr_qp *qp);
-uint64_t mr_req_deadline(const struct mr_qp *qp);
-void mr_req_expiry(struct mr_qp *qp, uint64_t now);
 
 /* mr_ep_stats.c: keep a QP's use of each path when it is destroyed. */
 void mr_ep_stats_qp_gone(struct mr_qp *qp);

@@ -110,7 +110,7 @@ static void fill_conn(const struct mr_qp *qp, struct mr_conn_info *o)
 	o->inflight_bytes = qp->cc.inflight;
 	o->rate_mbps = qp->cc.rate_mbps;
 	o->hint_mbps = qp->cc.hint_mbps;
-	o->retries = qp->retries;
+	o->retries = qp->req.retries;
 	o->tx_pkts = qp->cnt.tx_pkts;
 	o->retx_pkts = qp->cnt.retx_pkts;
 	o->sack_holes = qp->cnt.sack_holes;

@@ -24,7 +24,7 @@ static void qp_free(struct mr_qp *qp)
 	struct mr_ep *ep = qp->ep;
 
 	mr_sq_free(&qp->sq, &ep->mem);
-	xfree(ep, qp->txp);
+	xfree(ep, qp->req.txp);
 	xfree(ep, qp->ptx);
 	mr_resp_free(qp);
 	mr_rq_fini(&qp->rq, &ep->mem);
@@ -49,9 +49,9 @@ static int qp_alloc(struct mr_qp *qp)
 		return 0; /* MR-UC-1: no transmit or message records */
 
 	qp->npaths = c->mode == MR_MODE_GBN ? 1 : ep->cfg.num_paths;
-	qp->txp = xcalloc(ep, ep->cfg.ssn_window, sizeof(*qp->txp));
+	qp->req.txp = xcalloc(ep, ep->cfg.ssn_window, sizeof(*qp->req.txp));
 	qp->ptx = xcalloc(ep, qp->npaths, sizeof(*qp->ptx));
-	if (!qp->txp || !qp->ptx)
+	if (!qp->req.txp || !qp->ptx)
 		return -MR_ENOMEM;
 	rc = mr_resp_alloc(qp);
 	if (rc)
@@ -74,9 +74,9 @@ static void qp_reset(struct mr_qp *qp)
 {
 	qp->state = MR_QPS_RESET;
 	qp->sq.head = qp->sq.next = qp->sq.tail = 0;
-	qp->snd_rsn = 0;
-	qp->rd_out = 0;
-	qp->have_err = 0;
+	qp->req.snd_rsn = 0;
+	qp->req.rd_out = 0;
+	qp->req.have_err = 0;
 	mr_rq_reset(&qp->rq);
 	qp->ud_ssn = 0;
 	mr_uc_rx_reset(qp);
@@ -166,11 +166,11 @@ int mr_qp_seq_base(struct mr_qp *qp, uint32_t base)
 {
 	if (qp->sq.tail != qp->sq.head || qp->sq.tail != qp->sq.next ||
 	    !mr_rq_idle(&qp->rq) || !mr_resp_idle(qp) ||
-	    qp->snd_nxt != qp->snd_base)
+	    qp->req.snd_nxt != qp->req.snd_base)
 		return -MR_ESTATE;
 	qp->sq.head = qp->sq.next = qp->sq.tail = base;
-	qp->snd_rsn = base;
-	qp->peer_cum_msn = base;
+	qp->req.snd_rsn = base;
+	qp->req.peer_cum_msn = base;
 	mr_rq_set_base(&qp->rq, base);
 	mr_resp_set_base(qp, base);
 	return 0;
@@ -448,10 +448,10 @@ static int qp_modify(struct mr_qp *qp, const struct mr_qp_attr *attr,
 		mr_req_reset(qp, 0);
 	}
 	if (from == MR_QPS_RTR && to == MR_QPS_RTS &&
-	    qp->cfg.type == MR_QPT_RC && qp->snd_nxt == qp->snd_base)
+	    qp->cfg.type == MR_QPT_RC && qp->req.snd_nxt == qp->req.snd_base)
 		mr_req_reset(qp, 0); /* nothing sent yet: start at sq_psn */
 	if (to == MR_QPS_SQD && from != MR_QPS_SQD)
-		qp->sqd_drained = 0;
+		qp->req.sqd_drained = 0;
 	qp->state = to;
 	if (to == MR_QPS_SQD)
 		mr_req_sqd_check(qp); /* nothing in flight: drained now */

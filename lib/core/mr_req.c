@@ -26,13 +26,13 @@ static void on_acked(void *user, uint16_t path, uint32_t ssn, uint32_t bytes,
 		return;
 	}
 	mr_req_on_pathmgr_ev(qp, mr_pathmgr_on_progress(&qp->pm, path));
-	qp->cc_acked_bytes += bytes;
-	qp->cc_acked_pkts++;
+	qp->req.cc_acked_bytes += bytes;
+	qp->req.cc_acked_pkts++;
 	if (!mr_in_flight_window(qp, ssn))
 		return;
 	t = mr_txp_of(qp, ssn);
 	if (t->state == MR_TXP_LOST)
-		qp->lost_cnt--;
+		qp->req.lost_cnt--;
 	t->state = MR_TXP_ACKED;
 }
 
@@ -56,9 +56,9 @@ static void on_lost(void *user, uint16_t path, uint32_t ssn, uint32_t bytes,
 	if (t->state != MR_TXP_OUT)
 		return;
 	t->state = MR_TXP_LOST;
-	qp->lost_cnt++;
-	if (mr_seq_lt(ssn, qp->retx_from))
-		qp->retx_from = ssn;
+	qp->req.lost_cnt++;
+	if (mr_seq_lt(ssn, qp->req.retx_from))
+		qp->req.retx_from = ssn;
 }
 
 void mr_req_reset(struct mr_qp *qp, uint64_t now)
@@ -70,18 +70,18 @@ void mr_req_reset(struct mr_qp *qp, uint64_t now)
 	struct mr_cc_config ccfg;
 	uint16_t i;
 
-	qp->snd_base = qp->attr.sq_psn;
-	qp->snd_una = qp->snd_nxt = qp->retx_from = qp->attr.sq_psn;
-	qp->lost_cnt = 0;
-	qp->peer_cum_msn = 0;
-	qp->retries = 0;
-	qp->progress_at = now;
-	qp->rnr_wait = 0;
-	qp->rnr_probe = 0;
-	qp->rnr_probe_at = UINT64_MAX;
-	qp->pace_at = UINT64_MAX;
-	qp->cc_acked_bytes = 0;
-	qp->cc_acked_pkts = 0;
+	qp->req.snd_base = qp->attr.sq_psn;
+	qp->req.snd_una = qp->req.snd_nxt = qp->req.retx_from = qp->attr.sq_psn;
+	qp->req.lost_cnt = 0;
+	qp->req.peer_cum_msn = 0;
+	qp->req.retries = 0;
+	qp->req.progress_at = now;
+	qp->req.rnr_wait = 0;
+	qp->req.rnr_probe = 0;
+	qp->req.rnr_probe_at = UINT64_MAX;
+	qp->req.pace_at = UINT64_MAX;
+	qp->req.cc_acked_bytes = 0;
+	qp->req.cc_acked_pkts = 0;
 	for (i = 0; i < qp->npaths; i++) {
 		struct mr_pathtx_config pc = {
 			.path_id = i,
@@ -300,7 +300,7 @@ static int post_send(struct mr_qp *qp, const struct mr_send_wr *wr,
 	w->npkts = npkts_of(qp, w);
 	w->rsn = 0;
 	if (qp->cfg.type == MR_QPT_RC && consumes_rwqe(w->opcode))
-		w->rsn = qp->snd_rsn++;
+		w->rsn = qp->req.snd_rsn++;
 	qp->sq.tail++;
 	mr_ep_kick(qp);
 	if (qp->state == MR_QPS_ERR) {
@@ -340,9 +340,9 @@ void mr_req_mark_err(struct mr_qp *qp, uint32_t msn, enum mr_wc_status st)
 	w = mr_sq_wqe(qp, msn);
 	if (!w->err)
 		w->err = (uint8_t)st;
-	if (!qp->have_err || mr_seq_lt(msn, qp->err_msn)) {
-		qp->have_err = 1;
-		qp->err_msn = msn;
+	if (!qp->req.have_err || mr_seq_lt(msn, qp->req.err_msn)) {
+		qp->req.have_err = 1;
+		qp->req.err_msn = msn;
 	}
 }
 
@@ -357,7 +357,7 @@ static int wqe_done(const struct mr_qp *qp, const struct mr_swqe *w)
 		/* MR-REQ-6: the peer's cum_msn says the message is complete
 		 * there, i.e. in remote memory / in a receive buffer. */
 		return w->state == MR_SWQE_SENT &&
-		       mr_seq_lt(w->msn, qp->peer_cum_msn);
+		       mr_seq_lt(w->msn, qp->req.peer_cum_msn);
 	}
 }
 
@@ -383,10 +383,10 @@ void mr_req_sqd_check(struct mr_qp *qp)
 {
 	struct mr_ep *ep = qp->ep;
 
-	if (qp->state != MR_QPS_SQD || qp->sqd_drained ||
+	if (qp->state != MR_QPS_SQD || qp->req.sqd_drained ||
 	    mr_req_sq_draining(qp))
 		return;
-	qp->sqd_drained = 1;
+	qp->req.sqd_drained = 1;
 	if (ep->cb.sq_drained)
 		ep->cb.sq_drained(ep->cb.user, qp->cfg.user);
 }
@@ -403,7 +403,7 @@ void mr_req_complete(struct mr_qp *qp)
 			enum mr_wc_status st = (enum mr_wc_status)w->err;
 
 			if (is_rd_atomic(w->opcode))
-				qp->rd_out--;
+				qp->req.rd_out--;
 			qp->sq.head++;
 			sq_cqe(qp, w, st);
 			mr_qp_enter_err(qp, 0);
@@ -412,7 +412,7 @@ void mr_req_complete(struct mr_qp *qp)
 		if (!wqe_done(qp, w))
 			break;
 		if (is_rd_atomic(w->opcode))
-			qp->rd_out--;
+			qp->req.rd_out--;
 		qp->sq.head++;
 		MR_CNT(qp, msgs_sent, 1);
 		if (w->signaled)
@@ -430,12 +430,12 @@ void mr_req_flush(struct mr_qp *qp)
 		sq_cqe(qp, w, MR_WC_WR_FLUSH_ERR);
 	}
 	qp->sq.next = qp->sq.tail;
-	qp->rd_out = 0;
-	qp->lost_cnt = 0;
-	qp->rnr_wait = 0;
-	qp->rnr_probe = 0;
-	qp->rnr_probe_at = UINT64_MAX;
-	qp->pace_at = UINT64_MAX;
+	qp->req.rd_out = 0;
+	qp->req.lost_cnt = 0;
+	qp->req.rnr_wait = 0;
+	qp->req.rnr_probe = 0;
+	qp->req.rnr_probe_at = UINT64_MAX;
+	qp->req.pace_at = UINT64_MAX;
 }
 
 /* ---- transmit ----------------------------------------------------------- */
@@ -613,7 +613,7 @@ static size_t build_resp(struct mr_qp *qp, const struct mr_resp_rec *r,
 	pkt.bth.msn = r->msn;
 	/* MR-HDR-9, MR-RSP-11: where our stream began, so a requester can
 	 * adopt it when we answer from RTR, before any sq_psn was given. */
-	pkt.bth.rsn = qp->snd_base;
+	pkt.bth.rsn = qp->req.snd_base;
 	if (r->opcode == MR_OP_ATOMIC_RESP) {
 		pkt.bth.msg_len = MR_WIRE_ATOMIC_LEN;
 		pkt.atomic_orig = r->orig;
@@ -656,18 +656,18 @@ static size_t build_resp(struct mr_qp *qp, const struct mr_resp_rec *r,
  * Entries of WQEs that completed or failed are settled on the way. */
 static int next_lost(struct mr_qp *qp, uint32_t *out)
 {
-	uint32_t s = qp->retx_from, hold = 0;
+	uint32_t s = qp->req.retx_from, hold = 0;
 	int held = 0;
 
-	if (mr_seq_lt(s, qp->snd_una))
-		s = qp->snd_una;
-	for (; qp->lost_cnt && mr_seq_lt(s, qp->snd_nxt); s++) {
+	if (mr_seq_lt(s, qp->req.snd_una))
+		s = qp->req.snd_una;
+	for (; qp->req.lost_cnt && mr_seq_lt(s, qp->req.snd_nxt); s++) {
 		struct mr_txp *t = mr_txp_of(qp, s);
 
 		if (t->state != MR_TXP_LOST)
 			continue;
-		if (qp->rnr_wait && t->kind == MR_TXP_REQ &&
-		    !mr_seq_lt(t->owner, qp->rnr_msn)) {
+		if (qp->req.rnr_wait && t->kind == MR_TXP_REQ &&
+		    !mr_seq_lt(t->owner, qp->req.rnr_msn)) {
 			/* MR-REQ-12: requests wait out the RNR timer;
 			 * responses do not. */
 			if (!held) {
@@ -678,23 +678,24 @@ static int next_lost(struct mr_qp *qp, uint32_t *out)
 		}
 		if (t->kind == MR_TXP_REQ && !t->probe &&
 		    (mr_seq_lt(t->owner, qp->sq.head) ||
-		     (qp->have_err && !mr_seq_lt(t->owner, qp->err_msn)) ||
+		     (qp->req.have_err &&
+		      !mr_seq_lt(t->owner, qp->req.err_msn)) ||
 		     mr_sq_wqe(qp, t->owner)->err)) {
 			t->state = MR_TXP_ACKED;
-			qp->lost_cnt--;
+			qp->req.lost_cnt--;
 			continue;
 		}
 		if (t->kind == MR_TXP_RESP && !t->probe &&
 		    mr_seq_lt(t->owner, qp->rsp.rec_head)) {
 			t->state = MR_TXP_ACKED;
-			qp->lost_cnt--;
+			qp->req.lost_cnt--;
 			continue;
 		}
-		qp->retx_from = held ? hold : s;
+		qp->req.retx_from = held ? hold : s;
 		*out = s;
 		return 0;
 	}
-	qp->retx_from = held ? hold : s;
+	qp->req.retx_from = held ? hold : s;
 	return -1;
 }
 
@@ -705,24 +706,24 @@ static struct mr_swqe *next_new(struct mr_qp *qp)
 	struct mr_swqe *w;
 	uint32_t max_rd;
 
-	if (qp->sq.next == qp->sq.tail || qp->rnr_wait)
+	if (qp->sq.next == qp->sq.tail || qp->req.rnr_wait)
 		return NULL;
 	/* SQD (IB 10.3.1): no new message starts; one already started
 	 * finishes. */
 	if (qp->state != MR_QPS_RTS &&
 	    !(qp->state == MR_QPS_SQD && mr_sq_wqe(qp, qp->sq.next)->sent_pkts))
 		return NULL;
-	if (qp->have_err && !mr_seq_lt(qp->sq.next, qp->err_msn))
+	if (qp->req.have_err && !mr_seq_lt(qp->sq.next, qp->req.err_msn))
 		return NULL;
-	if (qp->sq.next - qp->peer_cum_msn >= qp->ep->cfg.msg_window)
+	if (qp->sq.next - qp->req.peer_cum_msn >= qp->ep->cfg.msg_window)
 		return NULL;
 	w = mr_sq_wqe(qp, qp->sq.next);
 	if (w->sent_pkts)
 		return w;
 	max_rd = qp->attr.max_rd_atomic ? qp->attr.max_rd_atomic : 1;
-	if (is_rd_atomic(w->opcode) && qp->rd_out >= max_rd)
+	if (is_rd_atomic(w->opcode) && qp->req.rd_out >= max_rd)
 		return NULL;
-	if (w->fence && qp->rd_out)
+	if (w->fence && qp->req.rd_out)
 		return NULL;
 	return w;
 }
@@ -733,13 +734,15 @@ static struct mr_swqe *rnr_probe_wqe(struct mr_qp *qp)
 {
 	struct mr_swqe *w;
 
-	if (!qp->rnr_probe || qp->rnr_wait)
+	if (!qp->req.rnr_probe || qp->req.rnr_wait)
 		return NULL;
-	w = mr_sq_wqe(qp, qp->rnr_msn);
-	if (mr_seq_lt(qp->rnr_msn, qp->sq.head) ||
-	    !mr_seq_lt(qp->rnr_msn, qp->sq.next) || w->err || wqe_done(qp, w) ||
-	    (qp->have_err && !mr_seq_lt(qp->rnr_msn, qp->err_msn))) {
-		qp->rnr_probe = 0;
+	w = mr_sq_wqe(qp, qp->req.rnr_msn);
+	if (mr_seq_lt(qp->req.rnr_msn, qp->sq.head) ||
+	    !mr_seq_lt(qp->req.rnr_msn, qp->sq.next) || w->err ||
+	    wqe_done(qp, w) ||
+	    (qp->req.have_err &&
+	     !mr_seq_lt(qp->req.rnr_msn, qp->req.err_msn))) {
+		qp->req.rnr_probe = 0;
 		return NULL;
 	}
 	return w;
@@ -751,7 +754,7 @@ int mr_req_has_data(const struct mr_qp *qp, uint64_t now)
 
 	struct mr_pathmgr_probe p;
 
-	return qp->lost_cnt || qp->rsp.rec_send != qp->rsp.rec_tail ||
+	return qp->req.lost_cnt || qp->rsp.rec_send != qp->rsp.rec_tail ||
 	       next_new(q) || rnr_probe_wqe(q) ||
 	       mr_pathmgr_next_probe(&q->pm, qp->ptx, now, &p);
 }
@@ -825,20 +828,20 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 		if (!r && !w)
 			return 0;
 		/* MR-REQ-4: never beyond the peer's dedup window. */
-		if (qp->snd_nxt - qp->snd_una >= qp->ep->cfg.ssn_window)
+		if (qp->req.snd_nxt - qp->req.snd_una >= qp->ep->cfg.ssn_window)
 			return 0;
 	}
 	bytes = qp->mtu + MR_MAX_HDR_LEN + MR_ICRC_LEN;
 	if (!mr_cc_can_send(&qp->cc, bytes, now)) {
-		qp->pace_at = mr_cc_next_send(&qp->cc) > now
-				      ? mr_cc_next_send(&qp->cc)
-				      : UINT64_MAX;
+		qp->req.pace_at = mr_cc_next_send(&qp->cc) > now
+					  ? mr_cc_next_send(&qp->cc)
+					  : UINT64_MAX;
 		return 0;
 	}
 	path = mr_pathsel_pick(&qp->ps, qp->ptx, now);
 	if (path < 0)
 		return 0;
-	qp->pace_at = UINT64_MAX;
+	qp->req.pace_at = UINT64_MAX;
 
 	if (probe) {
 		/* MR-REQ-14: its last packet again (same ssn: a duplicate
@@ -861,15 +864,15 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 	} else {
 		uint32_t off;
 
-		ssn = qp->snd_nxt;
+		ssn = qp->req.snd_nxt;
 		t = mr_txp_of(qp, ssn);
-		if (qp->snd_nxt == qp->snd_una) {
+		if (qp->req.snd_nxt == qp->req.snd_una) {
 			/* Nothing was outstanding: the patience of MR-ERR-2
 			 * counts from now, not from the last ACK before an
 			 * idle period (KI-2). */
-			qp->stall_ref = now;
-			qp->progress_at = now;
-			qp->retries = 0;
+			qp->req.stall_ref = now;
+			qp->req.progress_at = now;
+			qp->req.retries = 0;
 		}
 		if (r) {
 			off = r->sent_pkts * qp->mtu;
@@ -911,22 +914,23 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 	if (probe) {
 		uint64_t rto = mr_pathtx_rto(&qp->ptx[path]);
 
-		qp->rnr_probe = 0;
-		qp->rnr_probe_sent = now;
-		qp->rnr_probe_at = now + 2 * (rto > qp->ep->cfg.min_rto_ns
-						      ? rto
-						      : qp->ep->cfg.min_rto_ns);
+		qp->req.rnr_probe = 0;
+		qp->req.rnr_probe_sent = now;
+		qp->req.rnr_probe_at =
+			now + 2 * (rto > qp->ep->cfg.min_rto_ns
+					   ? rto
+					   : qp->ep->cfg.min_rto_ns);
 		MR_CNT(qp, retx_pkts, 1);
 	} else if (have_lost) {
 		if (t->state == MR_TXP_LOST)
-			qp->lost_cnt--;
+			qp->req.lost_cnt--;
 		t->state = MR_TXP_OUT;
 		t->probe = 0;
 		t->retx = (uint8_t)(retx > 255 ? 255 : retx);
 		MR_CNT(qp, retx_pkts, 1);
 	} else {
 		t->state = MR_TXP_OUT;
-		qp->snd_nxt++;
+		qp->req.snd_nxt++;
 		MR_CNT(qp, tx_data_pkts, 1);
 		MR_CNT(qp, tx_payload_bytes, plen);
 		if (r) {
@@ -935,7 +939,7 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 				qp->rsp.rec_send++;
 		} else {
 			if (!w->sent_pkts && is_rd_atomic(w->opcode))
-				qp->rd_out++;
+				qp->req.rd_out++;
 			if (++w->sent_pkts == w->npkts) {
 				w->last_ssn = ssn;
 				w->state = MR_SWQE_SENT;

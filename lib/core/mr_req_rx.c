@@ -19,17 +19,17 @@ static uint32_t rewind_from(struct mr_qp *qp, uint32_t msn)
 	/* MR-REQ-12: after an RNR wait, everything of message msn and later
 	 * that the peer may have refused is sent again; what it had taken
 	 * is dropped there as a duplicate. */
-	for (s = qp->snd_una; mr_seq_lt(s, qp->snd_nxt); s++) {
+	for (s = qp->req.snd_una; mr_seq_lt(s, qp->req.snd_nxt); s++) {
 		struct mr_txp *t = mr_txp_of(qp, s);
 
 		if (t->kind != MR_TXP_REQ || mr_seq_lt(t->owner, msn) ||
 		    t->state != MR_TXP_ACKED)
 			continue;
 		t->state = MR_TXP_LOST;
-		qp->lost_cnt++;
+		qp->req.lost_cnt++;
 		n++;
-		if (mr_seq_lt(s, qp->retx_from))
-			qp->retx_from = s;
+		if (mr_seq_lt(s, qp->req.retx_from))
+			qp->req.retx_from = s;
 	}
 	return n;
 }
@@ -66,14 +66,14 @@ static void on_nak(struct mr_qp *qp, const struct mr_aeth *a, uint64_t now)
 			return;
 		for (i = 0; i < qp->npaths; i++)
 			mr_pathtx_lose_all(&qp->ptx[i], now);
-		qp->retx_from = qp->snd_una;
+		qp->req.retx_from = qp->req.snd_una;
 		MR_CNT(qp, gbn_rewinds, 1);
 		return;
 	}
 	case MR_NAK_RNR:
 		if (!mr_req_started(qp, m))
 			return;
-		if (qp->rnr_wait && !mr_seq_lt(m, qp->rnr_msn))
+		if (qp->req.rnr_wait && !mr_seq_lt(m, qp->req.rnr_msn))
 			return; /* the wait already covers it */
 		w = mr_sq_wqe(qp, m);
 		w->rnr_count++;
@@ -82,11 +82,11 @@ static void on_nak(struct mr_qp *qp, const struct mr_aeth *a, uint64_t now)
 			mr_req_mark_err(qp, m, MR_WC_RNR_RETRY_EXC_ERR);
 			return;
 		}
-		qp->rnr_wait = 1;
-		qp->rnr_probe = 0;
-		qp->rnr_probe_at = UINT64_MAX;
-		qp->rnr_msn = m;
-		qp->rnr_until = now + rnr_timer_ns(a->rnr_timer);
+		qp->req.rnr_wait = 1;
+		qp->req.rnr_probe = 0;
+		qp->req.rnr_probe_at = UINT64_MAX;
+		qp->req.rnr_msn = m;
+		qp->req.rnr_until = now + rnr_timer_ns(a->rnr_timer);
 		MR_CNT(qp, rnr_waits, 1);
 		return;
 	case MR_NAK_REM_ACCESS:
@@ -108,7 +108,7 @@ static void free_resp_records(struct mr_qp *qp)
 	while (qp->rsp.rec_head != qp->rsp.rec_send) {
 		struct mr_resp_rec *r = mr_resp_rec_of(qp, qp->rsp.rec_head);
 
-		if (!mr_seq_lt(r->last_ssn, qp->snd_una))
+		if (!mr_seq_lt(r->last_ssn, qp->req.snd_una))
 			break;
 		qp->rsp.rec_head++;
 	}
@@ -152,7 +152,7 @@ int mr_req_on_ack(struct mr_qp *qp, const struct mr_pkt *pkt, uint64_t now)
 		return -MR_ESTATE;
 	}
 	/* MR-REQ-10: an ACK for what we never sent is not trusted. */
-	if (mr_seq_lt(qp->snd_nxt, a->cum_ssn) ||
+	if (mr_seq_lt(qp->req.snd_nxt, a->cum_ssn) ||
 	    mr_seq_lt(qp->sq.next, a->cum_msn)) {
 		MR_CNT(qp, drop_invalid, 1);
 		return -MR_EPROTO;
@@ -162,8 +162,8 @@ int mr_req_on_ack(struct mr_qp *qp, const struct mr_pkt *pkt, uint64_t now)
 			MR_CNT(qp, drop_invalid, 1);
 			return -MR_EPROTO;
 		}
-	qp->cc_acked_bytes = 0;
-	qp->cc_acked_pkts = 0;
+	qp->req.cc_acked_bytes = 0;
+	qp->req.cc_acked_pkts = 0;
 	for (i = 0; i < a->nblocks; i++) {
 		const struct mr_sack_block *b = &a->blocks[i];
 		struct mr_pathtx *tx = &qp->ptx[b->path_id];
@@ -184,30 +184,30 @@ int mr_req_on_ack(struct mr_qp *qp, const struct mr_pkt *pkt, uint64_t now)
 	}
 	if (progress && qp->npaths > 1)
 		suspect_arm(qp, now);
-	if (mr_seq_lt(qp->snd_una, a->cum_ssn)) {
-		qp->stall_ref = now;
-		while (qp->snd_una != a->cum_ssn) {
-			struct mr_txp *t = mr_txp_of(qp, qp->snd_una);
+	if (mr_seq_lt(qp->req.snd_una, a->cum_ssn)) {
+		qp->req.stall_ref = now;
+		while (qp->req.snd_una != a->cum_ssn) {
+			struct mr_txp *t = mr_txp_of(qp, qp->req.snd_una);
 
 			if (t->state == MR_TXP_LOST)
-				qp->lost_cnt--;
+				qp->req.lost_cnt--;
 			t->state = MR_TXP_ACKED;
-			qp->snd_una++;
+			qp->req.snd_una++;
 		}
 		progress = 1;
 		free_resp_records(qp);
 	}
-	if (mr_seq_lt(qp->peer_cum_msn, a->cum_msn)) {
-		qp->peer_cum_msn = a->cum_msn;
+	if (mr_seq_lt(qp->req.peer_cum_msn, a->cum_msn)) {
+		qp->req.peer_cum_msn = a->cum_msn;
 		progress = 1;
 	}
 	if (progress) {
-		qp->retries = 0;
-		qp->progress_at = now;
+		qp->req.retries = 0;
+		qp->req.progress_at = now;
 	}
 	memset(&ca, 0, sizeof(ca));
-	ca.acked_bytes = qp->cc_acked_bytes;
-	ca.acked_pkts = qp->cc_acked_pkts;
+	ca.acked_bytes = qp->req.cc_acked_bytes;
+	ca.acked_pkts = qp->req.cc_acked_pkts;
 	ca.ce_pkts = ce;
 	ca.rate_hint_mbps = a->rate_hint;
 	/* The connection's RTTs: the best path's smoothed RTT for the
@@ -286,8 +286,8 @@ int mr_req_on_resp(struct mr_qp *qp, const struct mr_pkt *pkt,
 			w->resp_done = 1;
 	}
 	/* MR-ERR-2: response data is progress (MR-REQ-15 waits for it). */
-	qp->retries = 0;
-	qp->progress_at = now;
+	qp->req.retries = 0;
+	qp->req.progress_at = now;
 	mr_req_complete(qp);
 	return 0;
 }
@@ -303,7 +303,8 @@ static uint64_t stall_at(const struct mr_qp *qp)
 	uint64_t rto = 0;
 	uint16_t i;
 
-	if (qp->snd_una == qp->snd_nxt || qp->lost_cnt || qp->rnr_wait)
+	if (qp->req.snd_una == qp->req.snd_nxt || qp->req.lost_cnt ||
+	    qp->req.rnr_wait)
 		return UINT64_MAX;
 	for (i = 0; i < qp->npaths; i++) {
 		if (qp->ptx[i].out_pkts)
@@ -313,7 +314,7 @@ static uint64_t stall_at(const struct mr_qp *qp)
 	}
 	if (rto < qp->ep->cfg.min_rto_ns)
 		rto = qp->ep->cfg.min_rto_ns;
-	return qp->stall_ref + 2 * rto;
+	return qp->req.stall_ref + 2 * rto;
 }
 
 /* MR-REQ-15: the oldest WR is a READ or atomic whose request the peer
@@ -324,17 +325,17 @@ static uint64_t rd_stall_at(const struct mr_qp *qp)
 	uint64_t to = mr_ib_timeout_ns(qp->attr.timeout);
 	const struct mr_swqe *w;
 
-	if (!to || qp->sq.head == qp->sq.next || qp->rnr_wait ||
-	    qp->rnr_probe || qp->rnr_probe_at != UINT64_MAX)
+	if (!to || qp->sq.head == qp->sq.next || qp->req.rnr_wait ||
+	    qp->req.rnr_probe || qp->req.rnr_probe_at != UINT64_MAX)
 		return UINT64_MAX;
 	w = mr_sq_wqe(qp, qp->sq.head);
 	if ((w->opcode != MR_WR_RDMA_READ &&
 	     w->opcode != MR_WR_ATOMIC_CMP_AND_SWP &&
 	     w->opcode != MR_WR_ATOMIC_FETCH_AND_ADD) ||
 	    w->resp_done || w->err || w->state != MR_SWQE_SENT ||
-	    !mr_seq_lt(w->last_ssn, qp->snd_una))
+	    !mr_seq_lt(w->last_ssn, qp->req.snd_una))
 		return UINT64_MAX;
-	return qp->progress_at + to;
+	return qp->req.progress_at + to;
 }
 
 static int rd_stalled(const struct mr_qp *qp, uint64_t now)
@@ -354,16 +355,16 @@ static void resp_fail(struct mr_qp *qp)
 
 uint64_t mr_req_deadline(const struct mr_qp *qp)
 {
-	uint64_t d = qp->pace_at, st = stall_at(qp);
+	uint64_t d = qp->req.pace_at, st = stall_at(qp);
 	uint16_t i;
 
 	if (st < d)
 		d = st;
 
-	if (qp->rnr_wait && qp->rnr_until < d)
-		d = qp->rnr_until;
-	if (qp->rnr_probe_at < d)
-		d = qp->rnr_probe_at;
+	if (qp->req.rnr_wait && qp->req.rnr_until < d)
+		d = qp->req.rnr_until;
+	if (qp->req.rnr_probe_at < d)
+		d = qp->req.rnr_probe_at;
 	if (rd_stall_at(qp) < d)
 		d = rd_stall_at(qp);
 	for (i = 0; i < qp->npaths; i++) {
@@ -419,47 +420,47 @@ void mr_req_expiry(struct mr_qp *qp, uint64_t now)
 		rto = 1;
 		mr_pathsel_on_rto(&qp->ps, i, now);
 		if (mr_qp_is_gbn(qp))
-			qp->retx_from = qp->snd_una;
+			qp->req.retx_from = qp->req.snd_una;
 	}
 	/* MR-ERR-2: one retry per expiry, however many paths timed out
 	 * together (a peer that stops answering times out every path at
 	 * once: that is one retry, as the single timer of IB would see). */
 	if (rto)
-		qp->retries++;
+		qp->req.retries++;
 	/* MR-ERR-2: retry_cnt retries without progress, and at least the
 	 * local ACK timeout per try: the oldest WQE fails. timeout 0 is
 	 * infinite (verbs). */
 	limit = mr_ib_timeout_ns(qp->attr.timeout) *
 		((uint64_t)qp->attr.retry_cnt + 1);
-	if (limit && qp->retries > qp->attr.retry_cnt &&
-	    now - qp->progress_at >= limit) {
+	if (limit && qp->req.retries > qp->attr.retry_cnt &&
+	    now - qp->req.progress_at >= limit) {
 		if (mr_req_started(qp, qp->sq.head)) {
 			mr_req_mark_err(qp, qp->sq.head, MR_WC_RETRY_EXC_ERR);
 			mr_req_complete(qp);
 			return;
 		}
-		if (qp->snd_una != qp->snd_nxt ||
+		if (qp->req.snd_una != qp->req.snd_nxt ||
 		    qp->rsp.rec_head != qp->rsp.rec_tail) {
 			resp_fail(qp);
 			return;
 		}
 	}
-	if (qp->rnr_wait && now >= qp->rnr_until) {
-		qp->rnr_wait = 0;
-		if (!rewind_from(qp, qp->rnr_msn))
-			qp->rnr_probe = 1; /* MR-REQ-14 */
+	if (qp->req.rnr_wait && now >= qp->req.rnr_until) {
+		qp->req.rnr_wait = 0;
+		if (!rewind_from(qp, qp->req.rnr_msn))
+			qp->req.rnr_probe = 1; /* MR-REQ-14 */
 	}
-	if (qp->rnr_probe_at <= now) {
+	if (qp->req.rnr_probe_at <= now) {
 		/* MR-REQ-14: the probe or its answer was lost (or the peer
 		 * is gone): a timeout like any other (MR-ERR-2). */
-		qp->rnr_probe_at = UINT64_MAX;
-		if (mr_req_started(qp, qp->rnr_msn) &&
-		    !mr_seq_lt(qp->rnr_probe_sent, qp->progress_at)) {
+		qp->req.rnr_probe_at = UINT64_MAX;
+		if (mr_req_started(qp, qp->req.rnr_msn) &&
+		    !mr_seq_lt(qp->req.rnr_probe_sent, qp->req.progress_at)) {
 			MR_CNT(qp, timeouts, 1);
-			qp->retries++;
-			qp->rnr_probe = 1;
-			if (limit && qp->retries > qp->attr.retry_cnt &&
-			    now - qp->progress_at >= limit) {
+			qp->req.retries++;
+			qp->req.rnr_probe = 1;
+			if (limit && qp->req.retries > qp->attr.retry_cnt &&
+			    now - qp->req.progress_at >= limit) {
 				mr_req_mark_err(qp, qp->sq.head,
 						MR_WC_RETRY_EXC_ERR);
 				mr_req_complete(qp);
@@ -471,24 +472,24 @@ void mr_req_expiry(struct mr_qp *qp, uint64_t now)
 		/* MR-REQ-15: ask the responder with the request again (its
 		 * duplicate is ACKed, or NAKed by a failed responder). */
 		MR_CNT(qp, timeouts, 1);
-		qp->retries++;
-		qp->rnr_msn = qp->sq.head;
-		qp->rnr_probe = 1;
+		qp->req.retries++;
+		qp->req.rnr_msn = qp->sq.head;
+		qp->req.rnr_probe = 1;
 	}
 	if (stall_at(qp) <= now) {
 		MR_CNT(qp, timeouts, 1);
-		qp->retries++;
-		qp->stall_ref = now;
+		qp->req.retries++;
+		qp->req.stall_ref = now;
 		/* Probe with the oldest packet: the peer answers a duplicate
 		 * with an ACK (and a refused one with its NAK). */
-		t = mr_txp_of(qp, qp->snd_una);
+		t = mr_txp_of(qp, qp->req.snd_una);
 		if (t->state == MR_TXP_ACKED) {
 			t->state = MR_TXP_LOST;
 			t->probe = 1;
-			qp->lost_cnt++;
-			qp->retx_from = qp->snd_una;
+			qp->req.lost_cnt++;
+			qp->req.retx_from = qp->req.snd_una;
 		}
 	}
-	if (qp->pace_at <= now)
-		qp->pace_at = UINT64_MAX;
+	if (qp->req.pace_at <= now)
+		qp->req.pace_at = UINT64_MAX;
 }
