@@ -39,9 +39,10 @@
 #include "mr_sq.h"
 #include "mr_ssnwin.h"
 #include "mr_timerq.h"
+#include "mr_uc.h"
+#include "mr_ud.h"
 #include "mr_wire.h"
 
-#define MR_UD_GRH_LEN 40 /* verbs UD receive buffers start with a GRH */
 #define MR_MAX_RD_ATOMIC 64
 
 struct mr_qp {
@@ -73,15 +74,7 @@ struct mr_qp {
 	 * that touched the QP left it (mr_ep_timer_update). */
 	struct mr_timerq_entry tmr;
 
-	/* UC receive (mr_uc.c, MR-UC-3): the message in progress. */
-	struct {
-		uint8_t started; /* a packet arrived: next_ssn is valid */
-		uint8_t in_msg;	 /* a message is being received */
-		uint8_t op;	 /* its wire opcode */
-		uint32_t next_ssn;
-		uint32_t msn, len, bytes, rkey;
-		uint64_t vaddr;
-	} uc;
+	struct mr_uc_rx uc; /* UC receive (mr_uc.h) */
 };
 
 struct mr_ep {
@@ -230,18 +223,5 @@ static inline int mr_in_flight_window(const struct mr_qp *qp, uint32_t ssn)
 
 /* mr_ep_stats.c: keep a QP's use of each path when it is destroyed. */
 void mr_ep_stats_qp_gone(struct mr_qp *qp);
-
-/* mr_ud.c */
-size_t mr_ud_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
-		struct mr_tx_meta *meta);
-int mr_ud_rx(struct mr_qp *qp, const struct mr_pkt *pkt,
-	     const struct mr_rx_meta *meta);
-
-/* mr_uc.c */
-size_t mr_uc_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
-		struct mr_tx_meta *meta);
-int mr_uc_rx(struct mr_qp *qp, const struct mr_pkt *pkt,
-	     const struct mr_rx_meta *meta);
-void mr_uc_rx_reset(struct mr_qp *qp);
 
 #endif /* MR_ENGINE_H */
