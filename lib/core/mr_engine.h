@@ -160,40 +160,12 @@ static inline uint64_t mr_ib_timeout_ns(uint8_t t)
 	return t ? 4096ull << (t > 31 ? 31 : t) : 0;
 }
 
-/* mr_ep.c: queue qp for the transmit scheduler (idempotent); forget it. */
-void mr_ep_kick(struct mr_qp *qp);
-void mr_ep_unkick(struct mr_qp *qp);
-
-/* mr_ep.c: the earliest time qp has work waiting on time (UINT64_MAX:
- * none), computed from its state in O(num_paths). */
-uint64_t mr_qp_deadline(const struct mr_qp *qp);
-/* mr_ep.c: re-key qp in ep->timers. Every public entry point calls it,
- * before it returns, for each QP whose state it may have changed (a QP's
- * deadline changes only when its state does). */
-void mr_ep_timer_update(struct mr_qp *qp);
-/* mr_ep.c: 0 if every QP's queued deadline equals mr_qp_deadline() and
- * the heap is well formed, else -1 (unit tests call it after each step:
- * an entry point that forgot mr_ep_timer_update() shows here). */
-int mr_ep_timers_check(const struct mr_ep *ep);
-
-/* mr_ep.c: the qpn table (demultiplexing) */
-void mr_ep_qpn_insert(struct mr_ep *ep, struct mr_qp *qp);
-void mr_ep_qpn_remove(struct mr_ep *ep, struct mr_qp *qp);
-struct mr_qp *mr_ep_qpn_find(const struct mr_ep *ep, uint32_t qpn);
-
-/* mr_qp.c */
 /*
- * Unit tests only (tests/unit/test_wrap.c): put the free-running counters
- * of an RC or UD QP that has carried nothing yet (msn = send-queue index,
- * rsn = own receive-queue index, response records, the peer's cumulative
- * msn, the message and receive records, SRQ claims) at base, so that a
- * test crosses their 2^32 wrap within a few messages. Both QPs of a
- * connection must get the same base, in RTR or RTS (INIT->RTR resets the
- * receive side). -MR_ESTATE if the QP has posted or received anything.
+ * mr_qp.c, one floor up: what QP parts still call there
+ * (tests/unit/check_floors.py LEFT_UP). A completion (mr_qp_cqe) is
+ * stamped with the QP and handed to the embedder; mr_qp_enter_err moves
+ * the QP to ERR and flushes every part.
  */
-int mr_qp_seq_base(struct mr_qp *qp, uint32_t base);
-/* Same for an SRQ that holds no WQE: its ring counters start at base. */
-int mr_srq_seq_base(struct mr_srq *srq, uint32_t base);
 void mr_qp_enter_err(struct mr_qp *qp, int notify);
 void mr_qp_cqe(struct mr_qp *qp, const struct mr_cqe *cqe);
 
@@ -220,8 +192,5 @@ static inline int mr_in_flight_window(const struct mr_qp *qp, uint32_t ssn)
 	return !mr_seq_lt(ssn, qp->req.snd_una) &&
 	       mr_seq_lt(ssn, qp->req.snd_nxt);
 }
-
-/* mr_ep_stats.c: keep a QP's use of each path when it is destroyed. */
-void mr_ep_stats_qp_gone(struct mr_qp *qp);
 
 #endif /* MR_ENGINE_H */

@@ -7,7 +7,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "mr_engine.h"
+#include "mr_qp.h"
+#include "mr_sched.h"
 
 static int is_pow2(uint32_t v)
 {
@@ -141,82 +142,6 @@ const struct mr_ep_config *mr_ep_config(const struct mr_ep *ep)
 const struct mr_counters *mr_ep_counters(const struct mr_ep *ep)
 {
 	return &ep->cnt;
-}
-
-static uint32_t qpn_hash(const struct mr_ep *ep, uint32_t qpn)
-{
-	return (qpn * 2654435761u) & ep->qpn_mask;
-}
-
-void mr_ep_qpn_insert(struct mr_ep *ep, struct mr_qp *qp)
-{
-	uint32_t i = qpn_hash(ep, qp->cfg.qpn);
-
-	while (ep->qpn_tab[i])
-		i = (i + 1) & ep->qpn_mask;
-	ep->qpn_tab[i] = qp;
-}
-
-struct mr_qp *mr_ep_qpn_find(const struct mr_ep *ep, uint32_t qpn)
-{
-	uint32_t i = qpn_hash(ep, qpn);
-
-	while (ep->qpn_tab[i]) {
-		if (ep->qpn_tab[i]->cfg.qpn == qpn)
-			return ep->qpn_tab[i];
-		i = (i + 1) & ep->qpn_mask;
-	}
-	return NULL;
-}
-
-void mr_ep_qpn_remove(struct mr_ep *ep, struct mr_qp *qp)
-{
-	uint32_t i = qpn_hash(ep, qp->cfg.qpn), j, h;
-
-	while (ep->qpn_tab[i] != qp) {
-		if (!ep->qpn_tab[i])
-			return;
-		i = (i + 1) & ep->qpn_mask;
-	}
-	ep->qpn_tab[i] = NULL;
-	/* Backward-shift deletion keeps every probe chain unbroken. */
-	for (j = (i + 1) & ep->qpn_mask; ep->qpn_tab[j];
-	     j = (j + 1) & ep->qpn_mask) {
-		h = qpn_hash(ep, ep->qpn_tab[j]->cfg.qpn);
-		if (((j - h) & ep->qpn_mask) >= ((j - i) & ep->qpn_mask)) {
-			ep->qpn_tab[i] = ep->qpn_tab[j];
-			ep->qpn_tab[j] = NULL;
-			i = j;
-		}
-	}
-}
-
-void mr_ep_kick(struct mr_qp *qp)
-{
-	struct mr_ep *ep = qp->ep;
-
-	if (qp->in_work)
-		return;
-	qp->in_work = 1;
-	ep->work[(ep->work_head + ep->work_n++) % ep->cfg.max_qp] = qp;
-}
-
-void mr_ep_unkick(struct mr_qp *qp)
-{
-	struct mr_ep *ep = qp->ep;
-	uint32_t i, k = 0, n = ep->work_n;
-
-	if (!qp->in_work)
-		return;
-	for (i = 0; i < n; i++) {
-		struct mr_qp *q =
-			ep->work[(ep->work_head + i) % ep->cfg.max_qp];
-
-		if (q != qp)
-			ep->work[(ep->work_head + k++) % ep->cfg.max_qp] = q;
-	}
-	ep->work_n = k;
-	qp->in_work = 0;
 }
 
 static struct mr_qp *find_qp(struct mr_ep *ep, uint32_t qpn)
@@ -392,42 +317,6 @@ size_t mr_ep_tx_zc(struct mr_ep *ep, uint64_t now, uint8_t *buf, size_t cap,
 		return 0;
 	zc->nseg = 0;
 	return ep_tx(ep, now, buf, cap, meta, zc);
-}
-
-uint64_t mr_qp_deadline(const struct mr_qp *qp)
-{
-	uint64_t d, t;
-
-	if (qp->cfg.type != MR_QPT_RC || qp->state < MR_QPS_RTR)
-		return UINT64_MAX;
-	d = qp->rsp.ack_due;
-	if (qp->state == MR_QPS_ERR)
-		return d;
-	t = mr_req_deadline(qp);
-	return t < d ? t : d;
-}
-
-void mr_ep_timer_update(struct mr_qp *qp)
-{
-	/* Cannot fail: the queue holds max_qp entries, one per QP. */
-	(void)mr_timerq_set(&qp->ep->timers, &qp->tmr, mr_qp_deadline(qp));
-}
-
-int mr_ep_timers_check(const struct mr_ep *ep)
-{
-	uint32_t i;
-
-	if (!mr_timerq_valid(&ep->timers))
-		return -1;
-	for (i = 0; i < ep->nqp; i++) {
-		const struct mr_qp *qp = ep->qps[i];
-		uint64_t d = mr_qp_deadline(qp);
-
-		if (qp->tmr.at != d ||
-		    (d != UINT64_MAX) != (qp->tmr.pos != MR_TIMERQ_NONE))
-			return -1;
-	}
-	return 0;
 }
 
 /* MR-QP-*: O(1), the top of the timer queue. */

@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "mr_engine.h"
+#include "mr_sched.h"
 
 static void add_qp(struct mr_path_counters *out, unsigned n,
 		   const struct mr_qp *qp)

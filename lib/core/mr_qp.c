@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "mr_engine.h"
+#include "mr_qp.h"
 
 static void *xcalloc(struct mr_ep *ep, size_t n, size_t size)
 {
@@ -513,6 +513,17 @@ int mr_qp_post_recv(struct mr_qp *qp, const struct mr_recv_wr *wr)
 {
 	int rc = qp_post_recv(qp, wr);
 
+	if (qp)
+		mr_ep_timer_update(qp);
+	return rc;
+}
+
+int mr_qp_post_send(struct mr_qp *qp, const struct mr_send_wr *wr, uint64_t now)
+{
+	int rc = mr_req_post(qp, wr, now);
+
+	if (!rc)
+		mr_ep_kick(qp);
 	if (qp)
 		mr_ep_timer_update(qp);
 	return rc;

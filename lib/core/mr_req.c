@@ -227,8 +227,7 @@ static void sq_cqe(struct mr_qp *qp, const struct mr_swqe *w,
 	mr_qp_cqe(qp, &c);
 }
 
-static int post_send(struct mr_qp *qp, const struct mr_send_wr *wr,
-		     uint64_t now)
+int mr_req_post(struct mr_qp *qp, const struct mr_send_wr *wr, uint64_t now)
 {
 	struct mr_swqe *w;
 	uint64_t len;
@@ -302,22 +301,12 @@ static int post_send(struct mr_qp *qp, const struct mr_send_wr *wr,
 	if (qp->cfg.type == MR_QPT_RC && consumes_rwqe(w->opcode))
 		w->rsn = qp->req.snd_rsn++;
 	qp->sq.tail++;
-	mr_ep_kick(qp);
 	if (qp->state == MR_QPS_ERR) {
 		/* MR-ERR-4 */
 		qp->sq.head = qp->sq.next = qp->sq.tail;
 		sq_cqe(qp, w, MR_WC_WR_FLUSH_ERR);
 	}
 	return 0;
-}
-
-int mr_qp_post_send(struct mr_qp *qp, const struct mr_send_wr *wr, uint64_t now)
-{
-	int rc = post_send(qp, wr, now);
-
-	if (qp)
-		mr_ep_timer_update(qp);
-	return rc;
 }
 
 /* ---- completion and errors ---------------------------------------------- */

@@ -71,6 +71,9 @@ struct mr_req {
 	uint8_t sqd_drained; /* SQD: the drained callback was made */
 };
 
+/* Check and queue a send WR (mr_qp_post_send() is this plus queueing the
+ * QP for transmit). */
+int mr_req_post(struct mr_qp *qp, const struct mr_send_wr *wr, uint64_t now);
 int mr_req_started(const struct mr_qp *qp, uint32_t msn);
 void mr_req_mark_err(struct mr_qp *qp, uint32_t msn, enum mr_wc_status st);
 void mr_req_reset(struct mr_qp *qp, uint64_t now);

@@ -4,7 +4,7 @@
  * this floor knows the endpoint, so a post can wake the QPs whose
  * WRITE_IMM waits for a WQE (MR-RSP-3).
  */
-#include "mr_engine.h"
+#include "mr_qp.h"
 
 int mr_srq_create(struct mr_ep *ep, const struct mr_srq_config *cfg,
 		  struct mr_srq **out)

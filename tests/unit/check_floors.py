@@ -26,10 +26,13 @@ FLOORS = {
         "mr_rq", "mr_sge", "mr_sq", "mr_pathmgr"],
     # 2 QP parts: requester, responder, datagrams (struct mr_qp)
     2: ["mr_engine", "mr_req", "mr_req_rx", "mr_resp", "mr_ud", "mr_uc"],
-    # 3 the QP: state machine, completions, flush, error; SRQ calls
-    3: ["mr_qp", "mr_srq"],
-    # 4 the endpoint: demultiplexing, scheduling, timers, statistics
-    4: ["mr_ep", "mr_ep_stats", "mr_path_info"],
+    # 3 the endpoint's bookkeeping of its QPs: work queue, timer heap
+    #   keys, qpn table; path counters and per-connection path views
+    3: ["mr_sched", "mr_ep_stats", "mr_path_info"],
+    # 4 the QP: state machine, completions, flush, error; QP and SRQ calls
+    4: ["mr_qp", "mr_srq"],
+    # 5 the endpoint: creation, demultiplexing, transmit turns, expiry
+    5: ["mr_ep"],
 }
 
 # Calls up that are left, as (file, function of a higher floor). Each is a
@@ -42,15 +45,6 @@ LEFT_UP = {
     ("mr_req_rx.c", "mr_qp_enter_err"),
     ("mr_resp.c", "mr_qp_cqe"), ("mr_resp.c", "mr_qp_enter_err"),
     ("mr_ud.c", "mr_qp_cqe"), ("mr_uc.c", "mr_qp_cqe"),
-    # The endpoint's work queue, timer heap and qpn table are services the
-    # QP floor uses (queue me, re-key my deadline, find a qpn): they are to
-    # become their own module below mr_qp (mr_sched), off mr_ep.
-    ("mr_req.c", "mr_ep_kick"), ("mr_req.c", "mr_ep_timer_update"),
-    ("mr_qp.c", "mr_ep_kick"), ("mr_qp.c", "mr_ep_unkick"),
-    ("mr_qp.c", "mr_ep_timer_update"), ("mr_qp.c", "mr_ep_qpn_find"),
-    ("mr_qp.c", "mr_ep_qpn_insert"), ("mr_qp.c", "mr_ep_qpn_remove"),
-    ("mr_qp.c", "mr_ep_stats_qp_gone"),
-    ("mr_srq.c", "mr_ep_kick"), ("mr_srq.c", "mr_ep_timer_update"),
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')

@@ -10,6 +10,7 @@
 
 #include "engine_world.h"
 #include "mr_engine.h"
+#include "mr_sched.h" /* mr_ep_timers_check */
 
 uint64_t xs(uint64_t *s)
 {

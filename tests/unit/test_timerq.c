@@ -6,6 +6,7 @@
  */
 #include "engine_world.h"
 #include "mr_engine.h" /* white box: the work queue, the timer queue */
+#include "mr_sched.h"
 #include "mr_test.h"
 #include "mr_timerq.h"
 

@@ -10,6 +10,7 @@
  */
 #include "engine_world.h"
 #include "mr_engine.h"
+#include "mr_qp.h" /* mr_qp_seq_base, mr_srq_seq_base */
 #include "mr_test.h"
 
 #define NMSG 24

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "mr_engine.h"
+#include "mr_sched.h" /* mr_ep_timers_check */
 #include "mrsim_world.h"
 
 /* MRSIM_TRACE=1: one line per packet sent and delivered (debugging). */
