@@ -237,6 +237,7 @@ int mr_ep_rx(struct mr_ep *ep, uint64_t now, const uint8_t *buf, size_t len,
 	if (qp->cfg.type == MR_QPT_UC)
 		return mr_uc_rx(qp, &pkt, meta);
 	rc = rc_rx(qp, &pkt, meta, now);
+	mr_qp_settle(qp); /* what the requester or responder returned */
 	mr_ep_timer_update(qp);
 	return rc;
 }

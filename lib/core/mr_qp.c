@@ -236,6 +236,14 @@ void mr_qp_enter_err(struct mr_qp *qp, int notify)
 		ep->cb.qp_error(ep->cb.user, qp->cfg.user);
 }
 
+void mr_qp_settle(struct mr_qp *qp)
+{
+	if (!qp->rsp.fail)
+		return;
+	qp->rsp.fail = 0;
+	mr_qp_enter_err(qp, 0);
+}
+
 /* Attributes each transition requires (verbs' qp_state_table for RC and
  * UD) and allows. */
 struct trans {
@@ -499,6 +507,7 @@ static int qp_post_recv(struct mr_qp *qp, const struct mr_recv_wr *wr)
 		/* A WRITE_IMM complete but waiting for a WQE finishes now. */
 		if (qp->cfg.type == MR_QPT_RC && qp->state >= MR_QPS_RTR) {
 			mr_resp_advance(qp, qp->now);
+			mr_qp_settle(qp);
 			mr_ep_kick(qp);
 		}
 		return 0;

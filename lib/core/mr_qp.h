@@ -23,4 +23,10 @@ int mr_qp_seq_base(struct mr_qp *qp, uint32_t base);
 /* Same for an SRQ that holds no WQE: its ring counters start at base. */
 int mr_srq_seq_base(struct mr_srq *srq, uint32_t base);
 
+/* Act on what a QP part returned while the entry point called it: a
+ * responder that failed a receive (qp->rsp.fail, MR-ERR-3) takes the QP
+ * to ERR. Every entry point that calls into the responder calls this
+ * before it returns. */
+void mr_qp_settle(struct mr_qp *qp);
+
 #endif /* MR_QP_H */

@@ -103,6 +103,7 @@ void mr_resp_reset(struct mr_qp *qp)
 	qp->rsp.seq_nak_sent = 0;
 	qp->rsp.rx_err = 0;
 	qp->rsp.rx_started = 0;
+	qp->rsp.fail = 0;
 	qp->rsp.last_rx_path = 0;
 	qp->rsp.ack_path_next = 0;
 	mr_ratehint_conn_init(&qp->rsp.rh);
@@ -561,7 +562,7 @@ void mr_resp_advance(struct mr_qp *qp, uint64_t now)
 						 : MR_WC_LOC_PROT_ERR);
 				mr_rq_consume(&qp->rq, e->rsn);
 				e->rwqe = NULL;
-				mr_qp_enter_err(qp, 0);
+				qp->rsp.fail = 1; /* mr_qp_settle() */
 			}
 			return;
 		}

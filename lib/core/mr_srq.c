@@ -66,6 +66,7 @@ int mr_srq_post_recv(struct mr_srq *srq, const struct mr_recv_wr *wr)
 		if (qp->rq.srq == srq && qp->rq.wimm_blocked &&
 		    qp->state >= MR_QPS_RTR && qp->state != MR_QPS_ERR) {
 			mr_resp_advance(qp, qp->now);
+			mr_qp_settle(qp);
 			mr_ep_kick(qp);
 			mr_ep_timer_update(qp);
 		}

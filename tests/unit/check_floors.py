@@ -39,11 +39,12 @@ FLOORS = {
 # debt with its reason; the check fails on a new one and on one that is
 # gone (then delete it here), so the list only shrinks.
 LEFT_UP = {
-    # QP parts complete WQEs and fail the QP themselves: the next split is
-    # to return these as events to mr_qp (docs/architecture.md).
+    # QP parts complete WQEs and fail the QP themselves. The next split
+    # returns these as events the QP floor acts on, as the responder's
+    # MR-ERR-3 failure already is (qp->rsp.fail, mr_qp_settle()).
     ("mr_req.c", "mr_qp_cqe"), ("mr_req.c", "mr_qp_enter_err"),
     ("mr_req_rx.c", "mr_qp_enter_err"),
-    ("mr_resp.c", "mr_qp_cqe"), ("mr_resp.c", "mr_qp_enter_err"),
+    ("mr_resp.c", "mr_qp_cqe"),
     ("mr_ud.c", "mr_qp_cqe"), ("mr_uc.c", "mr_qp_cqe"),
 }
 
