@@ -142,7 +142,7 @@ commit=$(git -C "$TOP" rev-parse --short HEAD 2>/dev/null || echo ?)
 	echo "metaroce-fabric of $K planes (host - leaf - host, every link $RATE, queue 256k, CE"
 	echo "above 64k), one device port per plane; plane $k down for 3 s from about 3 s"
 	echo "after the client started (the window below), every link of it dropping everything. Rates from the"
-	echo "fabric's byte counters of the links into the receiver, read every 2 ms."
+	echo "packets the links into the receiver delivered (not dropped), read every 2 ms."
 	echo
 	echo "$r"
 	echo

@@ -67,6 +67,7 @@ struct mr_counters {
 	uint64_t paths_back;	/* probing paths that answered (MR-PM-3) */
 	uint64_t planes_down;	/* planes marked down (MR-PM-4) */
 	uint64_t planes_up;	/* down planes that answered (MR-PM-6) */
+	uint64_t path_redraws;	/* paths re-drawn for ECN/loss/RTT (MR-PM-8) */
 };
 
 #define MR_COUNTERS_N (sizeof(struct mr_counters) / sizeof(uint64_t))

@@ -383,6 +383,7 @@ static const char *const counter_names[] = {
 	N1(drop_access),       N1(drop_ud_len),	    N1(drop_peer_addr),
 	N1(path_suspects),     N1(probes_sent),	    N1(probes_rcvd),
 	N1(paths_back),	       N1(planes_down),	    N1(planes_up),
+	N1(path_redraws),
 };
 
 _Static_assert(sizeof(counter_names) / sizeof(counter_names[0]) ==

@@ -227,3 +227,111 @@ unsigned mr_pathmgr_planes_down(const struct mr_pathmgr *pm)
 		n += pm->plane[p].down;
 	return n;
 }
+
+/* ---- health, weights, re-draws (MR-PM-7, MR-PM-8) ---------------------- */
+
+#define FRAC_ONE 1024u
+#define SAMPLE_MIN 8u /* settled packets per health sample */
+
+static uint64_t lost_of(const struct mr_pathtx *t)
+{
+	return t->lost_reorder + t->lost_time + t->lost_rto + t->lost_forced +
+	       t->lost_suspect;
+}
+
+/* One health sample of a path, if enough of it settled since the last. */
+static void sample(struct mr_pathmgr_path *pp, const struct mr_pathtx *t)
+{
+	uint64_t a = t->acked_pkts - pp->seen_acked;
+	uint64_t l = lost_of(t) - pp->seen_lost;
+	uint64_t c = t->ce_pkts - pp->seen_ce;
+	uint64_t n = a + l, ce, lo;
+
+	if (n < SAMPLE_MIN)
+		return;
+	ce = (c > a ? a : c) * FRAC_ONE / (a ? a : 1);
+	lo = l * FRAC_ONE / n;
+	/* EWMA, gain 1/8 */
+	pp->ce_frac = (uint16_t)((pp->ce_frac * 7u + ce) / 8u);
+	pp->loss_frac = (uint16_t)((pp->loss_frac * 7u + lo) / 8u);
+	pp->seen_acked = t->acked_pkts;
+	pp->seen_lost = lost_of(t);
+	pp->seen_ce = t->ce_pkts;
+}
+
+/* MR-PM-7: w = 16 x (1 - ce) x (1 - loss) x min(1, best srtt / srtt),
+ * at least 2 (a path keeps being measured). */
+static uint8_t weight_of(const struct mr_pathmgr_path *pp,
+			 const struct mr_pathtx *t, uint64_t best)
+{
+	uint64_t w = MR_PATHSEL_WEIGHT_FULL * 1024ull;
+
+	w = w * (FRAC_ONE - pp->ce_frac) / FRAC_ONE;
+	w = w * (FRAC_ONE - pp->loss_frac) / FRAC_ONE;
+	if (best && t->srtt > best)
+		w = w * best / t->srtt;
+	w = (w + 512) / 1024; /* rounded */
+	if (w < 2)
+		return 2;
+	return (uint8_t)(w > MR_PATHSEL_WEIGHT_FULL ? MR_PATHSEL_WEIGHT_FULL
+						    : w);
+}
+
+/* MR-PM-8: x stands out of the others' mean m by more than both m and a
+ * floor (noise around a common level is no outlier). */
+static int outlier(uint64_t x, uint64_t m, uint64_t floor)
+{
+	return x > m + (m > floor ? m : floor);
+}
+
+unsigned mr_pathmgr_on_acks(struct mr_pathmgr *pm, struct mr_pathsel *ps,
+			    const struct mr_pathtx *tx, uint64_t now)
+{
+	uint64_t best = 0, ce_sum = 0, lo_sum = 0;
+	unsigned n = 0, redraws = 0;
+	uint16_t i;
+
+	if (pm->npaths < 2)
+		return 0;
+	for (i = 0; i < pm->npaths; i++) {
+		struct mr_pathmgr_path *pp = &pm->path[i];
+
+		if (pp->probing)
+			continue;
+		sample(pp, &tx[i]);
+		if (tx[i].srtt && (!best || tx[i].srtt < best))
+			best = tx[i].srtt;
+		ce_sum += pp->ce_frac;
+		lo_sum += pp->loss_frac;
+		n++;
+	}
+	for (i = 0; i < pm->npaths; i++) {
+		struct mr_pathmgr_path *pp = &pm->path[i];
+		uint64_t ce_m, lo_m;
+		int out;
+
+		if (pp->probing)
+			continue;
+		ps->path[i].weight = weight_of(pp, &tx[i], best);
+		if (n < 2 || !best || now < pp->redraw_ok_at)
+			continue;
+		/* against the mean of the other paths */
+		ce_m = (ce_sum - pp->ce_frac) / (n - 1);
+		lo_m = (lo_sum - pp->loss_frac) / (n - 1);
+		out = outlier(pp->ce_frac, ce_m, FRAC_ONE / 8) ||
+		      outlier(pp->loss_frac, lo_m, FRAC_ONE / 32) ||
+		      (tx[i].srtt && tx[i].srtt > 2 * best + 4 * tx[i].rttvar);
+		if (!out)
+			continue;
+		mr_pathsel_repath(ps, i);
+		/* A fresh start at the others' level, judged again after 16
+		 * of the best path's RTTs. */
+		pp->ce_frac = (uint16_t)ce_m;
+		pp->loss_frac = (uint16_t)lo_m;
+		ps->path[i].weight = MR_PATHSEL_WEIGHT_FULL;
+		pp->redraw_ok_at = now + 16 * best;
+		pm->redraws++;
+		redraws++;
+	}
+	return redraws;
+}

@@ -17,6 +17,10 @@
  *     it (borrowing one of its former paths' ppsn space, MR-PM-5). When a
  *     plane probe is acknowledged the plane is up again and its paths go
  *     home (MR-PM-6).
+ *   - Every path's health (CE and loss fractions, RTT against the best
+ *     path) sets its spraying weight (MR-PM-7, MR-MP-9); a path that keeps
+ *     seeing more ECN, loss or RTT than the others is re-drawn with a new
+ *     UDP source port (MR-PM-8).
  *
  * A leaf module over mr_pathtx and mr_pathsel: it returns what to send
  * and what happened; the engine (mr_req.c, mr_req_rx.c) sends the probes
@@ -56,6 +60,12 @@ struct mr_pathmgr_path {
 	uint8_t home;	   /* the plane it was given (path % planes) */
 	uint8_t probing;   /* suspect: probes only, no data (MR-PM-1) */
 	uint64_t probe_at; /* next probe due (probing, none outstanding) */
+	/* Health (MR-PM-7, -8): fractions of settled packets that were
+	 * CE-marked or lost, smoothed (1/8 per sample of >= 8 packets),
+	 * in 1/1024; the pathtx counters at the last sample. */
+	uint16_t ce_frac, loss_frac;
+	uint64_t seen_acked, seen_lost, seen_ce;
+	uint64_t redraw_ok_at; /* no re-draw before (hold-off) */
 };
 
 struct mr_pathmgr_plane {
@@ -80,7 +90,8 @@ struct mr_pathmgr {
 	struct mr_pathmgr_path path[MR_MAX_PATHS];
 	struct mr_pathmgr_plane plane[MR_PATHMGR_MAX_PLANES];
 	/* Counters (never reset by the module). */
-	uint64_t probes_sent, probes_acked, paths_back, planes_down, planes_up;
+	uint64_t probes_sent, probes_acked, paths_back, planes_down, planes_up,
+		redraws;
 };
 
 /* Start with every path healthy on its home plane (path % nplanes, as
@@ -136,6 +147,13 @@ void mr_pathmgr_on_lost(struct mr_pathmgr *pm, uint16_t path, uint64_t ctx,
  * (ACK, loss, suspect again, RTO) makes it so. */
 uint64_t mr_pathmgr_deadline(const struct mr_pathmgr *pm,
 			     const struct mr_pathtx *tx);
+
+/* After an ACK was processed at now: update each path's health from its
+ * sender's counters, set its spraying weight in ps (MR-PM-7), and re-draw
+ * (new entropy, MR-MP-5) a path that keeps seeing more ECN, loss or RTT
+ * than the others (MR-PM-8). Returns the number of paths re-drawn. */
+unsigned mr_pathmgr_on_acks(struct mr_pathmgr *pm, struct mr_pathsel *ps,
+			    const struct mr_pathtx *tx, uint64_t now);
 
 /* Planes down now. */
 unsigned mr_pathmgr_planes_down(const struct mr_pathmgr *pm);

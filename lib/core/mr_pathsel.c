@@ -72,6 +72,7 @@ int mr_pathsel_init(struct mr_pathsel *ps, const struct mr_pathsel_ops *ops,
 	ps->rand = *rand;
 	for (i = 0; i < num_paths; i++) {
 		ps->path[i].plane = (uint8_t)(i % num_planes);
+		ps->path[i].weight = MR_PATHSEL_WEIGHT_FULL;
 		ps->path[i].entropy = pick_entropy(ps, i, i, 0);
 	}
 	if (ops->init)

@@ -57,9 +57,16 @@ struct mr_pathsel_ops {
 	void (*on_rto)(struct mr_pathsel *ps, uint16_t path, uint64_t now);
 };
 
+/* Full weight of a path (MR-MP-9): a path of weight w gets w / 16 of the
+ * turns a full-weight path gets. */
+#define MR_PATHSEL_WEIGHT_FULL 16u
+
 struct mr_pathsel_path {
 	uint16_t entropy; /* UDP source port */
 	uint8_t plane;
+	uint8_t weight;	  /* 1..MR_PATHSEL_WEIGHT_FULL, set by the path
+			   * manager from the path's state (MR-PM-7) */
+	uint8_t credit;	  /* spray's weighted round robin (MR-MP-9) */
 	uint64_t repaths; /* times this path got a new entropy */
 };
 

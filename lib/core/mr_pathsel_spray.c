@@ -29,15 +29,36 @@ static int spray_pick(struct mr_pathsel *ps, const struct mr_pathtx *tx,
 	struct spray_state *s = MR_PATHSEL_STATE(ps, struct spray_state);
 	uint16_t k;
 
+	int first = -1;
+
 	(void)now;
+	/* MR-MP-9: weighted round robin. A path visited earns its weight in
+	 * credit and is taken once it has a full weight's worth; at full
+	 * weight every visit takes it (plain round robin, MR-MP-3). If only
+	 * paths short of credit may send, the first of them is taken: a
+	 * weight shares the turns, it never idles the connection. */
 	for (k = 0; k < ps->num_paths; k++) {
 		uint16_t i = (uint16_t)((s->cursor + k) % ps->num_paths);
+		struct mr_pathsel_path *p = &ps->path[i];
 
-		if (usable(&tx[i])) {
-			s->cursor = (uint16_t)((i + 1) % ps->num_paths);
-			ps->picks++;
-			return i;
+		if (!usable(&tx[i]))
+			continue;
+		if (first < 0)
+			first = i;
+		if (p->credit + p->weight < MR_PATHSEL_WEIGHT_FULL) {
+			p->credit = (uint8_t)(p->credit + p->weight);
+			continue;
 		}
+		p->credit = (uint8_t)(p->credit + p->weight -
+				      MR_PATHSEL_WEIGHT_FULL);
+		s->cursor = (uint16_t)((i + 1) % ps->num_paths);
+		ps->picks++;
+		return i;
+	}
+	if (first >= 0) {
+		s->cursor = (uint16_t)((first + 1) % ps->num_paths);
+		ps->picks++;
+		return first;
 	}
 	ps->no_path++;
 	return -MR_EAGAIN;

@@ -184,6 +184,9 @@ int mr_req_on_ack(struct mr_qp *qp, const struct mr_pkt *pkt, uint64_t now)
 	}
 	if (progress && qp->npaths > 1)
 		suspect_arm(qp, now);
+	/* MR-PM-7, MR-PM-8: weights and re-draws from the paths' health. */
+	MR_CNT(qp, path_redraws,
+	       mr_pathmgr_on_acks(&qp->pm, &qp->ps, qp->ptx, now));
 	if (mr_seq_lt(qp->req.snd_una, a->cum_ssn)) {
 		qp->req.stall_ref = now;
 		while (qp->req.snd_una != a->cum_ssn) {

@@ -127,6 +127,109 @@ static void test_module(void)
 	MR_CHECK_EQ(mr_pathmgr_planes_down(&pm), 0);
 }
 
+/* MR-PM-7, MR-PM-8, MR-MP-9: health sets the weights; a path with far
+ * more CE marks (then more loss, then a longer RTT) than the others is
+ * re-drawn, once per hold-off; spraying follows the weights. */
+static void test_health(void)
+{
+	struct mr_pathmgr pm;
+	struct mr_pathsel ps;
+	struct mr_pathtx tx[4];
+	uint64_t seed = 8;
+	struct mr_rand rnd = { .next = sm_next, .user = &seed };
+	unsigned i, picks[4] = { 0 };
+	uint16_t e;
+
+	txs(tx, 4);
+	MR_CHECK_EQ(mr_pathsel_init(&ps, mr_pathsel_find("spray"), 4, 1, &rnd),
+		    0);
+	mr_pathmgr_init(&pm, 4, 1, 0);
+	for (i = 0; i < 4; i++) {
+		tx[i].srtt = 10000;
+		tx[i].acked_pkts = 100;
+	}
+	/* Alike: full weight, nothing re-drawn. */
+	MR_CHECK_EQ(mr_pathmgr_on_acks(&pm, &ps, tx, 1000), 0);
+	for (i = 0; i < 4; i++)
+		MR_CHECK_EQ(ps.path[i].weight, MR_PATHSEL_WEIGHT_FULL);
+	/* Path 2: half of its next 100 packets CE-marked; the others 1%. */
+	for (i = 0; i < 4; i++) {
+		tx[i].acked_pkts += 100;
+		tx[i].ce_pkts += i == 2 ? 50 : 1;
+	}
+	e = mr_pathsel_entropy(&ps, 2);
+	MR_CHECK_EQ(mr_pathmgr_on_acks(&pm, &ps, tx, 2000), 0);
+	/* One sample: 50% x 1/8 = 6.25%: lighter, not yet an outlier. */
+	MR_CHECK_EQ(pm.path[2].ce_frac, 512 / 8);
+	MR_CHECK_EQ(ps.path[2].weight, 15);
+	MR_CHECK_EQ(ps.path[0].weight, MR_PATHSEL_WEIGHT_FULL);
+	for (i = 0; i < 6; i++) {
+		unsigned j;
+
+		for (j = 0; j < 4; j++) {
+			tx[j].acked_pkts += 100;
+			tx[j].ce_pkts += j == 2 ? 50 : 1;
+		}
+		if (mr_pathmgr_on_acks(&pm, &ps, tx, 3000 + i) == 1)
+			break;
+	}
+	/* Re-drawn once its smoothed fraction passed the others' + 1/8. */
+	MR_CHECK(i < 6);
+	MR_CHECK_EQ(pm.redraws, 1);
+	MR_CHECK(mr_pathsel_entropy(&ps, 2) != e);
+	MR_CHECK_EQ(ps.path[2].weight, MR_PATHSEL_WEIGHT_FULL);
+	/* Hold-off: 16 best RTTs before it is judged again. */
+	tx[2].ce_pkts += 100;
+	tx[2].acked_pkts += 100;
+	MR_CHECK_EQ(mr_pathmgr_on_acks(&pm, &ps, tx, 3000 + i + 159999), 0);
+	/* An outlying RTT (and nothing else) re-draws path 1 at once. */
+	tx[1].srtt = 25000;
+	MR_CHECK_EQ(mr_pathmgr_on_acks(&pm, &ps, tx, 400000), 1);
+	MR_CHECK_EQ(pm.redraws, 2);
+	tx[1].srtt = 10000;
+	/* Random loss alike on every path (10%, 16 samples): weights fall
+	 * alike, nothing is re-drawn (loss is no path's fault). */
+	for (i = 0; i < 16; i++) {
+		unsigned j;
+
+		for (j = 0; j < 4; j++) {
+			tx[j].lost_reorder += 10;
+			tx[j].acked_pkts += 90;
+		}
+		MR_CHECK_EQ(mr_pathmgr_on_acks(&pm, &ps, tx, 500000 + i), 0);
+	}
+	MR_CHECK(pm.path[3].loss_frac > 60 && pm.path[3].loss_frac <= 102);
+	MR_CHECK_EQ(ps.path[3].weight, ps.path[0].weight);
+	MR_CHECK_EQ(ps.path[3].weight, 15);
+	/* Path 3 alone keeps losing 40% (the others 10%): once its smoothed
+	 * fraction is past twice theirs it is re-drawn. */
+	for (i = 0; i < 16; i++) {
+		unsigned j;
+
+		for (j = 0; j < 4; j++) {
+			tx[j].lost_reorder += j == 3 ? 40 : 10;
+			tx[j].acked_pkts += j == 3 ? 60 : 90;
+		}
+		if (mr_pathmgr_on_acks(&pm, &ps, tx, 600000 + i))
+			break;
+		MR_CHECK(ps.path[3].weight < ps.path[0].weight);
+	}
+	MR_CHECK(i >= 1 && i < 16);
+	MR_CHECK_EQ(pm.redraws, 3);
+	/* MR-MP-9: weight 8 gets half the turns of weight 16. */
+	txs(tx, 4);
+	for (i = 0; i < 4; i++)
+		ps.path[i].weight = MR_PATHSEL_WEIGHT_FULL,
+		ps.path[i].credit = 0;
+	ps.path[1].weight = 8;
+	for (i = 0; i < 700; i++)
+		picks[mr_pathsel_pick(&ps, tx, 0)]++;
+	MR_CHECK_EQ(picks[0], 200);
+	MR_CHECK_EQ(picks[1], 100);
+	MR_CHECK_EQ(picks[2], 200);
+	MR_CHECK_EQ(picks[3], 200);
+}
+
 /* ---- two endpoints ---------------------------------------------------- */
 
 #define NMSG 192
@@ -268,5 +371,6 @@ static void test_all_planes_dead(void)
 	world_fini(&w);
 }
 
-MR_TEST_MAIN(MR_TEST(test_module), MR_TEST(test_dead_path),
-	     MR_TEST(test_plane_down_and_back), MR_TEST(test_all_planes_dead))
+MR_TEST_MAIN(MR_TEST(test_module), MR_TEST(test_health),
+	     MR_TEST(test_dead_path), MR_TEST(test_plane_down_and_back),
+	     MR_TEST(test_all_planes_dead))
