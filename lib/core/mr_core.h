@@ -312,6 +312,10 @@ struct mr_rx_meta {
 	uint32_t src;	/* caller's id of the source address (UD completions) */
 	uint32_t dst;	/* caller's id of the destination address (UD GRH) */
 	uint8_t ecn_ce; /* 1 if the IP header carried CE */
+	/* The packet's IPv6 header as received (40 bytes), which a UD
+	 * receive places in its GRH area as is (MR-UD-5); NULL: an IPv4
+	 * packet, whose header the core writes from src and dst. */
+	const uint8_t *l3_ip6;
 };
 
 /* Metadata of a packet to transmit, for the datapath. */

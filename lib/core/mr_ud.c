@@ -142,7 +142,10 @@ int mr_ud_rx(struct mr_qp *qp, const struct mr_pkt *pkt,
 	 * (A17.4.5.2) asks for IPv4: bytes 0-19 zero, 20-39 the IPv4 header.
 	 * Programs read the addresses there (UCX drops datagrams whose
 	 * destination is not one of its GIDs). */
-	ud_grh(grh, meta, pkt->payload_len);
+	if (meta->l3_ip6)
+		memcpy(grh, meta->l3_ip6, MR_UD_GRH_LEN); /* RoCE v2, IPv6 */
+	else
+		ud_grh(grh, meta, pkt->payload_len);
 	if (mr_sge_place(MR_QP_MEM(qp), rw.sge, rw.num_sge, 0, grh,
 			 MR_UD_GRH_LEN)) {
 		c.status = MR_WC_LOC_PROT_ERR;

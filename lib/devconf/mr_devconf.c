@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 #include "mr_devconf.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -27,6 +28,49 @@ int mr_devconf_parse_ip(const char *s, uint32_t *ip, uint8_t *prefix)
 	*ip = a[0] << 24 | a[1] << 16 | a[2] << 8 | a[3];
 	*prefix = (uint8_t)len;
 	return 0;
+}
+
+int mr_devconf_parse_gw6(const char *s, uint8_t a[16])
+{
+	static const uint8_t zero[15];
+	static const uint8_t v4map[12] = { 0, 0, 0, 0, 0,    0,
+					   0, 0, 0, 0, 0xff, 0xff };
+	struct in6_addr in;
+
+	if (!strchr(s, ':') || inet_pton(AF_INET6, s, &in) != 1)
+		return -1;
+	memcpy(a, in.s6_addr, 16);
+	if (a[0] == 0xff || (!memcmp(a, zero, 15) && a[15] <= 1) ||
+	    !memcmp(a, v4map, sizeof(v4map)))
+		return -1;
+	return 0;
+}
+
+int mr_devconf_parse_ip6(const char *s, uint8_t a[16], uint8_t *prefix)
+{
+	const char *slash = strrchr(s, '/');
+	char addr[INET6_ADDRSTRLEN];
+	unsigned long len;
+	char *end;
+
+	if (!slash || (size_t)(slash - s) >= sizeof(addr) ||
+	    !isdigit((unsigned char)slash[1]))
+		return -1;
+	memcpy(addr, s, (size_t)(slash - s));
+	addr[slash - s] = 0;
+	len = strtoul(slash + 1, &end, 10);
+	if (*end || len < 1 || len > 128 || mr_devconf_parse_gw6(addr, a))
+		return -1;
+	if (a[0] == 0xfe && (a[1] & 0xc0) == 0x80)
+		return -1; /* link-local: the device's own comes from its MAC */
+	*prefix = (uint8_t)len;
+	return 0;
+}
+
+void mr_devconf_ip6_str(const uint8_t a[16], char buf[46])
+{
+	if (!inet_ntop(AF_INET6, a, buf, 46))
+		snprintf(buf, 46, "?");
 }
 
 int mr_devconf_parse_mac(const char *s, uint8_t mac[6])
@@ -156,14 +200,27 @@ int mr_devconf_read(const char *path, struct mr_devconf *c, char *err,
 				       why);
 				return -1;
 			}
+		} else if (!strcmp(key, "ip6")) {
+			if (mr_devconf_parse_ip6(val, c->ip6, &c->prefix6))
+				goto bad;
+			c->has_ip6 = 1;
 		} else if (!strcmp(key, "gateway")) {
+			static const uint8_t none[16];
 			unsigned long pl;
 			char ip32[24], *end;
 			uint8_t plen;
 
 			pl = strtoul(val, &end, 10);
-			if (pl < 1 || pl > MR_DEVCONF_MAX_PORTS || *end != ',' ||
-			    strlen(end + 1) > 15)
+			if (pl < 1 || pl > MR_DEVCONF_MAX_PORTS || *end != ',')
+				goto bad;
+			if (strchr(end + 1, ':')) {
+				if (mr_devconf_parse_gw6(end + 1,
+							 c->gateway6[pl - 1]) ||
+				    !memcmp(c->gateway6[pl - 1], none, 16))
+					goto bad;
+				continue;
+			}
+			if (strlen(end + 1) > 15)
 				goto bad;
 			snprintf(ip32, sizeof(ip32), "%s/32", end + 1);
 			if (mr_devconf_parse_ip(ip32, &c->gateway[pl - 1],
@@ -197,6 +254,12 @@ int mr_devconf_write(FILE *f, const struct mr_devconf *c)
 		fprintf(f, "port=%s\n", c->ports[i]);
 	fprintf(f, "ip=%u.%u.%u.%u/%u\n", c->ip >> 24, (c->ip >> 16) & 255,
 		(c->ip >> 8) & 255, c->ip & 255, c->prefix);
+	if (c->has_ip6) {
+		char a[46];
+
+		mr_devconf_ip6_str(c->ip6, a);
+		fprintf(f, "ip6=%s/%u\n", a, c->prefix6);
+	}
 	fprintf(f, "mac=%02x:%02x:%02x:%02x:%02x:%02x\n", c->mac[0], c->mac[1],
 		c->mac[2], c->mac[3], c->mac[4], c->mac[5]);
 	fprintf(f, "mtu=%u\n", c->mtu);
@@ -208,6 +271,15 @@ int mr_devconf_write(FILE *f, const struct mr_devconf *c)
 			fprintf(f, "gateway=%u,%u.%u.%u.%u\n", i + 1,
 				c->gateway[i] >> 24, (c->gateway[i] >> 16) & 255,
 				(c->gateway[i] >> 8) & 255, c->gateway[i] & 255);
+	for (unsigned i = 0; i < c->nports; i++) {
+		static const uint8_t none[16];
+		char a[46];
+
+		if (!memcmp(c->gateway6[i], none, 16))
+			continue;
+		mr_devconf_ip6_str(c->gateway6[i], a);
+		fprintf(f, "gateway=%u,%s\n", i + 1, a);
+	}
 	for (int i = 0; i < MR_KNOBS_N; i++) {
 		char v[32];
 

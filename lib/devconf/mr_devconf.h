@@ -21,7 +21,11 @@
  *   opt.paths=8                         (a knob, mr_knobs.h; repeated)
  *   gateway=1,10.101.1.254              (plane 1's gateway, for a port the
  *                                        kernel does not see; repeated;
- *                                        docs/spec/routing.md MR-ROUTE-4)
+ *                                        docs/spec/routing.md MR-ROUTE-4;
+ *                                        an IPv6 address is plane 1's
+ *                                        IPv6 router: one of each family)
+ *   ip6=2001:db8::1/64                  (optional: the device's global
+ *                                        IPv6 address, GID 2; mr_gid.h)
  */
 #ifndef MR_DEVCONF_H
 #define MR_DEVCONF_H
@@ -49,11 +53,28 @@ struct mr_devconf {
 	/* Per port: the gateway of its plane, host order (0: none; only
 	 * used where the kernel does not see the port, MR-ROUTE-4). */
 	uint32_t gateway[MR_DEVCONF_MAX_PORTS];
+	/* IPv6 (routing.md MR-ADDR-1): the global address (wire order) and
+	 * its prefix length when has_ip6; the link-local address is the
+	 * MAC's (mr_gid.h). Per port the IPv6 gateway, all zero: none. */
+	int has_ip6;
+	uint8_t ip6[16];
+	uint8_t prefix6; /* 1..128 */
+	uint8_t gateway6[MR_DEVCONF_MAX_PORTS][16];
 	struct mr_knob_set opts; /* the device's layer of the knobs */
 };
 
 /* Parse "a.b.c.d/len" (len 0..32). Returns 0 or -1. */
 int mr_devconf_parse_ip(const char *s, uint32_t *ip, uint8_t *prefix);
+/* Parse "ADDR/LEN" (IPv6, len 1..128) for a device's own global address:
+ * refuses link-local (the device derives its own), multicast, ::, ::1
+ * and IPv4-mapped addresses. Returns 0 or -1. */
+int mr_devconf_parse_ip6(const char *s, uint8_t a[16], uint8_t *prefix);
+/* Parse an IPv6 gateway address (no prefix): unicast, link-local
+ * allowed. 0 or -1. */
+int mr_devconf_parse_gw6(const char *s, uint8_t a[16]);
+/* Print an IPv6 address in its RFC 5952 text form (buf of 46 bytes). */
+void mr_devconf_ip6_str(const uint8_t a[16], char buf[46]);
+
 /* Parse "xx:xx:xx:xx:xx:xx"; refuses multicast and all-zero. 0 or -1. */
 int mr_devconf_parse_mac(const char *s, uint8_t mac[6]);
 /* Is s a valid RDMA device name (1..63 chars of [A-Za-z0-9_.-], not

@@ -11,11 +11,17 @@
  * thread that polls every plane, feeds received packets to the engine,
  * drains the engine's transmit queue and runs its timers.
  *
- * Addresses: the engine's `dest` (tx meta, mr_qp_attr.dest) and `src` (rx
- * meta, mr_cqe.ud_src) ids are IPv4 addresses in host byte order; 0 is
- * never a valid id. The provider maps a GID ::ffff:a.b.c.d to the id
- * (a << 24 | b << 16 | c << 8 | d). A packet to the device's own address
- * goes straight back into its receive path (loopback), without a port.
+ * Addresses (docs/spec/routing.md MR-ADDR-*): the engine's `dest` (tx
+ * meta, mr_qp_attr.dest) and `src` (rx meta, mr_cqe.ud_src) ids are IPv4
+ * addresses in host byte order, or ids of IPv6 addresses from the address
+ * book (mrdp_addr.h; lib/devconf/mr_gid.h: MR_GID_ID6_BASE..); 0 is never
+ * a valid id. The provider maps a GID ::ffff:a.b.c.d to the id
+ * (a << 24 | b << 16 | c << 8 | d) and an IPv6 GID to its book id. A
+ * packet to IPv6 peer goes from our address of the same kind: link-local
+ * from link-local, global from global (MR-ADDR-2). IPv6 packets carry the
+ * mandatory UDP checksum; neighbours on IPv6 are resolved with ND. A
+ * packet to one of the device's own addresses goes straight back into
+ * its receive path (loopback), without a port.
  *
  * Routing (docs/spec/routing.md): the device's one address is its source
  * on every plane (MR-ROUTE-1); each plane sends a peer's packets to the
@@ -42,7 +48,7 @@
  * Ports: net_af_packet (iface=; framesz/blocksz/framecnt are added for
  * the record's mtu when absent: 16 MiB rings per direction, MAP_LOCKED,
  * so RLIMIT_MEMLOCK must allow 32 MiB per port; the interface MTU must be
- * at least mtu + 104, else open fails saying so), net_memif (bsize and
+ * at least mtu + 124 (IPv6), else open fails saying so), net_memif (bsize and
  * rsize added: one buffer per frame), net_af_xdp (frames up to 2 KiB:
  * record mtu 1024 at most). PCI NICs are refused: this build links no PCI
  * driver. The record's MAC is the source of every frame and the only
@@ -109,6 +115,7 @@
 #include "mr_counters.h"
 #include "mr_devconf.h"
 #include "mr_path_info.h"
+#include "mrdp_addr.h"
 
 struct mrdp_dev;
 
@@ -198,6 +205,10 @@ struct mrdp_config {
 	/* Where the capture switch (knob dp_pcap_mb) writes every frame
 	 * (pcapng, mrdp_pcap.h); NULL: no capture whatever the knob. */
 	const char *pcap_path;
+	/* The address book the device's IPv6 ids come from (the caller's,
+	 * shared with its own GID translation; must outlive the device).
+	 * NULL: the device makes its own (tests, tools). */
+	struct mrdp_addrs *addrs;
 };
 
 /*
@@ -246,6 +257,11 @@ uint64_t mrdp_now(void);
 
 /* The device's own IPv4 address (host order), i.e. its own address id. */
 uint32_t mrdp_local_ip(const struct mrdp_dev *dev);
+
+/* Is id one of the device's own addresses (IPv4, link-local, global)? */
+int mrdp_is_local(const struct mrdp_dev *dev, uint32_t id);
+/* The address book of the device (mrdp_config.addrs or its own). */
+struct mrdp_addrs *mrdp_dev_addrs(const struct mrdp_dev *dev);
 
 /* The QPNs this process's QPs must use when steering is on
  * (mrdp_config.steer_dir): base .. base + count - 1. -ENOENT without

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <time.h>
 
+#include "mr_gid.h"
 #include "mrdp_int.h"
 #include "mrdp_pcap.h"
 
@@ -80,6 +81,17 @@ void mrdp_unlock(struct mrdp_dev *d)
 uint32_t mrdp_local_ip(const struct mrdp_dev *d)
 {
 	return d->me.ip;
+}
+
+int mrdp_is_local(const struct mrdp_dev *d, uint32_t id)
+{
+	return id == d->me.ip || id == d->ll6_id ||
+	       (d->me.has_ip6 && id == d->ip6_id);
+}
+
+struct mrdp_addrs *mrdp_dev_addrs(const struct mrdp_dev *d)
+{
+	return d->addrs;
 }
 
 unsigned mrdp_num_planes(const struct mrdp_dev *d)
@@ -653,6 +665,7 @@ static void teardown(struct mrdp_dev *d)
 	free(d->neigh);
 	pthread_mutex_destroy(&d->lock);
 	mrdp_wait_fini(d);
+	mrdp_addrs_free(d->own_addrs);
 	free(d);
 }
 
@@ -712,6 +725,23 @@ int mrdp_open(const struct mrdp_config *cfg, struct mrdp_dev **out, char *err,
 	d->me.ip = d->conf.ip;
 	memcpy(d->me.mac, d->conf.mac, 6);
 	d->me.udp_port = d->conf.udp_port;
+	/* MR-ADDR-1: the link-local address always, the global one when
+	 * the record has it; their ids name them as sources. */
+	mr_gid_ll6_of_mac(d->conf.mac, d->me.ll6);
+	d->me.has_ip6 = d->conf.has_ip6;
+	if (d->me.has_ip6)
+		memcpy(d->me.ip6, d->conf.ip6, 16);
+	d->addrs = cfg->addrs;
+	if (!d->addrs) {
+		d->addrs = d->own_addrs = mrdp_addrs_new();
+		if (!d->addrs) {
+			release_name(cfg->conf->name);
+			pthread_mutex_unlock(&open_mu);
+			free(d);
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+	}
 	d->has_stats = cfg->stats_path != NULL;
 	if (d->has_stats)
 		snprintf(d->stats_path, sizeof(d->stats_path), "%s",
@@ -721,7 +751,8 @@ int mrdp_open(const struct mrdp_config *cfg, struct mrdp_dev **out, char *err,
 	d->udp_csum = (int)mr_knob_get(&d->knobs, MR_KNOB_DP_UDP_CSUM);
 	d->no_inline = !mr_knob_get(&d->knobs, MR_KNOB_DP_INLINE);
 	d->max_pkt = MR_TX_BUF_MIN(d->conf.mtu);
-	d->max_frame = MRDP_HDR_LEN + d->max_pkt;
+	/* Room for the larger (IPv6) header: any peer may be IPv6. */
+	d->max_frame = MRDP_HDR_MAX + d->max_pkt;
 	pthread_mutex_init(&d->lock, NULL);
 	d->kick_fd = -1;
 	d->steer_fd = -1;
@@ -740,6 +771,13 @@ int mrdp_open(const struct mrdp_config *cfg, struct mrdp_dev **out, char *err,
 	ret = mrdp_wait_init(d);
 	if (ret) {
 		snprintf(err, errlen, "eventfd: %s", strerror(-ret));
+		goto fail;
+	}
+	if (mrdp_addrs_id(d->addrs, d->me.ll6, 0, 1, &d->ll6_id) ||
+	    (d->me.has_ip6 &&
+	     mrdp_addrs_id(d->addrs, d->me.ip6, 0, 1, &d->ip6_id))) {
+		snprintf(err, errlen, "address book full");
+		ret = -ENOSPC;
 		goto fail;
 	}
 	mrdp_neigh_init(d->neigh);

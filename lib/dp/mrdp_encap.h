@@ -146,9 +146,6 @@ size_t mrdp_nd_write_na(uint8_t *frame, const uint8_t sha[6],
 			const uint8_t target6[16], const uint8_t tha[6],
 			const uint8_t dst6[16]);
 
-/* The link-local address of a MAC: fe80::/64 with the modified EUI-64
- * interface id (RFC 4291 2.5.1, appendix A). */
-void mrdp_ll6_of_mac(const uint8_t mac[6], uint8_t ll6[16]);
 /* Is a a unicast IPv6 address usable as a peer (not ::, ::1,
  * multicast, IPv4-mapped)? Is it link-local (fe80::/10)? */
 int mrdp_ip6_unicast(const uint8_t a[16]);

@@ -19,21 +19,6 @@
 #define IP6_SRC 8
 #define IP6_DST 24
 
-void mrdp_ll6_of_mac(const uint8_t mac[6], uint8_t ll6[16])
-{
-	memset(ll6, 0, 16);
-	ll6[0] = 0xfe;
-	ll6[1] = 0x80;
-	ll6[8] = mac[0] ^ 0x02; /* the universal/local bit, inverted */
-	ll6[9] = mac[1];
-	ll6[10] = mac[2];
-	ll6[11] = 0xff;
-	ll6[12] = 0xfe;
-	ll6[13] = mac[3];
-	ll6[14] = mac[4];
-	ll6[15] = mac[5];
-}
-
 int mrdp_ip6_linklocal(const uint8_t a[16])
 {
 	return a[0] == 0xfe && (a[1] & 0xc0) == 0x80;

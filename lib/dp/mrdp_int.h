@@ -12,7 +12,9 @@
 #include <stdatomic.h>
 #include <stdio.h>
 
+#include "mr_gid.h"
 #include "mrdp.h"
+#include "mrdp_addr.h"
 #include "mrdp_encap.h"
 #include "mrdp_neigh.h"
 #include "mrdp_route.h"
@@ -88,7 +90,13 @@ struct mrdp_dev {
 	/* Next hops (mrdp_nexthop.c): a route table per plane, the kernel
 	 * view (NULL when no plane has a kernel interface). */
 	struct mrdp_route_table *rt;
+	struct mrdp_route6_table *rt6; /* IPv6 (MR-ADDR-4) */
 	struct mrdp_route_nl *rnl;
+	/* IPv6 address ids (mrdp_addr.h): the book (the provider's, or
+	 * own_addrs when none was given) and our two addresses' ids. */
+	struct mrdp_addrs *addrs;
+	struct mrdp_addrs *own_addrs;
+	uint32_t ll6_id, ip6_id;
 	uint64_t route_check_ns;
 	uint64_t route_reloads;
 	uint64_t loopback_pkts;

@@ -136,12 +136,12 @@ static void linearize(struct mrdp_plane *p, struct rte_mbuf *m)
 }
 
 /* The engine left the payload in registered memory (zc->nseg > 0); m
- * holds the headers at mtod + MRDP_HDR_LEN. Copy the payload and ICRC
+ * holds the headers at mtod + MRDP_HDR_MAX. Copy the payload and ICRC
  * after them: the frame is then what ops.tx would have made. */
 static void zc_copy(struct rte_mbuf *m, const struct mr_tx_zc *zc)
 {
 	uint8_t *dst =
-		rte_pktmbuf_mtod(m, uint8_t *) + MRDP_HDR_LEN + zc->hdr_len;
+		rte_pktmbuf_mtod(m, uint8_t *) + MRDP_HDR_MAX + zc->hdr_len;
 	unsigned i;
 
 	for (i = 0; i < zc->nseg; i++) {
@@ -164,7 +164,7 @@ static int zc_chain(struct mrdp_dev *d, struct rte_mbuf *m,
 
 	if (rte_pktmbuf_alloc_bulk(d->pool, v, n) != 0)
 		return -ENOBUFS;
-	m->data_len = (uint16_t)(MRDP_HDR_LEN + zc->hdr_len);
+	m->data_len = (uint16_t)(MRDP_HDR_MAX + zc->hdr_len);
 	for (i = 0; i < zc->nseg; i++) {
 		/* The vdev PMDs that get chains copy with the CPU and never
 		 * DMA: no IOVA is needed (nor known: the memory is the
@@ -267,19 +267,74 @@ static void send_arp(struct mrdp_dev *d, unsigned plane, int op,
 	stage(d, plane, m);
 }
 
+/* A neighbour solicitation for target on plane (MR-ENC-13), from our
+ * link-local address. */
+static void send_ns(struct mrdp_dev *d, unsigned plane, const uint8_t *target)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(d->pool);
+	uint8_t *f;
+
+	if (!m) {
+		d->plane[plane].c.tx_drop[MRDP_TXD_NO_MBUF]++;
+		return;
+	}
+	f = (uint8_t *)rte_pktmbuf_append(m, MRDP_ND_FRAME);
+	m->packet_type = RTE_PTYPE_L2_ETHER_ARP; /* not a data frame */
+	mrdp_nd_write_ns(f, d->me.mac, d->me.ll6, target);
+	d->plane[plane].c.arp_req_tx++;
+	stage(d, plane, m);
+}
+
+/* Answer a solicitation for one of our addresses (r from classify). */
+static void send_na(struct mrdp_dev *d, unsigned plane,
+		    const struct mrdp_rx *r)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(d->pool);
+	uint8_t *f;
+
+	if (!m) {
+		d->plane[plane].c.tx_drop[MRDP_TXD_NO_MBUF]++;
+		return;
+	}
+	f = (uint8_t *)rte_pktmbuf_append(m, MRDP_ND_FRAME);
+	m->packet_type = RTE_PTYPE_L2_ETHER_ARP;
+	mrdp_nd_write_na(f, d->me.mac, r->target6, r->src_mac, r->src6);
+	d->plane[plane].c.arp_reply_tx++;
+	stage(d, plane, m);
+}
+
 static void neigh_request(void *user, uint32_t ip)
 {
 	struct mrdp_dev *d = user;
 	struct mrdp_neigh *e = mrdp_neigh_find(d->neigh, ip);
+	const uint8_t *a6 = NULL;
+	uint8_t scope = 0;
 	unsigned i;
 
+	if (mr_gid_id_is6(ip)) {
+		a6 = mrdp_addrs_get(d->addrs, ip, &scope);
+		if (!a6)
+			return;
+	}
 	/* Ask on the planes whose next hop it is (MR-ROUTE-3); one not yet
-	 * tied to a plane may sit on any of them. */
-	for (i = 0; i < d->nplanes; i++)
-		if (!e || !e->planes || (e->planes & (1u << i)))
+	 * tied to a plane may sit on any of them. A link-local router is
+	 * one plane's (its scope). */
+	for (i = 0; i < d->nplanes; i++) {
+		if (scope && i != scope - 1u)
+			continue;
+		if (e && e->planes && !(e->planes & (1u << i)))
+			continue;
+		if (a6)
+			send_ns(d, i, a6);
+		else
 			send_arp(d, i, 1, zero_mac, ip);
-	MRDP_LOG("%s: ARP who-has %u.%u.%u.%u\n", d->conf.name, ip >> 24,
-		 (ip >> 16) & 255, (ip >> 8) & 255, ip & 255);
+	}
+	if (!a6)
+		MRDP_LOG("%s: ARP who-has %u.%u.%u.%u\n", d->conf.name,
+			 ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255, ip & 255);
+	else
+		MRDP_LOG("%s: ND solicitation for id 0x%x\n", d->conf.name,
+			 ip);
 }
 
 static void neigh_drop(void *user, void *pkt)
@@ -310,13 +365,71 @@ void mrdp_io_learn(struct mrdp_dev *d, uint32_t ip, const uint8_t mac[6],
 {
 	struct mrdp_neigh *e = mrdp_neigh_find(d->neigh, ip);
 
-	/* The common case: a packet from a known peer at the known MAC. */
+	/* The common case: a packet from a known peer at the known MAC,
+	 * which confirms it (MR-ROUTE-8). */
 	if (e && e->state == MRDP_NEIGH_REACHABLE &&
-	    memcmp(e->mac, mac, 6) == 0)
+	    memcmp(e->mac, mac, 6) == 0) {
+		e->confirmed_ns = now;
 		return;
+	}
 	e = mrdp_neigh_learn(d->neigh, ip, mac, create, now);
 	if (e && e->nq)
 		release_queue(d, e);
+}
+
+/* Learn that the IPv6 address a (peer scope, and a plane's link-local
+ * router scope if the book has it) is at mac. */
+static void learn6(struct mrdp_dev *d, unsigned plane, const uint8_t a[16],
+		   const uint8_t mac[6], int create, uint64_t now)
+{
+	uint32_t id;
+
+	if (!mrdp_addrs_id(d->addrs, a, 0, create, &id))
+		mrdp_io_learn(d, id, mac, create, now);
+	if (mrdp_ip6_linklocal(a) &&
+	    !mrdp_addrs_id(d->addrs, a, (uint8_t)(1 + plane), 0, &id))
+		mrdp_io_learn(d, id, mac, create, now);
+}
+
+/* An IPv6 frame that classify kept: a data packet or ND (MR-ENC-13). */
+static void rx_frame6(struct mrdp_dev *d, unsigned plane, const uint8_t *f,
+		      size_t len, const struct mrdp_rx *r, uint64_t now)
+{
+	struct mrdp_plane *p = &d->plane[plane];
+	struct mr_rx_meta meta = { .ecn_ce = r->ce };
+
+	switch (r->kind) {
+	case MRDP_PKT_DATA:
+		/* A sender the book cannot name cannot be answered. */
+		if (mrdp_addrs_id(d->addrs, r->src6, 0, 1, &meta.src)) {
+			p->c.rx_drop[MRDP_RXD_NOT_OURS]++;
+			return;
+		}
+		meta.dst = memcmp(r->dst6, d->me.ll6, 16) ? d->ip6_id
+							  : d->ll6_id;
+		meta.l3_ip6 = f + r->l3_off;
+		if (mrdp_nexthop_onlink(d, plane, meta.src))
+			mrdp_io_learn(d, meta.src, r->src_mac, 1, now);
+		p->c.rx_pkts++;
+		p->c.rx_bytes += len;
+		p->c.rx_ecn_ce += r->ce;
+		if (d->ops.rx(d->ops.user, now, f + r->off, r->len, &meta) < 0)
+			p->c.rx_drop[MRDP_RXD_ENGINE]++;
+		break;
+	case MRDP_PKT_ND_NS:
+		p->c.arp_req_rx++;
+		learn6(d, plane, r->src6, r->src_mac, 1, now);
+		send_na(d, plane, r);
+		break;
+	case MRDP_PKT_ND_NA:
+		p->c.arp_reply_rx++;
+		/* An answer teaches what we asked for; an unsolicited one
+		 * only updates what we know. */
+		learn6(d, plane, r->target6, r->src_mac, 0, now);
+		break;
+	default:
+		break;
+	}
 }
 
 /* Returns 1 for a frame that was ours (engine packet or ARP), 0 for one
@@ -352,6 +465,11 @@ static int rx_frame(struct mrdp_dev *d, unsigned plane, struct rte_mbuf *m,
 			flags |= MRDP_CSUM_L4_GOOD;
 	}
 	mrdp_encap_classify(f, len, &d->me, flags, &r);
+	if (r.v6 && r.kind != MRDP_PKT_DROP) {
+		rx_frame6(d, plane, f, len, &r, now);
+		rte_pktmbuf_free(m);
+		return 1;
+	}
 	switch (r.kind) {
 	case MRDP_PKT_DATA: {
 		struct mr_rx_meta meta = { .src = r.src_ip,
@@ -401,13 +519,62 @@ static struct mrdp_neigh *next_hop(struct mrdp_dev *d, unsigned plane,
 	if (!e)
 		return NULL;
 	e->planes |= (uint8_t)(1u << plane);
-	if (e->state == MRDP_NEIGH_INCOMPLETE && e->tries == 0 &&
-	    mrdp_nexthop_kernel_mac(d, plane, nh, mac))
+	/* Being resolved or re-verified (MR-ROUTE-8): the kernel's entry,
+	 * when it has one, answers before we ask. */
+	if ((e->state == MRDP_NEIGH_INCOMPLETE ||
+	     e->state == MRDP_NEIGH_PROBE) &&
+	    e->tries == 0 && mrdp_nexthop_kernel_mac(d, plane, nh, mac))
 		mrdp_io_learn(d, nh, mac, 0, now);
 	return e;
 }
 
-/* Frame one engine packet (already at mtod + MRDP_HDR_LEN) and route it. */
+/* The outer addresses of a packet to dest: IPv4, or IPv6 from our
+ * address of the same kind (MR-ADDR-2). 0, or -1 for an id that names no
+ * address we can send to. */
+static int fill_addrs(struct mrdp_dev *d, uint32_t dest, struct mrdp_hdr *h)
+{
+	const uint8_t *a;
+
+	if (!mr_gid_id_is6(dest)) {
+		h->v6 = 0;
+		h->src_ip = d->me.ip;
+		h->dst_ip = dest;
+		return mrdp_ip_unicast(dest) ? 0 : -1;
+	}
+	a = mrdp_addrs_get(d->addrs, dest, NULL);
+	if (!a)
+		return -1;
+	h->v6 = 1;
+	memcpy(h->dst6, a, 16);
+	if (mrdp_ip6_linklocal(a))
+		memcpy(h->src6, d->me.ll6, 16);
+	else if (d->me.has_ip6)
+		memcpy(h->src6, d->me.ip6, 16);
+	else
+		return -1; /* a global peer, and no global address */
+	return 0;
+}
+
+/* Our own IPv6 header for a packet looped back to us (the UD GRH of a
+ * datagram to ourselves, MR-UD-5), into ip (40 bytes). */
+static void loop_l3(struct mrdp_dev *d, uint32_t dest, size_t len,
+		    uint8_t *ip)
+{
+	const uint8_t *a = mrdp_addrs_get(d->addrs, dest, NULL);
+
+	memset(ip, 0, MRDP_IP6_LEN);
+	ip[0] = 0x60;
+	ip[4] = (uint8_t)((MRDP_UDP_LEN + len) >> 8);
+	ip[5] = (uint8_t)(MRDP_UDP_LEN + len);
+	ip[6] = MRDP_IPPROTO_UDP;
+	ip[7] = MRDP_TTL;
+	if (a) {
+		memcpy(ip + 8, a, 16);
+		memcpy(ip + 24, a, 16);
+	}
+}
+
+/* Frame one engine packet (already at mtod + MRDP_HDR_MAX) and route it. */
 static void tx_packet(struct mrdp_dev *d, struct rte_mbuf *m, size_t len,
 		      const struct mr_tx_meta *meta, uint64_t now)
 {
@@ -416,19 +583,26 @@ static void tx_packet(struct mrdp_dev *d, struct rte_mbuf *m, size_t len,
 	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
 	struct mrdp_neigh *e;
 	struct mrdp_hdr h;
+	size_t hlen;
 	uint32_t nh;
 
-	if (meta->dest == d->me.ip) {
-		struct mr_rx_meta rm = { .src = d->me.ip,
-					 .dst = d->me.ip,
+	if (mrdp_is_local(d, meta->dest)) {
+		uint8_t l3[MRDP_IP6_LEN];
+		struct mr_rx_meta rm = { .src = meta->dest,
+					 .dst = meta->dest,
 					 .ecn_ce = 0 };
 
+		if (mr_gid_id_is6(meta->dest)) {
+			loop_l3(d, meta->dest, len, l3);
+			rm.l3_ip6 = l3;
+		}
 		d->loopback_pkts++;
-		d->ops.rx(d->ops.user, now, f + MRDP_HDR_LEN, len, &rm);
+		d->ops.rx(d->ops.user, now, f + MRDP_HDR_MAX, len, &rm);
 		rte_pktmbuf_free(m);
 		return;
 	}
-	if (!mrdp_ip_unicast(meta->dest)) {
+	memset(&h, 0, sizeof(h));
+	if (fill_addrs(d, meta->dest, &h)) {
 		p->c.tx_drop[MRDP_TXD_BAD_DEST]++;
 		rte_pktmbuf_free(m);
 		return;
@@ -449,20 +623,41 @@ static void tx_packet(struct mrdp_dev *d, struct rte_mbuf *m, size_t len,
 		rte_pktmbuf_free(m);
 		return;
 	}
+	/* The engine wrote its packet after room for the larger header;
+	 * an IPv4 frame starts that much later. */
+	hlen = h.v6 ? MRDP_HDR6_LEN : MRDP_HDR_LEN;
+	if (hlen < MRDP_HDR_MAX) {
+		m->data_off = (uint16_t)(m->data_off + (MRDP_HDR_MAX - hlen));
+		if (m->next)
+			m->data_len = (uint16_t)(m->data_len -
+						 (MRDP_HDR_MAX - hlen));
+		f = rte_pktmbuf_mtod(m, uint8_t *);
+	}
 	memcpy(h.src_mac, d->me.mac, 6);
-	memcpy(h.dst_mac, e->state == MRDP_NEIGH_REACHABLE ? e->mac : zero_mac,
-	       6);
-	h.src_ip = d->me.ip;
-	h.dst_ip = meta->dest;
+	memcpy(h.dst_mac,
+	       mrdp_neigh_usable(e) ? e->mac : zero_mac, 6);
 	/* Entropy 0 would put every path on one ECMP hash; never send it. */
 	h.sport = meta->entropy ? meta->entropy
 				: (uint16_t)(0xc000 | (meta->path_id & 0x3fff));
+	h.flow = h.sport; /* MR-ENC-11 */
 	h.dport = d->me.udp_port;
 	h.ecn = MRDP_ECN_ECT0;
 	if (!m->next)
-		m->data_len = (uint16_t)(MRDP_HDR_LEN + len);
-	m->pkt_len = (uint32_t)(MRDP_HDR_LEN + len);
-	if (p->tx_csum_offload) {
+		m->data_len = (uint16_t)(hlen + len);
+	m->pkt_len = (uint32_t)(hlen + len);
+	if (h.v6) {
+		/* MR-ENC-12: the UDP checksum is mandatory over IPv6; in
+		 * software it reads the payload contiguous. */
+		if (!p->tx_csum_offload)
+			linearize(p, m);
+		mrdp_encap_write6(f, &h, len, !p->tx_csum_offload);
+		if (p->tx_csum_offload) {
+			m->l2_len = MRDP_ETH_LEN;
+			m->l3_len = MRDP_IP6_LEN;
+			m->ol_flags |= RTE_MBUF_F_TX_IPV6 |
+				       RTE_MBUF_F_TX_UDP_CKSUM;
+		}
+	} else if (p->tx_csum_offload) {
 		mrdp_encap_write(f, &h, len, 0);
 		/* The port fills both checksums; it wants the IPv4 one 0
 		 * and the UDP one seeded with the pseudo-header sum. */
@@ -488,7 +683,7 @@ static void tx_packet(struct mrdp_dev *d, struct rte_mbuf *m, size_t len,
 	} else {
 		mrdp_encap_write(f, &h, len, d->udp_csum);
 	}
-	if (e->state == MRDP_NEIGH_REACHABLE) {
+	if (mrdp_neigh_usable(e)) {
 		stage(d, plane, m);
 		return;
 	}
@@ -519,7 +714,7 @@ int mrdp_io_round(struct mrdp_dev *d, uint64_t now)
 	unsigned i, k, n;
 	int work = 0;
 	size_t cap = rte_pktmbuf_data_room_size(d->pool) -
-		     RTE_PKTMBUF_HEADROOM - MRDP_HDR_LEN;
+		     RTE_PKTMBUF_HEADROOM - MRDP_HDR_MAX;
 
 	if (!d->zc_ready)
 		zc_setup(d);
@@ -562,12 +757,12 @@ int mrdp_io_round(struct mrdp_dev *d, uint64_t now)
 		if (d->zc_any)
 			len = d->ops.tx_zc(d->ops.user, now,
 					   rte_pktmbuf_mtod(m, uint8_t *) +
-						   MRDP_HDR_LEN,
+						   MRDP_HDR_MAX,
 					   cap, &meta, &zc);
 		else
 			len = d->ops.tx(d->ops.user, now,
 					rte_pktmbuf_mtod(m, uint8_t *) +
-						MRDP_HDR_LEN,
+						MRDP_HDR_MAX,
 					cap, &meta);
 		if (len == 0 || len > cap) {
 			rte_pktmbuf_free(m);
@@ -580,7 +775,7 @@ int mrdp_io_round(struct mrdp_dev *d, uint64_t now)
 			/* Loopback goes to our own receive path, which wants
 			 * it contiguous; a plane without zero-copy, or an
 			 * empty pool, gets the copy ops.tx would have made. */
-			if (!p->c.zerocopy || meta.dest == d->me.ip ||
+			if (!p->c.zerocopy || mrdp_is_local(d, meta.dest) ||
 			    zc_chain(d, m, &zc) != 0) {
 				zc_copy(m, &zc);
 				p->c.tx_zc_linearized++;
@@ -643,9 +838,10 @@ int mrdp_io_resolve(struct mrdp_dev *d, uint32_t ip, uint8_t mac[6],
 	struct mrdp_neigh *e;
 	uint32_t nh;
 
-	if (!mrdp_ip_unicast(ip))
+	if (mr_gid_id_is6(ip) ? !mrdp_addrs_get(d->addrs, ip, NULL)
+			      : !mrdp_ip_unicast(ip))
 		return -EINVAL;
-	if (ip == d->me.ip) {
+	if (mrdp_is_local(d, ip)) {
 		if (mac)
 			memcpy(mac, d->me.mac, 6);
 		return 1;
@@ -656,7 +852,7 @@ int mrdp_io_resolve(struct mrdp_dev *d, uint32_t ip, uint8_t mac[6],
 		e = next_hop(d, i, nh, now);
 		if (!e)
 			return -ENOSPC;
-		if (e->state != MRDP_NEIGH_REACHABLE)
+		if (!mrdp_neigh_usable(e))
 			pending++;
 		else if (mac && !routed)
 			memcpy(mac, e->mac, 6);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* The neighbour table: open addressing with linear probing, no removal. */
+/* The neighbour table: open addressing with linear probing, no removal;
+ * entries expire into re-verification (MR-ROUTE-8). */
 #include <string.h>
 
 #include "mrdp_neigh.h"
@@ -66,8 +67,20 @@ struct mrdp_neigh *mrdp_neigh_lookup(struct mrdp_neigh_table *t, uint32_t ip,
 	if (!e)
 		return NULL;
 	if (e->state == MRDP_NEIGH_FREE ||
-	    (e->state == MRDP_NEIGH_FAILED && now >= e->next_ns))
+	    (e->state == MRDP_NEIGH_FAILED && now >= e->next_ns)) {
 		start_resolution(t, e, now);
+	} else if (e->state == MRDP_NEIGH_REACHABLE &&
+		   now - e->confirmed_ns >= MRDP_NEIGH_REACHABLE_NS) {
+		/* Expired: keep sending to the MAC while asking again. */
+		e->state = MRDP_NEIGH_PROBE;
+		e->tries = 0;
+		e->next_ns = now;
+		t->resolved--;
+		t->incomplete++;
+		t->expired++;
+		if (now < t->next_due)
+			t->next_due = now;
+	}
 	return e;
 }
 
@@ -85,16 +98,16 @@ struct mrdp_neigh *mrdp_neigh_learn(struct mrdp_neigh_table *t, uint32_t ip,
 {
 	struct mrdp_neigh *e = probe(t, ip, create);
 
-	(void)now;
 	if (!e)
 		return NULL;
-	if (e->state == MRDP_NEIGH_INCOMPLETE)
+	if (e->state == MRDP_NEIGH_INCOMPLETE || e->state == MRDP_NEIGH_PROBE)
 		t->incomplete--;
 	if (e->state != MRDP_NEIGH_REACHABLE)
 		t->resolved++;
 	memcpy(e->mac, mac, 6);
 	e->state = MRDP_NEIGH_REACHABLE;
 	e->tries = 0;
+	e->confirmed_ns = now;
 	return e;
 }
 
@@ -113,7 +126,8 @@ void mrdp_neigh_tick(struct mrdp_neigh_table *t, uint64_t now,
 	for (i = 0; i < MRDP_NEIGH_SIZE; i++) {
 		struct mrdp_neigh *e = &t->e[i];
 
-		if (e->state != MRDP_NEIGH_INCOMPLETE)
+		if (e->state != MRDP_NEIGH_INCOMPLETE &&
+		    e->state != MRDP_NEIGH_PROBE)
 			continue;
 		if (e->next_ns <= now) {
 			if (e->tries >= MRDP_ARP_TRIES) {

@@ -18,6 +18,35 @@
  * non-blocking recv per period (MR-ROUTE-5). */
 #define MRDP_ROUTE_POLL_NS 100000000ull
 
+/* The IPv6 table of plane i (MR-ADDR-4), as load_tables() makes the
+ * IPv4 one. */
+static void load_table6(struct mrdp_dev *d, unsigned i)
+{
+	static const uint8_t none[16];
+	struct mrdp_plane *p = &d->plane[i];
+	struct mrdp_route6_table *t = &d->rt6[i];
+	const uint8_t *gw = d->conf.gateway6[i];
+	uint32_t gw_id;
+
+	if (!p->ifindex && !memcmp(gw, none, 16)) {
+		mrdp_route6_set_onlink(t);
+		return;
+	}
+	if (!p->ifindex) {
+		mrdp_route6_clear(t);
+		if (!mrdp_addrs_id(d->addrs, gw,
+				   mrdp_ip6_linklocal(gw) ? (uint8_t)(1 + i)
+							  : 0,
+				   1, &gw_id))
+			mrdp_route6_add(t, none, 0, gw_id, 0);
+	} else {
+		mrdp_route_nl_table6(d->rnl, p->ifindex, t, d->addrs, i);
+	}
+	if (d->conf.has_ip6)
+		mrdp_route6_add(t, d->conf.ip6, d->conf.prefix6, 0,
+				p->ifindex ? UINT32_MAX : 0);
+}
+
 static void load_tables(struct mrdp_dev *d)
 {
 	unsigned i;
@@ -45,6 +74,8 @@ static void load_tables(struct mrdp_dev *d)
 		mrdp_route_add(&d->rt[i], d->conf.ip, d->conf.prefix, 0,
 			       UINT32_MAX);
 	}
+	for (i = 0; i < d->nplanes; i++)
+		load_table6(d, i);
 }
 
 int mrdp_nexthop_init(struct mrdp_dev *d, char *err, size_t errlen)
@@ -53,7 +84,8 @@ int mrdp_nexthop_init(struct mrdp_dev *d, char *err, size_t errlen)
 	int ret;
 
 	d->rt = calloc(d->nplanes ? d->nplanes : 1, sizeof(*d->rt));
-	if (!d->rt) {
+	d->rt6 = calloc(d->nplanes ? d->nplanes : 1, sizeof(*d->rt6));
+	if (!d->rt || !d->rt6) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -82,27 +114,51 @@ void mrdp_nexthop_fini(struct mrdp_dev *d)
 	d->rnl = NULL;
 	free(d->rt);
 	d->rt = NULL;
+	free(d->rt6);
+	d->rt6 = NULL;
 }
 
 int mrdp_nexthop_of(const struct mrdp_dev *d, unsigned plane, uint32_t dst,
 		    uint32_t *nh)
 {
-	return mrdp_route_nexthop(&d->rt[plane], dst, nh);
+	const uint8_t *a;
+	uint32_t gw;
+
+	if (!mr_gid_id_is6(dst))
+		return mrdp_route_nexthop(&d->rt[plane], dst, nh);
+	a = mrdp_addrs_get(d->addrs, dst, NULL);
+	if (!a)
+		return -ENETUNREACH;
+	/* MR-ADDR-4: a link-local peer is on-link on every plane. */
+	if (mrdp_ip6_linklocal(a)) {
+		*nh = dst;
+		return 0;
+	}
+	if (mrdp_route6_nexthop(&d->rt6[plane], a, &gw))
+		return -ENETUNREACH;
+	*nh = gw ? gw : dst;
+	return 0;
 }
 
 int mrdp_nexthop_onlink(const struct mrdp_dev *d, unsigned plane, uint32_t ip)
 {
 	uint32_t nh;
 
-	return mrdp_route_nexthop(&d->rt[plane], ip, &nh) == 0 && nh == ip;
+	return mrdp_nexthop_of(d, plane, ip, &nh) == 0 && nh == ip;
 }
 
 int mrdp_nexthop_kernel_mac(struct mrdp_dev *d, unsigned plane, uint32_t nh,
 			    uint8_t mac[6])
 {
 	int ifx = d->plane[plane].ifindex;
+	const uint8_t *a;
 
-	return d->rnl && ifx && mrdp_route_nl_neigh(d->rnl, ifx, nh, mac);
+	if (!d->rnl || !ifx)
+		return 0;
+	if (!mr_gid_id_is6(nh))
+		return mrdp_route_nl_neigh(d->rnl, ifx, nh, mac);
+	a = mrdp_addrs_get(d->addrs, nh, NULL);
+	return a && mrdp_route_nl_neigh6(d->rnl, ifx, a, mac);
 }
 
 void mrdp_nexthop_poll(struct mrdp_dev *d, uint64_t now)

@@ -13,6 +13,7 @@
 #define MRDP_ROUTE_H
 
 #include <stdint.h>
+#include <string.h>
 
 #define MRDP_ROUTES_MAX 64 /* per plane; more are counted, not kept */
 
@@ -45,5 +46,36 @@ int mrdp_route_add(struct mrdp_route_table *t, uint32_t dst, unsigned plen,
  * 0 and *nh, or -ENETUNREACH when no route matches. */
 int mrdp_route_nexthop(const struct mrdp_route_table *t, uint32_t dst,
 		       uint32_t *nh);
+
+/*
+ * IPv6 (MR-ADDR-4): the same rules over 128-bit prefixes. A gateway is
+ * kept with the address id the caller gave it (gw_id; the datapath's
+ * address book, mrdp_addr.h), so a lookup hands out the next hop's id
+ * without touching the book. Link-local destinations never reach a
+ * table (they are on-link on every plane).
+ */
+struct mrdp_route6 {
+	uint8_t dst[16]; /* host bits zero */
+	uint32_t gw_id;	 /* next hop's id; 0: dst is on-link */
+	uint32_t metric;
+	uint8_t plen; /* 0..128 */
+};
+
+struct mrdp_route6_table {
+	int onlink_all;
+	unsigned n;
+	unsigned overflow;
+	struct mrdp_route6 r[MRDP_ROUTES_MAX];
+};
+
+void mrdp_route6_clear(struct mrdp_route6_table *t);
+void mrdp_route6_set_onlink(struct mrdp_route6_table *t);
+/* Add a route (plen 0..128; gw_id 0: on-link). 0, -EINVAL, -ENOSPC. */
+int mrdp_route6_add(struct mrdp_route6_table *t, const uint8_t dst[16],
+		    unsigned plen, uint32_t gw_id, uint32_t metric);
+/* The longest match for dst: 0 and *gw_id (0: on-link, the next hop is
+ * dst itself), or -ENETUNREACH. */
+int mrdp_route6_nexthop(const struct mrdp_route6_table *t,
+			const uint8_t dst[16], uint32_t *gw_id);
 
 #endif /* MRDP_ROUTE_H */

@@ -16,6 +16,7 @@
 #include <netlink/route/neighbour.h>
 #include <netlink/route/route.h>
 
+#include "mrdp_addr.h"
 #include "mrdp_route_nl.h"
 
 struct mrdp_route_nl {
@@ -41,7 +42,8 @@ int mrdp_route_nl_refresh(struct mrdp_route_nl *nl)
 	struct nl_cache *r = NULL, *n = NULL;
 	int ret;
 
-	ret = rtnl_route_alloc_cache(nl->dump, AF_INET, 0, &r);
+	/* Both families in one dump; the tables filter by family. */
+	ret = rtnl_route_alloc_cache(nl->dump, AF_UNSPEC, 0, &r);
 	if (ret >= 0)
 		ret = rtnl_neigh_alloc_cache(nl->dump, &n);
 	if (ret < 0) {
@@ -83,6 +85,7 @@ int mrdp_route_nl_open(struct mrdp_route_nl **out, char *err, size_t errlen)
 	nl_socket_disable_seq_check(nl->ev);
 	if (nl_socket_add_memberships(nl->ev, RTNLGRP_IPV4_ROUTE, RTNLGRP_NEIGH,
 				      RTNLGRP_LINK, RTNLGRP_IPV4_IFADDR,
+				      RTNLGRP_IPV6_ROUTE, RTNLGRP_IPV6_IFADDR,
 				      0) < 0 ||
 	    nl_socket_set_nonblocking(nl->ev) < 0) {
 		ret = -EIO;
@@ -177,12 +180,10 @@ void mrdp_route_nl_table(struct mrdp_route_nl *nl, int ifindex,
 	nl_cache_foreach(nl->routes, add_route, &w);
 }
 
-int mrdp_route_nl_neigh(struct mrdp_route_nl *nl, int ifindex, uint32_t ip,
-			uint8_t mac[6])
+static int neigh_lookup(struct mrdp_route_nl *nl, int ifindex, int family,
+			const uint8_t *b, unsigned len, uint8_t mac[6])
 {
-	uint8_t b[4] = { (uint8_t)(ip >> 24), (uint8_t)(ip >> 16),
-			 (uint8_t)(ip >> 8), (uint8_t)ip };
-	struct nl_addr *a = nl_addr_build(AF_INET, b, 4);
+	struct nl_addr *a = nl_addr_build(family, b, len);
 	struct rtnl_neigh *n;
 	struct nl_addr *ll;
 	int ok = 0;
@@ -202,4 +203,83 @@ int mrdp_route_nl_neigh(struct mrdp_route_nl *nl, int ifindex, uint32_t ip,
 	}
 	rtnl_neigh_put(n);
 	return ok;
+}
+
+int mrdp_route_nl_neigh(struct mrdp_route_nl *nl, int ifindex, uint32_t ip,
+			uint8_t mac[6])
+{
+	uint8_t b[4] = { (uint8_t)(ip >> 24), (uint8_t)(ip >> 16),
+			 (uint8_t)(ip >> 8), (uint8_t)ip };
+
+	return neigh_lookup(nl, ifindex, AF_INET, b, 4, mac);
+}
+
+int mrdp_route_nl_neigh6(struct mrdp_route_nl *nl, int ifindex,
+			 const uint8_t a[16], uint8_t mac[6])
+{
+	return neigh_lookup(nl, ifindex, AF_INET6, a, 16, mac);
+}
+
+struct table6_walk {
+	int ifindex;
+	struct mrdp_route6_table *t;
+	struct mrdp_addrs *book;
+	unsigned plane;
+};
+
+static void add_route6(struct nl_object *o, void *arg)
+{
+	static const uint8_t any[16];
+	struct table6_walk *w = arg;
+	struct rtnl_route *r = (struct rtnl_route *)o;
+	struct nl_addr *dst = rtnl_route_get_dst(r);
+	const uint8_t *d = any;
+	unsigned plen = 0;
+	int i, n = rtnl_route_get_nnexthops(r);
+
+	if (rtnl_route_get_table(r) != RT_TABLE_MAIN ||
+	    rtnl_route_get_type(r) != RTN_UNICAST ||
+	    rtnl_route_get_family(r) != AF_INET6)
+		return;
+	if (dst && nl_addr_get_len(dst) == 16) {
+		d = nl_addr_get_binary_addr(dst);
+		plen = nl_addr_get_prefixlen(dst);
+	}
+	if (d[0] == 0xfe && (d[1] & 0xc0) == 0x80)
+		return; /* fe80::/64: link-local is on-link everywhere */
+	for (i = 0; i < n; i++) {
+		struct rtnl_nexthop *nh = rtnl_route_nexthop_n(r, i);
+		struct nl_addr *gw = rtnl_route_nh_get_gateway(nh);
+		uint32_t gw_id = 0;
+
+		if (rtnl_route_nh_get_ifindex(nh) != w->ifindex)
+			continue;
+		if (gw && nl_addr_get_family(gw) == AF_INET6 &&
+		    nl_addr_get_len(gw) == 16) {
+			const uint8_t *g = nl_addr_get_binary_addr(gw);
+			int ll = g[0] == 0xfe && (g[1] & 0xc0) == 0x80;
+
+			/* A gateway the book cannot name is a route we
+			 * cannot use. */
+			if (mrdp_addrs_id(w->book, g,
+					  ll ? (uint8_t)(1 + w->plane) : 0, 1,
+					  &gw_id))
+				return;
+		}
+		mrdp_route6_add(w->t, d, plen, gw_id,
+				rtnl_route_get_priority(r));
+		return;
+	}
+}
+
+void mrdp_route_nl_table6(struct mrdp_route_nl *nl, int ifindex,
+			  struct mrdp_route6_table *t, struct mrdp_addrs *book,
+			  unsigned plane)
+{
+	struct table6_walk w = {
+		.ifindex = ifindex, .t = t, .book = book, .plane = plane
+	};
+
+	mrdp_route6_clear(t);
+	nl_cache_foreach(nl->routes, add_route6, &w);
 }

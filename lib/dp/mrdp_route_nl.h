@@ -40,4 +40,15 @@ void mrdp_route_nl_table(struct mrdp_route_nl *nl, int ifindex,
 int mrdp_route_nl_neigh(struct mrdp_route_nl *nl, int ifindex, uint32_t ip,
 			uint8_t mac[6]);
 
+/* IPv6 (MR-ADDR-4): the same for the main IPv6 table. A gateway becomes
+ * an id of book: a link-local one scoped by plane (1 + plane), a global
+ * one as a peer (scope 0). Routes to link-local prefixes are left out
+ * (link-local peers are on-link on every plane). */
+struct mrdp_addrs;
+void mrdp_route_nl_table6(struct mrdp_route_nl *nl, int ifindex,
+			  struct mrdp_route6_table *t, struct mrdp_addrs *book,
+			  unsigned plane);
+int mrdp_route_nl_neigh6(struct mrdp_route_nl *nl, int ifindex,
+			 const uint8_t a[16], uint8_t mac[6]);
+
 #endif /* MRDP_ROUTE_NL_H */

@@ -22,7 +22,7 @@ struct ibv_ah *metaroce_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 	ret = metaroce_av_from_lid(attr, dev->conf.ip, dev->conf.prefix,
 				   &gattr);
 	if (!ret)
-		ret = metaroce_check_av(&gattr, &dest);
+		ret = metaroce_check_av(&gattr, &dev->gids, &dest);
 	if (ret) {
 		errno = ret;
 		return NULL;

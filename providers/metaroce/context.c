@@ -259,7 +259,7 @@ int metaroce_query_port(struct ibv_context *context, uint8_t port_num,
 	port_attr->state = IBV_PORT_ACTIVE;
 	port_attr->max_mtu = IBV_MTU_4096;
 	port_attr->active_mtu = metaroce_mtu_enum(dev->conf.mtu);
-	port_attr->gid_tbl_len = METAROCE_GID_TBL_LEN;
+	port_attr->gid_tbl_len = (int)dev->gids.n;
 	/* What RoCE ports show: GIDs are derived from IP addresses. No
 	 * CM_SUP: there is no rdma_cm without a kernel. */
 	port_attr->port_cap_flags = IBV_PORT_IP_BASED_GIDS;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "metaroce.h"
+#include "mrdp_addr.h"
 
 /* <ibdev_path>/metaroce.conf into path; false if it does not fit. */
 static bool conf_path(const struct verbs_sysfs_dev *sd, char *path, size_t size)
@@ -79,7 +80,15 @@ metaroce_alloc_device(struct verbs_sysfs_dev *sysfs_dev)
 		errno = EINVAL;
 		return NULL;
 	}
+	dev->gids.n = mr_gid_table(&dev->conf, dev->gids.gid);
+	dev->gids.book = mrdp_addrs_new();
+	if (!dev->gids.book) {
+		free(dev);
+		errno = ENOMEM;
+		return NULL;
+	}
 	if (metaroce_mrt_init(&dev->mrt, METAROCE_MAX_MR)) {
+		mrdp_addrs_free(dev->gids.book);
 		free(dev);
 		errno = ENOMEM;
 		return NULL;
@@ -101,6 +110,7 @@ static void metaroce_uninit_device(struct verbs_device *vdev)
 	struct metaroce_device *dev = to_mdev(&vdev->device);
 
 	metaroce_mrt_fini(&dev->mrt);
+	mrdp_addrs_free(dev->gids.book);
 	pthread_mutex_destroy(&dev->eng_lock);
 	free(dev);
 }

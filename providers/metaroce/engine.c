@@ -265,6 +265,7 @@ static int engine_open(struct metaroce_device *dev,
 	dcfg.ops = mrdp_ep_ops(eng->ep);
 	dcfg.stats_path = stats;
 	dcfg.knobs = &eng->knobs;
+	dcfg.addrs = dev->gids.book; /* the GIDs' IPv6 ids (mrdp_addr.h) */
 	/* Several processes may use the device: each claims a QPN slot in
 	 * the device's shared directory and its sockets take only its own
 	 * frames (mrdp.h, steer_dir; knob dp_steer). A record made before

@@ -19,6 +19,7 @@
 #include "mr_devconf.h"
 #include "mr_pabi.h"
 #include "mr_table.h"
+#include "xlate.h"
 
 /* Our own ids, not those of mlx4/mlx5/EFA (perftest and UCX change
  * behaviour for theirs): 0x4d52 is "MR". */
@@ -28,10 +29,6 @@
 
 #define METAROCE_MAX_MR (1u << 16)
 #define METAROCE_MAX_PD (1u << 16)
-/* GID table: only what the datapath serves, the IPv4-mapped RoCE v2 GID
- * of the device's address at index 0. No IPv6 GID (link-local or global)
- * is listed until the datapath speaks IPv6 (docs/verbs.md). */
-#define METAROCE_GID_TBL_LEN 1
 #define METAROCE_MAX_MSG_SZ (1u << 31)
 #define METAROCE_MAX_CQ (1u << 16)
 #define METAROCE_MAX_CQE (1u << 20) /* ring allocated at create_cq */
@@ -49,6 +46,10 @@ struct metaroce_engine; /* engine.h: the core endpoint + datapath */
 struct metaroce_device {
 	struct verbs_device vdev;
 	struct mr_devconf conf; /* the device record, read at alloc_device */
+	/* Its GID table (lib/devconf/mr_gid.h; the sysfs view lists the
+	 * same) and the address book of its IPv6 ids, shared with the
+	 * datapath (mrdp_config.addrs). */
+	struct metaroce_gids gids;
 	char ibdev_path[IBV_SYSFS_PATH_MAX];
 	struct metaroce_mrt mrt;     /* every MR of every context */
 	_Atomic uint32_t next_pdn;   /* PD numbers, unique on the device */

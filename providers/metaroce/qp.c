@@ -249,7 +249,7 @@ int metaroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		attr = &lattr;
 	}
 	ret = metaroce_xlate_qp_attr(attr, attr_mask, ibqp->qp_type,
-				     dev->conf.mtu, &ca, &cmask);
+				     dev->conf.mtu, &dev->gids, &ca, &cmask);
 	if (ret)
 		return ret;
 	/* Resolve the peer's next hops now, so the first packet does not

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* verbs <-> core translations (see xlate.h). */
+#include "mrdp_addr.h"
 #include "xlate.h"
 
 #include <errno.h>
@@ -97,17 +98,30 @@ enum ibv_mtu metaroce_mtu_enum(uint32_t bytes)
 	}
 }
 
-int metaroce_check_av(const struct ibv_ah_attr *av, uint32_t *dest)
+int metaroce_check_av(const struct ibv_ah_attr *av,
+		      const struct metaroce_gids *g, uint32_t *dest)
 {
+	int kind;
+
 	/* RoCE addresses by GID: a LID vector was turned into a global
 	 * one before (metaroce_av_from_lid). */
 	if (!av->is_global)
 		return EINVAL;
 	if (av->port_num != 1)
 		return EINVAL;
-	if (av->grh.sgid_index >= METAROCE_GID_TBL_LEN)
+	/* A GID index the device does not list: EINVAL, as the kernel
+	 * answers for a RoCE device. */
+	if (av->grh.sgid_index >= g->n)
 		return EINVAL;
-	return metaroce_gid_to_dest(&av->grh.dgid, dest);
+	kind = mr_gid_kind_of(av->grh.dgid.raw);
+	if (kind < 0 || kind != (int)g->gid[av->grh.sgid_index].kind)
+		return EINVAL; /* MR-ADDR-2: the source's kind */
+	if (kind == MR_GID_IPV4)
+		return metaroce_gid_to_dest(&av->grh.dgid, dest);
+	if (!g->book)
+		return EINVAL;
+	return mrdp_addrs_id(g->book, av->grh.dgid.raw, 0, 1, dest) ? ENOMEM
+								     : 0;
 }
 
 /* Host bits of a subnet: 0 for /32 (no host part to speak of). */
@@ -146,7 +160,7 @@ int metaroce_av_from_lid(const struct ibv_ah_attr *in, uint32_t ip,
 	g[13] = (uint8_t)(dst >> 16);
 	g[14] = (uint8_t)(dst >> 8);
 	g[15] = (uint8_t)dst;
-	out->grh.sgid_index = 0;
+	out->grh.sgid_index = MR_GID_INDEX_IPV4;
 	out->grh.hop_limit = 64;
 	out->is_global = 1;
 	return 0;
@@ -182,6 +196,7 @@ int metaroce_av_from_lid(const struct ibv_ah_attr *in, uint32_t ip,
 
 int metaroce_xlate_qp_attr(const struct ibv_qp_attr *a, int mask,
 			   enum ibv_qp_type qpt, uint32_t dev_mtu,
+			   const struct metaroce_gids *g,
 			   struct mr_qp_attr *out, unsigned *core_mask)
 {
 	unsigned m = (unsigned)mask;
@@ -224,7 +239,7 @@ int metaroce_xlate_qp_attr(const struct ibv_qp_attr *a, int mask,
 	if (m & IBV_QP_QKEY)
 		out->qkey = a->qkey;
 	if (m & IBV_QP_AV) {
-		ret = metaroce_check_av(&a->ah_attr, &out->dest);
+		ret = metaroce_check_av(&a->ah_attr, g, &out->dest);
 		if (ret)
 			return ret;
 	}
@@ -385,5 +400,6 @@ void metaroce_cqe_to_wc(const struct mr_cqe *cqe, struct ibv_wc *wc)
 	wc->src_qp = cqe->src_qp;
 	wc->wc_flags = cqe->wc_flags;
 	if (cqe->wc_flags & MR_WC_F_GRH)
-		wc->sl = METAROCE_WC_SL_ROCE_V2_IPV4;
+		wc->sl = mr_gid_id_is6(cqe->ud_src) ? METAROCE_WC_SL_ROCE_V2_IPV6
+						    : METAROCE_WC_SL_ROCE_V2_IPV4;
 }

@@ -13,6 +13,9 @@
 #include <infiniband/verbs.h>
 
 #include "mr_core.h"
+#include "mr_gid.h"
+
+struct mrdp_addrs;
 
 /* Device limits the translations check against (also what
  * query_device_ex advertises once QPs are wired). */
@@ -20,10 +23,18 @@
 #define METAROCE_MAX_SGE 16
 #define METAROCE_MAX_INLINE 256
 
-/* The destination id of a GID: ::ffff:a.b.c.d gives a << 24 | ... | d
- * (the datapath's address id, lib/dp/mrdp.h). EINVAL for any other GID,
- * and for 0.0.0.0, multicast and broadcast addresses. */
+/* The destination id of an IPv4-mapped GID: ::ffff:a.b.c.d gives
+ * a << 24 | ... | d (the datapath's address id, lib/dp/mrdp.h). EINVAL
+ * for any other GID, and for 0.0.0.0, multicast and broadcast addresses. */
 int metaroce_gid_to_dest(const union ibv_gid *gid, uint32_t *dest);
+
+/* The device's GID table (lib/devconf/mr_gid.h: 0 link-local, 1 IPv4,
+ * 2 global IPv6) and the address book its IPv6 GIDs take ids from. */
+struct metaroce_gids {
+	unsigned n;
+	struct mr_gid gid[MR_GID_MAX];
+	struct mrdp_addrs *book;
+};
 
 /* Bytes of an enum ibv_mtu; 0 if it is not one. */
 uint32_t metaroce_mtu_bytes(enum ibv_mtu mtu);
@@ -34,8 +45,12 @@ enum ibv_mtu metaroce_mtu_enum(uint32_t bytes);
 
 /* Check the address vector of a QP (RC: ah_attr at RTR) or an AH:
  * global route present (RoCE), port 1, sgid_index within the GID table,
- * IPv4-mapped destination. Sets *dest. */
-int metaroce_check_av(const struct ibv_ah_attr *av, uint32_t *dest);
+ * a destination GID of the same kind as the source GID (docs/spec/
+ * routing.md MR-ADDR-2: IPv4 to IPv4, link-local to link-local, global
+ * IPv6 to global IPv6). Sets *dest (an IPv6 GID's id from g->book).
+ * EINVAL for a bad vector, ENOMEM when the book is full. */
+int metaroce_check_av(const struct ibv_ah_attr *av,
+		      const struct metaroce_gids *g, uint32_t *dest);
 
 /*
  * LIDs. RoCE addresses by GID, but clients written for InfiniBand (qperf
@@ -52,7 +67,7 @@ int metaroce_check_av(const struct ibv_ah_attr *av, uint32_t *dest);
 uint16_t metaroce_port_lid(uint32_t ip, uint8_t prefix);
 /* An address vector with is_global 0 (dlid set) as the equivalent global
  * one: dgid = the IPv4-mapped GID of the subnet's host dlid, sgid_index
- * 0 (our IPv4-mapped GID), hop_limit 64. A global vector is copied as it
+ * MR_GID_INDEX_IPV4 (our IPv4-mapped GID), hop_limit 64. A global vector is copied as it
  * is. EINVAL when dlid is no host of this device's subnet. */
 int metaroce_av_from_lid(const struct ibv_ah_attr *in, uint32_t ip,
 			 uint8_t prefix, struct ibv_ah_attr *out);
@@ -65,10 +80,13 @@ int metaroce_av_from_lid(const struct ibv_ah_attr *in, uint32_t ip,
  * (ALT_PATH, CAP, RATE_LIMIT, ...) give EOPNOTSUPP for known bits and
  * EINVAL for unknown bits; out-of-range values give EINVAL. Attributes
  * that do not apply to qpt (UD: AV, DEST_QPN, PATH_MTU, ...) give EINVAL,
- * as a kernel does. Fills *out and *core_mask (enum mr_qp_attr_mask).
+ * as a kernel does. The address vector is checked against the GID
+ * table g (metaroce_check_av). Fills *out and *core_mask (enum
+ * mr_qp_attr_mask).
  */
 int metaroce_xlate_qp_attr(const struct ibv_qp_attr *attr, int mask,
 			   enum ibv_qp_type qpt, uint32_t dev_mtu,
+			   const struct metaroce_gids *g,
 			   struct mr_qp_attr *out, unsigned *core_mask);
 
 /*
@@ -93,12 +111,16 @@ int metaroce_xlate_recv_wr(const struct ibv_recv_wr *wr, unsigned max_sge,
  * to know where the destination address lies in the 40-byte GRH area
  * (IPv4: the last 4 bytes): UCX's ud_verbs drops every datagram whose
  * destination is not one of the port's GIDs (uct_ud_iface_check_grh), and
- * takes a 0 for a 16-byte GID. All our traffic is RoCE v2 over IPv4.
+ * takes anything else for a 16-byte GID at the GRH's destination. RoCE
+ * v2 over IPv6 is 0x9 (bits 2-0: 1 = IPv6), the GRH area then holding the
+ * IPv6 header itself (MR-UD-5).
  */
 #define METAROCE_WC_SL_ROCE_V2_IPV4 0xa
+#define METAROCE_WC_SL_ROCE_V2_IPV6 0x9
 
 /* A core completion as the application sees it: a UD receive (GRH
- * present) has sl METAROCE_WC_SL_ROCE_V2_IPV4, every other completion 0. */
+ * present) has sl METAROCE_WC_SL_ROCE_V2_IPV4 or _IPV6 (its source id
+ * says which, mr_gid.h), every other completion 0. */
 void metaroce_cqe_to_wc(const struct mr_cqe *cqe, struct ibv_wc *wc);
 
 #endif /* METAROCE_XLATE_H */

@@ -174,7 +174,8 @@ static void test_query_port(void)
 	MR_CHECK_EQ(pa.link_layer, IBV_LINK_LAYER_ETHERNET);
 	MR_CHECK_EQ(pa.max_mtu, IBV_MTU_4096);
 	MR_CHECK_EQ(pa.active_mtu, IBV_MTU_1024); /* MRT_MTU */
-	MR_CHECK_EQ(pa.gid_tbl_len, 1); /* only GIDs the datapath serves */
+	/* Only GIDs the datapath serves: link-local and IPv4 (MR-ADDR-1). */
+	MR_CHECK_EQ(pa.gid_tbl_len, 2);
 	MR_CHECK_EQ(pa.pkey_tbl_len, 1);
 	MR_CHECK_EQ(pa.phys_state, 5);
 	MR_CHECK(pa.port_cap_flags & IBV_PORT_IP_BASED_GIDS);
@@ -185,24 +186,36 @@ static void test_query_port(void)
 	MR_CHECK_EQ(ibv_query_port(ctx, 0, &pa), EINVAL);
 }
 
+/* MR-ADDR-1: 0 link-local (from the MAC), 1 IPv4-mapped, all RoCE v2;
+ * nothing beyond the table. */
 static void test_gids(void)
 {
 	static const uint8_t v4[16] = { 0, 0, 0,    0,	  0,   0, 0, 0,
 					0, 0, 0xff, 0xff, 192, 0, 2, 1 };
 	union ibv_gid gid;
 	struct ibv_gid_entry ent;
+	struct ibv_port_attr pa;
 	uint16_t pkey;
 
 	MR_CHECK(ctx);
+	MR_CHECK_EQ(ibv_query_port(ctx, 1, &pa), 0);
+	MR_CHECK_EQ(pa.gid_tbl_len, 2);
 	MR_CHECK_EQ(ibv_query_gid(ctx, 1, 0, &gid), 0);
+	MR_CHECK_EQ(gid.raw[0], 0xfe);
+	MR_CHECK_EQ(gid.raw[1], 0x80);
+	MR_CHECK_EQ(gid.raw[11], 0xff); /* EUI-64: ...ff:fe... */
+	MR_CHECK_EQ(gid.raw[12], 0xfe);
+	MR_CHECK_EQ(ibv_query_gid(ctx, 1, 1, &gid), 0);
 	MR_CHECK_MEM(gid.raw, v4, 16);
-	MR_CHECK_EQ(ibv_query_gid_ex(ctx, 1, 0, &ent, 0), 0);
+	MR_CHECK_EQ(ibv_query_gid_ex(ctx, 1, 1, &ent, 0), 0);
 	MR_CHECK_EQ(ent.gid_type, IBV_GID_TYPE_ROCE_V2);
 	MR_CHECK_MEM(ent.gid.raw, v4, 16);
-	MR_CHECK_EQ(ent.gid_index, 0);
-	/* Beyond the table: no GID (no link-local fe80:: without IPv6). */
-	MR_CHECK(ibv_query_gid(ctx, 1, 1, &gid) != 0);
-	MR_CHECK(ibv_query_gid_ex(ctx, 1, 1, &ent, 0) != 0);
+	MR_CHECK_EQ(ent.gid_index, 1);
+	MR_CHECK_EQ(ibv_query_gid_ex(ctx, 1, 0, &ent, 0), 0);
+	MR_CHECK_EQ(ent.gid_type, IBV_GID_TYPE_ROCE_V2);
+	/* Beyond the table: no GID (no global IPv6 address configured). */
+	MR_CHECK(ibv_query_gid(ctx, 1, 2, &gid) != 0);
+	MR_CHECK(ibv_query_gid_ex(ctx, 1, 2, &ent, 0) != 0);
 	MR_CHECK_EQ(ibv_query_pkey(ctx, 1, 0, &pkey), 0);
 	MR_CHECK_EQ(pkey, htobe16(0xffff));
 }
@@ -300,13 +313,21 @@ static void test_cq_ah(void)
 	memset(&aa, 0, sizeof(aa));
 	aa.is_global = 1;
 	aa.port_num = 1;
-	aa.grh.sgid_index = 0;
+	aa.grh.sgid_index = 0; /* link-local: no source for an IPv4 peer */
 	aa.grh.hop_limit = 64;
 	aa.grh.dgid.raw[10] = 0xff;
 	aa.grh.dgid.raw[11] = 0xff;
 	aa.grh.dgid.raw[12] = 192;
 	aa.grh.dgid.raw[14] = 2;
 	aa.grh.dgid.raw[15] = 9;
+	errno = 0;
+	MR_CHECK(!ibv_create_ah(pd, &aa)); /* MR-ADDR-2 */
+	MR_CHECK_EQ(errno, EINVAL);
+	aa.grh.sgid_index = 2; /* beyond the table */
+	errno = 0;
+	MR_CHECK(!ibv_create_ah(pd, &aa));
+	MR_CHECK_EQ(errno, EINVAL);
+	aa.grh.sgid_index = 1; /* the IPv4-mapped GID */
 	ah = ibv_create_ah(pd, &aa);
 	MR_CHECK(ah);
 	MR_CHECK(ah->pd == pd && ah->context == ctx);

@@ -12,6 +12,7 @@
 #include "metaroce.h"
 #include "mr_test.h"
 #include "xlate.h"
+#include "mrdp_addr.h"
 
 static uint8_t mem[3][4096];
 
@@ -156,6 +157,30 @@ static void test_mrt_random_keys(void)
 	metaroce_mrt_fini(&t);
 }
 
+/* The GID table of a device with 10.1.2.3/24 and 2001:db8::3/64, and an
+ * address book. */
+static const struct metaroce_gids *gx(void)
+{
+	static struct metaroce_gids g;
+	static struct mr_devconf c;
+
+	if (!g.n) {
+		c.ip = 0x0a010203;
+		c.prefix = 24;
+		memcpy(c.mac, (const uint8_t[6]){ 2, 0, 10, 1, 2, 3 }, 6);
+		c.has_ip6 = 1;
+		c.ip6[0] = 0x20;
+		c.ip6[1] = 0x01;
+		c.ip6[2] = 0x0d;
+		c.ip6[3] = 0xb8;
+		c.ip6[15] = 3;
+		c.prefix6 = 64;
+		g.n = mr_gid_table(&c, g.gid);
+		g.book = mrdp_addrs_new();
+	}
+	return &g;
+}
+
 static void test_gid_dest(void)
 {
 	union ibv_gid g = { .raw = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff,
@@ -201,7 +226,7 @@ static void test_lid(void)
 	MR_CHECK_EQ(metaroce_av_from_lid(&in, ip, 24, &out), 0);
 	MR_CHECK_EQ(out.is_global, 1);
 	MR_CHECK(!memcmp(out.grh.dgid.raw, want, 16));
-	MR_CHECK_EQ(out.grh.sgid_index, 0);
+	MR_CHECK_EQ(out.grh.sgid_index, MR_GID_INDEX_IPV4);
 	MR_CHECK_EQ(out.grh.flow_label, 0);
 	MR_CHECK_EQ(out.dlid, 9);
 	MR_CHECK_EQ(out.sl, 3);
@@ -240,9 +265,61 @@ static void test_ud_wc_sl(void)
 	MR_CHECK_EQ(wc.wc_flags, IBV_WC_GRH);
 	MR_CHECK_EQ(wc.sl, 0xa);
 	MR_CHECK_EQ(wc.sl & 7, 2); /* what UCX reads as IPv4 */
-	cqe.wc_flags = 0;	   /* RC: no GRH, no packet type */
+	/* From an IPv6 peer (an address book id): IPv6, not IPv4. */
+	cqe.ud_src = MR_GID_ID6_BASE | 5;
+	metaroce_cqe_to_wc(&cqe, &wc);
+	MR_CHECK_EQ(wc.sl, 0x9);
+	MR_CHECK(wc.sl & 8);	    /* RoCE v2 */
+	MR_CHECK((wc.sl & 7) != 2); /* UCX: a 16-byte GID in the GRH */
+	cqe.wc_flags = 0;	    /* RC: no GRH, no packet type */
 	metaroce_cqe_to_wc(&cqe, &wc);
 	MR_CHECK_EQ(wc.sl, 0);
+}
+
+/* MR-ADDR-1, MR-ADDR-2: every GID index of the table is a source; the
+ * destination must be of its kind; IPv6 destinations get stable ids. */
+static void test_check_av_kinds(void)
+{
+	const struct metaroce_gids *g = gx();
+	struct ibv_ah_attr av;
+	uint32_t d1 = 0, d2 = 0;
+	int i;
+
+	MR_CHECK_EQ(g->n, 3);
+	MR_CHECK_EQ(g->gid[0].kind, MR_GID_LINKLOCAL);
+	MR_CHECK_EQ(g->gid[0].raw[0], 0xfe);
+	MR_CHECK_EQ(g->gid[1].kind, MR_GID_IPV4);
+	MR_CHECK_EQ(g->gid[2].kind, MR_GID_GLOBAL6);
+	memset(&av, 0, sizeof(av));
+	av.is_global = 1;
+	av.port_num = 1;
+	/* A link-local peer from GID 0. */
+	av.grh.dgid.raw[0] = 0xfe;
+	av.grh.dgid.raw[1] = 0x80;
+	av.grh.dgid.raw[15] = 9;
+	MR_CHECK_EQ(metaroce_check_av(&av, g, &d1), 0);
+	MR_CHECK(mr_gid_id_is6(d1));
+	MR_CHECK_EQ(metaroce_check_av(&av, g, &d2), 0);
+	MR_CHECK_EQ(d1, d2); /* the same peer, the same id */
+	for (i = 1; i < 4; i++) {
+		av.grh.sgid_index = (uint8_t)i; /* IPv4, global, beyond */
+		MR_CHECK_EQ(metaroce_check_av(&av, g, &d2), EINVAL);
+	}
+	/* A global peer from GID 2 only. */
+	av.grh.dgid.raw[0] = 0x20;
+	av.grh.dgid.raw[1] = 0x01;
+	av.grh.sgid_index = 2;
+	MR_CHECK_EQ(metaroce_check_av(&av, g, &d2), 0);
+	MR_CHECK(mr_gid_id_is6(d2) && d2 != d1);
+	av.grh.sgid_index = 0;
+	MR_CHECK_EQ(metaroce_check_av(&av, g, &d2), EINVAL);
+	/* No IPv6 multicast, ::1 or :: destination. */
+	av.grh.sgid_index = 2;
+	av.grh.dgid.raw[0] = 0xff;
+	MR_CHECK_EQ(metaroce_check_av(&av, g, &d2), EINVAL);
+	memset(av.grh.dgid.raw, 0, 16);
+	av.grh.dgid.raw[15] = 1;
+	MR_CHECK_EQ(metaroce_check_av(&av, g, &d2), EINVAL);
 }
 
 /* The RC path of ibv_rc_pingpong / perftest: INIT, RTR, RTS. */
@@ -261,7 +338,7 @@ static void test_qp_attr_rc(void)
 					   IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 						   IBV_QP_PORT |
 						   IBV_QP_ACCESS_FLAGS,
-					   IBV_QPT_RC, 4096, &c, &cm),
+					   IBV_QPT_RC, 4096, gx(), &c, &cm),
 		    0);
 	MR_CHECK_EQ(cm, IBV_QP_STATE | IBV_QP_ACCESS_FLAGS);
 	MR_CHECK_EQ(c.state, MR_QPS_INIT);
@@ -276,7 +353,7 @@ static void test_qp_attr_rc(void)
 	a.min_rnr_timer = 12;
 	a.ah_attr.is_global = 1;
 	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.sgid_index = 0;
+	a.ah_attr.grh.sgid_index = MR_GID_INDEX_IPV4;
 	a.ah_attr.grh.hop_limit = 1;
 	a.ah_attr.grh.dgid.raw[10] = 0xff;
 	a.ah_attr.grh.dgid.raw[11] = 0xff;
@@ -289,7 +366,7 @@ static void test_qp_attr_rc(void)
 				    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
 				    IBV_QP_MAX_DEST_RD_ATOMIC |
 				    IBV_QP_MIN_RNR_TIMER,
-			    IBV_QPT_RC, 4096, &c, &cm),
+			    IBV_QPT_RC, 4096, gx(), &c, &cm),
 		    0);
 	MR_CHECK_EQ(c.state, MR_QPS_RTR);
 	MR_CHECK_EQ(c.path_mtu_bytes, 1024);
@@ -303,20 +380,24 @@ static void test_qp_attr_rc(void)
 				MR_QP_MAX_DEST_RD_ATOMIC | MR_QP_MIN_RNR_TIMER);
 	/* Path MTU above the device's, a LID-only AV, a bad GID index. */
 	MR_CHECK_EQ(metaroce_xlate_qp_attr(&a, IBV_QP_PATH_MTU, IBV_QPT_RC, 512,
-					   &c, &cm),
+					   gx(), &c, &cm),
 		    EINVAL);
-	a.ah_attr.grh.sgid_index = 1; /* the table has one GID */
-	MR_CHECK_EQ(metaroce_xlate_qp_attr(&a, IBV_QP_AV, IBV_QPT_RC, 4096, &c,
-					   &cm),
+	a.ah_attr.grh.sgid_index = 3; /* the table has three GIDs */
+	MR_CHECK_EQ(metaroce_xlate_qp_attr(&a, IBV_QP_AV, IBV_QPT_RC, 4096,
+					   gx(), &c, &cm),
 		    EINVAL);
-	a.ah_attr.grh.sgid_index = 0;
+	a.ah_attr.grh.sgid_index = 0; /* link-local source, IPv4 peer */
+	MR_CHECK_EQ(metaroce_xlate_qp_attr(&a, IBV_QP_AV, IBV_QPT_RC, 4096,
+					   gx(), &c, &cm),
+		    EINVAL);
+	a.ah_attr.grh.sgid_index = MR_GID_INDEX_IPV4;
 	a.ah_attr.is_global = 0;
-	MR_CHECK_EQ(metaroce_xlate_qp_attr(&a, IBV_QP_AV, IBV_QPT_RC, 4096, &c,
-					   &cm),
+	MR_CHECK_EQ(metaroce_xlate_qp_attr(&a, IBV_QP_AV, IBV_QPT_RC, 4096,
+					   gx(), &c, &cm),
 		    EINVAL);
 	a.rq_psn = 0x1000000;
 	MR_CHECK_EQ(metaroce_xlate_qp_attr(&a, IBV_QP_RQ_PSN, IBV_QPT_RC, 4096,
-					   &c, &cm),
+					   gx(), &c, &cm),
 		    EINVAL);
 
 	memset(&a, 0, sizeof(a));
@@ -331,7 +412,7 @@ static void test_qp_attr_rc(void)
 			    IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
 				    IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 				    IBV_QP_MAX_QP_RD_ATOMIC,
-			    IBV_QPT_RC, 4096, &c, &cm),
+			    IBV_QPT_RC, 4096, gx(), &c, &cm),
 		    0);
 	MR_CHECK_EQ(c.sq_psn, 0x654321);
 	MR_CHECK_EQ(c.timeout, 14);
@@ -340,21 +421,21 @@ static void test_qp_attr_rc(void)
 	MR_CHECK_EQ(c.max_rd_atomic, 1);
 	a.retry_cnt = 8;
 	MR_CHECK_EQ(metaroce_xlate_qp_attr(&a, IBV_QP_RETRY_CNT, IBV_QPT_RC,
-					   4096, &c, &cm),
+					   4096, gx(), &c, &cm),
 		    EINVAL);
 	a.max_rd_atomic = METAROCE_MAX_QP_RD_ATOM + 1;
 	MR_CHECK_EQ(metaroce_xlate_qp_attr(&a, IBV_QP_MAX_QP_RD_ATOMIC,
-					   IBV_QPT_RC, 4096, &c, &cm),
+					   IBV_QPT_RC, 4096, gx(), &c, &cm),
 		    EINVAL);
 	MR_CHECK_EQ(metaroce_xlate_qp_attr(&a, IBV_QP_ALT_PATH, IBV_QPT_RC,
-					   4096, &c, &cm),
+					   4096, gx(), &c, &cm),
 		    EOPNOTSUPP);
-	MR_CHECK_EQ(
-		metaroce_xlate_qp_attr(&a, 1 << 30, IBV_QPT_RC, 4096, &c, &cm),
-		EINVAL);
+	MR_CHECK_EQ(metaroce_xlate_qp_attr(&a, 1 << 30, IBV_QPT_RC, 4096, gx(),
+					   &c, &cm),
+		    EINVAL);
 	a.port_num = 2;
 	MR_CHECK_EQ(metaroce_xlate_qp_attr(&a, IBV_QP_PORT, IBV_QPT_RC, 4096,
-					   &c, &cm),
+					   gx(), &c, &cm),
 		    EINVAL);
 }
 
@@ -372,40 +453,40 @@ static void test_qp_attr_ud(void)
 	MR_CHECK_EQ(metaroce_xlate_qp_attr(&a,
 					   IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 						   IBV_QP_PORT | IBV_QP_QKEY,
-					   IBV_QPT_UD, 4096, &c, &cm),
+					   IBV_QPT_UD, 4096, gx(), &c, &cm),
 		    0);
 	MR_CHECK_EQ(cm, MR_QP_STATE | MR_QP_QKEY);
 	MR_CHECK_EQ(c.qkey, 0x11111111);
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = 5;
 	MR_CHECK_EQ(metaroce_xlate_qp_attr(&a, IBV_QP_STATE | IBV_QP_SQ_PSN,
-					   IBV_QPT_UD, 4096, &c, &cm),
+					   IBV_QPT_UD, 4096, gx(), &c, &cm),
 		    0);
 	MR_CHECK_EQ(c.sq_psn, 5);
 	/* Connection attributes are not UD attributes. */
 	MR_CHECK_EQ(metaroce_xlate_qp_attr(&a, IBV_QP_DEST_QPN, IBV_QPT_UD,
-					   4096, &c, &cm),
+					   4096, gx(), &c, &cm),
 		    EINVAL);
 	MR_CHECK_EQ(metaroce_xlate_qp_attr(&a, IBV_QP_ACCESS_FLAGS, IBV_QPT_UD,
-					   4096, &c, &cm),
+					   4096, gx(), &c, &cm),
 		    EINVAL);
 	/* MR-UC-9: UC takes connection attributes, not the qkey nor RC's
 	 * reliability and READ/atomic ones; raw packet QPs nothing. */
 	a.dest_qp_num = 7;
 	MR_CHECK_EQ(metaroce_xlate_qp_attr(&a, IBV_QP_STATE | IBV_QP_DEST_QPN,
-					   IBV_QPT_UC, 4096, &c, &cm),
+					   IBV_QPT_UC, 4096, gx(), &c, &cm),
 		    0);
 	MR_CHECK_EQ(metaroce_xlate_qp_attr(&a, IBV_QP_QKEY, IBV_QPT_UC, 4096,
-					   &c, &cm),
+					   gx(), &c, &cm),
 		    EINVAL);
-	MR_CHECK_EQ(metaroce_xlate_qp_attr(&a, IBV_QP_TIMEOUT, IBV_QPT_UC,
-					   4096, &c, &cm),
+	MR_CHECK_EQ(metaroce_xlate_qp_attr(&a, IBV_QP_TIMEOUT, IBV_QPT_UC, 4096,
+					   gx(), &c, &cm),
 		    EINVAL);
 	MR_CHECK_EQ(metaroce_xlate_qp_attr(&a, IBV_QP_MAX_DEST_RD_ATOMIC,
-					   IBV_QPT_UC, 4096, &c, &cm),
+					   IBV_QPT_UC, 4096, gx(), &c, &cm),
 		    EINVAL);
-	MR_CHECK_EQ(metaroce_xlate_qp_attr(&a, IBV_QP_STATE,
-					   IBV_QPT_RAW_PACKET, 4096, &c, &cm),
+	MR_CHECK_EQ(metaroce_xlate_qp_attr(&a, IBV_QP_STATE, IBV_QPT_RAW_PACKET,
+					   4096, gx(), &c, &cm),
 		    EINVAL);
 }
 
@@ -647,6 +728,7 @@ static void test_cq_notify(void)
 MR_TEST_MAIN(MR_TEST(test_mrt_keys), MR_TEST(test_mrt_grow),
 	     MR_TEST(test_mrt_random_keys), MR_TEST(test_gid_dest),
 	     MR_TEST(test_lid), MR_TEST(test_ud_wc_sl),
-	     MR_TEST(test_qp_attr_rc), MR_TEST(test_qp_attr_ud),
-	     MR_TEST(test_send_wr), MR_TEST(test_recv_wr_and_wc),
-	     MR_TEST(test_cq_ring), MR_TEST(test_cq_notify))
+	     MR_TEST(test_check_av_kinds), MR_TEST(test_qp_attr_rc),
+	     MR_TEST(test_qp_attr_ud), MR_TEST(test_send_wr),
+	     MR_TEST(test_recv_wr_and_wc), MR_TEST(test_cq_ring),
+	     MR_TEST(test_cq_notify))

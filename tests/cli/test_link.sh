@@ -43,12 +43,22 @@ eq "node_guid from the MAC" "$(val "$IB/mr0/node_guid")" "$G0"
 eq "port state" "$(val "$IB/mr0/ports/1/state")" "4: ACTIVE"
 eq "phys_state" "$(val "$IB/mr0/ports/1/phys_state")" "5: LinkUp"
 eq "link_layer" "$(val "$IB/mr0/ports/1/link_layer")" "Ethernet"
-eq "gid 0: IPv4-mapped" "$(val "$IB/mr0/ports/1/gids/0")" \
+# MR-ADDR-1: GID 0 the link-local address of the MAC (EUI-64), GID 1 the
+# IPv4-mapped address, no global IPv6 GID without an IPv6 --ip.
+ll_of() {
+	local IFS=: m
+	read -ra m <<<"$1"
+	printf 'fe80:0000:0000:0000:%02x%s:%sff:fe%s:%s%s\n' \
+		$((0x${m[0]} ^ 2)) "${m[1]}" "${m[2]}" "${m[3]}" "${m[4]}" "${m[5]}"
+}
+eq "gid 0: link-local" "$(val "$IB/mr0/ports/1/gids/0")" "$(ll_of "$MAC_V0")"
+eq "gid 1: IPv4-mapped" "$(val "$IB/mr0/ports/1/gids/1")" \
 	"0000:0000:0000:0000:0000:ffff:c000:0201"
 eq "gid 0 type" "$(val "$IB/mr0/ports/1/gid_attrs/types/0")" "RoCE v2"
-# No GID the datapath cannot serve (no IPv6 yet: no link-local GID).
-eq "no gid 1" "$(ls "$IB/mr0/ports/1/gids")" "0"
-eq "no gid 1 type" "$(ls "$IB/mr0/ports/1/gid_attrs/types")" "0"
+eq "gid 1 type" "$(val "$IB/mr0/ports/1/gid_attrs/types/1")" "RoCE v2"
+eq "two gids" "$(ls "$IB/mr0/ports/1/gids" | tr '\n' ' ')" "0 1 "
+eq "two gid types" "$(ls "$IB/mr0/ports/1/gid_attrs/types" | tr '\n' ' ')" \
+	"0 1 "
 eq "pkey 0" "$(val "$IB/mr0/ports/1/pkeys/0")" "0xffff"
 eq "verbs abi_version" "$(val "$V/class/infiniband_verbs/abi_version")" "6"
 eq "uverbs ibdev" "$(val "$V/class/infiniband_verbs/$N0/ibdev")" "mr0"
@@ -64,8 +74,11 @@ check "show: ip mac mtu" \
 	"^    ip 192.0.2.1/24 mac $MAC_V0 mtu 1024 udp_port 4797$" "$out"
 check "show: port" "^    port 0 net_af_packet0,iface=v0$" "$out"
 check "show: gid 0" \
-	"^    gid 0 0000:0000:0000:0000:0000:ffff:c000:0201 RoCE v2$" "$out"
-check_not "show: no gid 1" "gid 1" "$out"
+	"^    gid 0 $(ll_of "$MAC_V0") RoCE v2 link-local fe80::" "$out"
+check "show: gid 1" \
+	"^    gid 1 0000:0000:0000:0000:0000:ffff:c000:0201 RoCE v2 ipv4 192.0.2.1$" \
+	"$out"
+check_not "show: no gid 2" "gid 2" "$out"
 
 expect_err "name in use" "device mr0 already exists" \
 	add mr0 --port net_af_packet1,iface=v1 --ip 192.0.2.2/24
@@ -104,12 +117,49 @@ expect_ok "add mr5: a memif port with its plane's gateway" \
 	--gateway 10.101.1.254 --ip 10.200.0.5/32
 eq "mr5 record: gateway of plane 1" \
 	"$(grep '^gateway=' "$IB/mr5/metaroce.conf")" "gateway=1,10.101.1.254"
+# MR-ADDR-1: a global IPv6 address is GID 2; MR-ROUTE-4 with an IPv6
+# gateway (link-local allowed) next to the IPv4 one.
+expect_ok "add mr6: --ip IPv6 too, IPv6 and IPv4 gateways" \
+	add mr6 --port net_memif6,role=server,socket=/tmp/mr6.$$ \
+	--gateway 10.101.1.254 --gateway fe80::1 --ip 10.200.0.6/32 \
+	--ip 2001:db8:6::6/64
+eq "mr6 record: ip6, both gateways" \
+	"$(grep -E '^(ip6|gateway)=' "$IB/mr6/metaroce.conf" | tr '\n' ' ')" \
+	"ip6=2001:db8:6::6/64 gateway=1,10.101.1.254 gateway=1,fe80::1 "
+eq "mr6 gid 2: the global IPv6 address" "$(val "$IB/mr6/ports/1/gids/2")" \
+	"2001:0db8:0006:0000:0000:0000:0000:0006"
+eq "mr6 gid 2 type" "$(val "$IB/mr6/ports/1/gid_attrs/types/2")" "RoCE v2"
+out=$("$CTL" link show mr6)
+check "show: gid 2" \
+	"^    gid 2 2001:0db8:0006:0000:0000:0000:0000:0006 RoCE v2 ipv6 2001:db8:6::6$" \
+	"$out"
+check "show: ip6" "^    ip6 2001:db8:6::6/64$" "$out"
+expect_err "IPv6 address in use" \
+	"address 2001:db8:6::6 is in use by device mr6" \
+	add mr7 --port net_memif7,socket=/tmp/mr7.$$ --ip 10.200.0.7/32 \
+	--ip 2001:db8:6::6/64
+expect_err "--ip link-local" "not link-local" \
+	add mr7 --port net_memif7,socket=/tmp/mr7.$$ --ip 10.200.0.7/32 \
+	--ip fe80::7/64
+expect_err "--ip IPv6 without a prefix length" \
+	"--ip '2001:db8::7': expected a global IPv6" \
+	add mr7 --port net_memif7,socket=/tmp/mr7.$$ --ip 10.200.0.7/32 \
+	--ip 2001:db8::7
+expect_err "two IPv6 --ip" "--ip: one IPv6 address at most" \
+	add mr7 --port net_memif7,socket=/tmp/mr7.$$ --ip 10.200.0.7/32 \
+	--ip 2001:db8::7/64 --ip 2001:db8::8/64
+expect_err "only an IPv6 --ip" "--ip ADDR/LEN \(IPv4\) is needed" \
+	add mr7 --port net_memif7,socket=/tmp/mr7.$$ --ip 2001:db8::7/64
+expect_err "two IPv6 gateways on a port" "one IPv6 gateway per --port" \
+	add mr7 --port net_memif7,socket=/tmp/mr7.$$ --gateway fe80::1 \
+	--gateway fe80::2 --ip 10.200.0.7/32
+expect_ok "del mr6" "$CTL" link del mr6
 expect_err "--gateway before any --port" \
-	"--gateway IP follows the --port it is for, once" \
+	"--gateway IP follows the --port it is for" \
 	add mr6 --gateway 10.0.0.1 --port net_memif6,socket=/tmp/mr6.$$ \
 	--ip 10.200.0.6/32
 expect_err "--gateway not an address" \
-	"--gateway '10.0.0': expected the IPv4 address of the plane's router" \
+	"--gateway '10.0.0': expected the IPv4 or IPv6 address of the plane's router" \
 	add mr6 --port net_memif6,socket=/tmp/mr6.$$ --gateway 10.0.0 \
 	--ip 10.200.0.6/32
 expect_ok "del mr5" "$CTL" link del mr5
@@ -120,10 +170,11 @@ d = json.load(sys.stdin)
 print(" ".join(x["name"] for x in d))
 m = [x for x in d if x["name"] == "mr4"][0]
 print(m["ports"], m["ip"], m["prefixlen"], m["mtu"], m["udp_port"],
-      [g["type"] for g in m["gids"]], m["gids"][0]["gid"])'
+      [g["type"] for g in m["gids"]], m["gids"][1]["gid"],
+      [g["kind"] for g in m["gids"]])'
 out=$(python3 -c "$py" <<<"$json" 2>&1)
 check "json: valid, sorted" "^mr0 mr1 mr2 mr3 mr4$" "$out"
-check "json: fields" "^\['net_af_packet4,iface=j1', 'net_af_packet5,iface=v1'\] 192.0.2.4 24 1024 4797 \['RoCE v2'\] 0000:0000:0000:0000:0000:ffff:c000:0204$" "$out"
+check "json: fields" "^\['net_af_packet4,iface=j1', 'net_af_packet5,iface=v1'\] 192.0.2.4 24 1024 4797 \['RoCE v2', 'RoCE v2'\] 0000:0000:0000:0000:0000:ffff:c000:0204 \['link-local', 'ipv4'\]$" "$out"
 out=$("$CTL" link show mr2 --json | python3 -m json.tool 2>&1)
 check "show NAME --json" '"name": "mr2"' "$out"
 

@@ -5,6 +5,7 @@
 #include "mr_test.h"
 #include "mrdp.h"
 #include "mrdp_encap.h"
+#include "mr_gid.h"
 
 static const uint8_t mac_a[6] = { 0x02, 0x00, 0xc0, 0x00, 0x02, 0x01 };
 static const uint8_t mac_b[6] = { 0x02, 0x00, 0xc0, 0x00, 0x02, 0x02 };
@@ -327,7 +328,7 @@ static void local6(struct mrdp_local *me, const uint8_t mac[6],
 	memset(me, 0, sizeof(*me));
 	memcpy(me->mac, mac, 6);
 	me->udp_port = 4797;
-	mrdp_ll6_of_mac(mac, me->ll6);
+	mr_gid_ll6_of_mac(mac, me->ll6);
 	if (ip6) {
 		memcpy(me->ip6, ip6, 16);
 		me->has_ip6 = 1;
@@ -363,7 +364,7 @@ static void test_ll6_of_mac(void)
 					  0xfe, 0x00, 0x02, 0x01 };
 	uint8_t ll[16];
 
-	mrdp_ll6_of_mac(mac_a, ll);
+	mr_gid_ll6_of_mac(mac_a, ll);
 	MR_CHECK_MEM(ll, want, 16);
 	MR_CHECK(mrdp_ip6_linklocal(ll));
 	MR_CHECK(!mrdp_ip6_linklocal(ip6_a));

@@ -134,5 +134,50 @@ static void test_learn_create_and_full(void)
 	MR_CHECK(mrdp_neigh_find(t, 0x0c000001) == NULL);
 }
 
-MR_TEST_MAIN(MR_TEST(test_resolve_and_release), MR_TEST(test_failure_and_retry),
+/* MR-ROUTE-8: an entry not confirmed for MRDP_NEIGH_REACHABLE_NS is
+ * re-verified (PROBE) while still used; an answer (at a new MAC: the
+ * peer moved) makes it REACHABLE again, silence makes it FAILED. */
+static void test_expiry(void)
+{
+	struct mrdp_neigh_table *t = fresh();
+	const uint64_t T = 5000, R = MRDP_NEIGH_REACHABLE_NS;
+	struct mrdp_neigh *e;
+	unsigned k;
+
+	MR_CHECK(mrdp_neigh_learn(t, 0x0a000002, mac1, 1, T) != NULL);
+	/* Confirmed at T; still REACHABLE just before T + R. */
+	e = mrdp_neigh_lookup(t, 0x0a000002, T + R - 1);
+	MR_CHECK_EQ(e->state, MRDP_NEIGH_REACHABLE);
+	MR_CHECK_EQ(mrdp_neigh_next_deadline(t), UINT64_MAX);
+	e = mrdp_neigh_lookup(t, 0x0a000002, T + R);
+	MR_CHECK_EQ(e->state, MRDP_NEIGH_PROBE);
+	MR_CHECK(mrdp_neigh_usable(e));
+	MR_CHECK_MEM(e->mac, mac1, 6);
+	MR_CHECK_EQ(t->expired, 1);
+	MR_CHECK_EQ(t->resolved, 0);
+	MR_CHECK_EQ(mrdp_neigh_next_deadline(t), T + R);
+	mrdp_neigh_tick(t, T + R, on_req, on_drop, NULL);
+	MR_CHECK_EQ(nreq, 1);
+	MR_CHECK_EQ(requests[0], 0x0a000002);
+	/* The answer comes from a new MAC. */
+	e = mrdp_neigh_learn(t, 0x0a000002, mac2, 0, T + R + 10);
+	MR_CHECK_EQ(e->state, MRDP_NEIGH_REACHABLE);
+	MR_CHECK_MEM(e->mac, mac2, 6);
+	MR_CHECK_EQ(t->resolved, 1);
+	MR_CHECK_EQ(t->incomplete, 0);
+	/* Expires again after its new confirmation; nobody answers. */
+	e = mrdp_neigh_lookup(t, 0x0a000002, T + 2 * R + 10);
+	MR_CHECK_EQ(e->state, MRDP_NEIGH_PROBE);
+	for (k = 0; k <= MRDP_ARP_TRIES; k++)
+		mrdp_neigh_tick(t, T + 2 * R + 10 + k * MRDP_ARP_RETRY_NS,
+				on_req, on_drop, NULL);
+	MR_CHECK_EQ(nreq, 1 + MRDP_ARP_TRIES);
+	MR_CHECK_EQ(e->state, MRDP_NEIGH_FAILED);
+	MR_CHECK(!mrdp_neigh_usable(e));
+	MR_CHECK_EQ(t->incomplete, 0);
+	MR_CHECK_EQ(t->resolved, 0);
+	MR_CHECK_EQ(ndrop, 0); /* nothing was queued: it was still used */
+}
+
+MR_TEST_MAIN(MR_TEST(test_expiry), MR_TEST(test_resolve_and_release), MR_TEST(test_failure_and_retry),
 	     MR_TEST(test_learn_create_and_full))

@@ -79,5 +79,40 @@ static void test_onlink_and_full(void)
 	MR_CHECK_EQ(mrdp_route_nexthop(&t, IP(11, 0, 0, 1), &nh), -ENETUNREACH);
 }
 
-MR_TEST_MAIN(MR_TEST(test_longest_prefix), MR_TEST(test_metric),
+/* MR-ADDR-4: IPv6 tables, longest prefix first, prefixes not on a
+ * byte boundary. */
+static struct mrdp_route6_table t6;
+
+static void test_route6(void)
+{
+	static const uint8_t any[16];
+	static const uint8_t p64[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 1 };
+	static const uint8_t p61[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 2 };
+	uint8_t d[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 9 };
+	uint32_t gw = 99;
+
+	mrdp_route6_clear(&t6);
+	MR_CHECK_EQ(mrdp_route6_nexthop(&t6, d, &gw), -ENETUNREACH);
+	MR_CHECK_EQ(mrdp_route6_add(&t6, any, 0, 0xe0000007u, 1024), 0);
+	MR_CHECK_EQ(mrdp_route6_add(&t6, p64, 64, 0, 256), 0);
+	MR_CHECK_EQ(mrdp_route6_add(&t6, p61, 61, 0xe0000008u, 0), 0);
+	MR_CHECK_EQ(mrdp_route6_add(&t6, any, 129, 0, 0), -EINVAL);
+	MR_CHECK_EQ(t6.r[0].plen, 64);
+	MR_CHECK_EQ(mrdp_route6_nexthop(&t6, d, &gw), 0);
+	MR_CHECK_EQ(gw, 0); /* on-link */
+	/* 2001:db8:2:7::9 is in 2001:db8:2::/61 (the low 3 bits of the
+	 * fourth group are host bits). */
+	d[5] = 2;
+	d[7] = 7;
+	MR_CHECK_EQ(mrdp_route6_nexthop(&t6, d, &gw), 0);
+	MR_CHECK_EQ(gw, 0xe0000008u);
+	d[7] = 8; /* 2001:db8:2:8::9, outside the /61: the default route */
+	MR_CHECK_EQ(mrdp_route6_nexthop(&t6, d, &gw), 0);
+	MR_CHECK_EQ(gw, 0xe0000007u);
+	mrdp_route6_set_onlink(&t6);
+	MR_CHECK_EQ(mrdp_route6_nexthop(&t6, d, &gw), 0);
+	MR_CHECK_EQ(gw, 0);
+}
+
+MR_TEST_MAIN(MR_TEST(test_route6), MR_TEST(test_longest_prefix), MR_TEST(test_metric),
 	     MR_TEST(test_onlink_and_full))

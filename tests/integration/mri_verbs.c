@@ -183,6 +183,18 @@ static void open_dev(const char *name)
 		mri_fail("ibv_query_gid %d", GID_IDX);
 }
 
+int mri_gid_index(void)
+{
+	static int idx = -1;
+	const char *e;
+
+	if (idx < 0) {
+		e = getenv("MRI_GID_INDEX");
+		idx = e && *e ? atoi(e) : 1;
+	}
+	return idx;
+}
+
 /* Memory of side i, filled with its seeded pattern, and its model. */
 static void side_mem(struct side *s, int i)
 {

@@ -26,7 +26,10 @@
 #define DEPTH 256
 #define WAIT_S 45
 #define IB_PORT 1
-#define GID_IDX 0
+/* The IPv4-mapped GID (MR-ADDR-1: 0 is link-local, which a routed fabric
+ * does not carry); MRI_GID_INDEX=N picks another. */
+#define GID_IDX mri_gid_index()
+int mri_gid_index(void);
 /* Local ACK timeout 14 (67 ms) and retry_cnt 2 where a peer vanishes:
  * the retry-exceeded error may not come before (retry_cnt + 1) tries. */
 #define GONE_TIMEOUT 14

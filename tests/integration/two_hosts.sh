@@ -52,10 +52,14 @@ for n in A B; do
 done
 ip -n "$NSA" addr add $TCP_A/24 dev "$VA" || die "addr"
 ip -n "$NSB" addr add 10.82.0.2/24 dev "$VB" || die "addr"
+# Each device has all three kinds of GID (routing.md MR-ADDR-1): 0 the
+# link-local fe80:: of its MAC, 1 its IPv4 address, 2 its global IPv6.
 inA "$CTL" link add $DEV_A --port "net_af_packet0,iface=$VA" \
-	--ip 10.83.0.1/24 >"$W/ctl.log" 2>&1 || die "link add A: $(cat "$W/ctl.log")"
+	--ip 10.83.0.1/24 --ip 2001:db8:83::1/64 >"$W/ctl.log" 2>&1 ||
+	die "link add A: $(cat "$W/ctl.log")"
 inB "$CTL" link add $DEV_B --port "net_af_packet0,iface=$VB" \
-	--ip 10.83.0.2/24 >"$W/ctl.log" 2>&1 || die "link add B: $(cat "$W/ctl.log")"
+	--ip 10.83.0.2/24 --ip 2001:db8:83::2/64 >"$W/ctl.log" 2>&1 ||
+	die "link add B: $(cat "$W/ctl.log")"
 
 # Limits: generous for a loaded 2-core machine, each well inside the
 # meson timeout so that a hang is reported here, with the logs.
@@ -236,31 +240,43 @@ nccl)
 	grep -q '^ok: mri-nccl' "$W/nccl.log" || die "mri-nccl: no ok line"
 	;;
 gids)
-	# Every GID index the devices list works (perftest -x N, the
-	# examples' -g N), and so do perftest's and the examples' defaults;
-	# an index the device does not list is refused at once.
+	# Every GID index the devices list works (MR-ADDR-1..3: link-local
+	# IPv6, IPv4, global IPv6) with every perftest and rdma-core example
+	# (-x N, -g N), and so do their defaults; an index the device does
+	# not list is refused at once, with nothing left half-made.
 	ga=$(inA "$RUN" ibv_devinfo -v -d $DEV_A | sed -n 's/^.*GID\[ *\([0-9]*\)\]:.*/\1/p')
 	gb=$(inB "$RUN" ibv_devinfo -v -d $DEV_B | sed -n 's/^.*GID\[ *\([0-9]*\)\]:.*/\1/p')
 	[ -n "$ga" ] && [ "$ga" = "$gb" ] || die "GID tables: A '$ga', B '$gb'"
+	[ "$(echo $ga)" = "0 1 2" ] || die "GID indexes '$(echo $ga)', want 0 1 2"
 	echo "GID indexes listed: $(echo $ga)"
+	inA "$RUN" ibv_devinfo -v -d $DEV_A | grep 'GID\['
 	for g in $ga; do
 		PP_GID=(-g "$g")
-		pingpong ibv_rc_pingpong 20
-		pingpong ibv_ud_pingpong 20
+		for pp in ibv_rc_pingpong ibv_ud_pingpong ibv_uc_pingpong \
+			ibv_srq_pingpong; do
+			pingpong $pp 10
+		done
 		PERF=(-x "$g" -F)
-		perftest_bw ib_write_bw 20 -s 4096
-		check_bw "$W/perf.cli" 20 4096
-		perftest_bw ib_send_lat 20 -s 64
-		[ "$(rows "$W/perf.cli" | awk '{print $1, $2}')" = "64 20" ] ||
-			die "ib_send_lat -x $g: no row '64 20'"
+		for bw in ib_write_bw ib_send_bw ib_read_bw; do
+			perftest_bw $bw 10 -s 4096
+			check_bw "$W/perf.cli" 10 4096
+		done
+		for lat in ib_send_lat ib_write_lat ib_read_lat; do
+			perftest_bw $lat 10 -s 64
+			[ "$(rows "$W/perf.cli" | awk '{print $1, $2}')" = "64 10" ] ||
+				die "$lat -x $g: no row '64 10'"
+		done
+		echo "ok: GID $g: 4 examples, 3 bandwidth and 3 latency tests"
 	done
 	# Defaults: perftest picks its GID itself; the examples without -g
 	# address by LID (clients.sh: lid covers that at length).
 	PERF=(-F)
-	perftest_bw ib_write_bw 20 -s 4096
-	check_bw "$W/perf.cli" 20 4096
+	perftest_bw ib_write_bw 10 -s 4096
+	check_bw "$W/perf.cli" 10 4096
+	perftest_bw ib_send_lat 10 -s 64
 	PP_GID=()
-	pingpong ibv_rc_pingpong 20
+	pingpong ibv_rc_pingpong 10
+	pingpong ibv_ud_pingpong 10
 	bad=$(($(echo "$ga" | wc -l)))
 	for tool in ibv_rc_pingpong ibv_ud_pingpong; do
 		inB timeout -k 5 20 "$RUN" $tool -d $DEV_B -g $bad $TCP_A \
@@ -272,6 +288,19 @@ gids)
 		grep -qi 'gid' "$W/bad.cli" ||
 			die "$tool -g $bad: no word of the GID in its error"
 	done
+	# perftest connects first, then reads its GID: the server with the
+	# bad index fails, its good client sees the peer go.
+	bg_in "$NSA" "$W/bad.srv" timeout -k 5 20 "$RUN" ib_write_bw \
+		-d $DEV_A -x $bad -F
+	SPID=$BG_PID
+	sleep 1
+	inB timeout -k 5 20 "$RUN" ib_write_bw -d $DEV_B -x 1 -F $TCP_A \
+		>"$W/bad.cli" 2>&1
+	wait "$SPID"
+	rc=$?
+	show "ib_write_bw -x $bad (not listed), server" "$W/bad.srv"
+	[ $rc != 0 ] && [ $rc != 124 ] ||
+		die "ib_write_bw -x $bad: exit $rc, expected a quick failure"
 	echo "ok: GID indexes $(echo $ga), defaults, and a bad index"
 	;;
 verbs_loopback)

@@ -13,6 +13,7 @@
 #include "mr_ctl_stats.h"
 #include "mr_ctl_view.h"
 #include "mr_devconf.h"
+#include "mr_gid.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -29,7 +30,8 @@
 static const char usage_main[] =
 	"Usage: metaroce-ctl link add NAME --port DEVARGS [--gateway IP]\n"
 	"                        [--port DEVARGS [--gateway IP] ...]\n"
-	"                        --ip ADDR/LEN [--mac MAC] [--mtu N] "
+	"                        --ip ADDR/LEN [--ip ADDR6/LEN] [--mac MAC] "
+	"[--mtu N] "
 	"[--udp-port P]\n"
 	"                        [--opt KNOB=VALUE ...] [--persist]\n"
 	"       metaroce-ctl link set NAME --opt KNOB=VALUE|KNOB= ...\n"
@@ -60,15 +62,21 @@ static const char usage_link[] =
 	"memif):\n"
 	"                  its plane's router; peers outside --ip's subnet "
 	"are\n"
-	"                  reached through it (else every peer is on-link)\n"
-	"  --ip ADDR/LEN   IPv4 address and prefix length of the device\n"
+	"                  reached through it (else every peer is on-link);\n"
+	"                  an IPv4 and an IPv6 one (link-local allowed) at "
+	"most\n"
+	"  --ip ADDR/LEN   IPv4 address and prefix length of the device "
+	"(GID 1);\n"
+	"                  again with an IPv6 address for a global GID 2 "
+	"(GID 0\n"
+	"                  is always the link-local fe80:: of the MAC)\n"
 	"  --mac MAC       default: the MAC of the first iface= interface "
 	"that\n"
 	"                  exists here, else 02:00:<the four bytes of ADDR>\n"
 	"  --mtu N         RoCE MTU 256|512|1024|2048|4096; default 4096, "
 	"capped\n"
 	"                  at what the iface= interfaces carry (netdev MTU - "
-	"104)\n"
+	"124)\n"
 	"                  and at 2048 with an af_xdp port\n"
 	"  --udp-port P    UDP destination port, default 4797 (not 4791)\n"
 	"  --opt KNOB=VALUE  a tuning knob of the device (metaroce-ctl knobs)\n"
@@ -197,7 +205,7 @@ static int claimed_by(const char *name)
 static int cmd_add(int argc, char **argv)
 {
 	struct mrctl_port ports[MR_DEVCONF_MAX_PORTS];
-	const char *name = NULL, *ip = NULL, *mac = NULL, *v;
+	const char *name = NULL, *ip = NULL, *ip6 = NULL, *mac = NULL, *v;
 	unsigned long mtu = 0, udp = MRCTL_DEFAULT_UDP;
 	unsigned carried = 4096;
 	const char *narrow = NULL;
@@ -239,28 +247,52 @@ static int cmd_add(int argc, char **argv)
 			strcpy(c.ports[c.nports++], v);
 			break;
 		case 'g': {
+			static const uint8_t none[16];
 			char ip32[24];
 			uint8_t plen;
+			unsigned k = c.nports - 1;
 
-			if (!c.nports || c.gateway[c.nports - 1])
+			if (!c.nports)
 				die_usage("--gateway IP follows the --port it "
-					  "is for, once");
+					  "is for");
+			if (strchr(v, ':')) {
+				if (memcmp(c.gateway6[k], none, 16))
+					die_usage("--gateway: one IPv6 gateway "
+						  "per --port");
+				if (mr_devconf_parse_gw6(v, c.gateway6[k]))
+					die_usage("--gateway '%s': expected "
+						  "the IPv6 address of the "
+						  "plane's router",
+						  v);
+				break;
+			}
+			if (c.gateway[k])
+				die_usage("--gateway: one IPv4 gateway per "
+					  "--port");
 			snprintf(ip32, sizeof(ip32), "%.15s/32", v);
 			if (strlen(v) > 15 ||
-			    mr_devconf_parse_ip(ip32, &c.gateway[c.nports - 1],
-						&plen) ||
-			    (c.gateway[c.nports - 1] >> 24) == 0 ||
-			    (c.gateway[c.nports - 1] >> 24) == 127 ||
-			    (c.gateway[c.nports - 1] >> 28) >= 14)
+			    mr_devconf_parse_ip(ip32, &c.gateway[k], &plen) ||
+			    (c.gateway[k] >> 24) == 0 ||
+			    (c.gateway[k] >> 24) == 127 ||
+			    (c.gateway[k] >> 28) >= 14)
 				die_usage("--gateway '%s': expected the IPv4 "
-					  "address of the plane's router",
+					  "or IPv6 address of the plane's "
+					  "router",
 					  v);
 			break;
 		}
 		case 'i':
-			if (ip)
-				die_usage("--ip given twice");
-			ip = v;
+			if (strchr(v, ':')) {
+				if (ip6)
+					die_usage("--ip: one IPv6 address at "
+						  "most");
+				ip6 = v;
+			} else {
+				if (ip)
+					die_usage("--ip: one IPv4 address at "
+						  "most");
+				ip = v;
+			}
 			break;
 		case 'm':
 			if (mac)
@@ -314,8 +346,17 @@ static int cmd_add(int argc, char **argv)
 		die_usage("link add %s: at least one --port DEVARGS is needed",
 			  name);
 	if (!ip)
-		die_usage("link add %s: --ip ADDR/LEN is needed", name);
+		die_usage("link add %s: --ip ADDR/LEN (IPv4) is needed", name);
 	check_ip(ip, &c.ip, &c.prefix);
+	if (ip6) {
+		if (mr_devconf_parse_ip6(ip6, c.ip6, &c.prefix6))
+			die_usage("--ip '%s': expected a global IPv6 "
+				  "address/prefix length such as "
+				  "2001:db8::1/64 (not link-local: the "
+				  "device's own is made from its MAC)",
+				  ip6);
+		c.has_ip6 = 1;
+	}
 	if (mac && mr_devconf_parse_mac(mac, c.mac))
 		die_usage("--mac '%s': expected a unicast MAC such as "
 			  "02:00:c0:00:02:01",
@@ -400,21 +441,49 @@ static int cmd_add(int argc, char **argv)
 	return 0;
 }
 
+/* The GID table as sysfs lists it, and each GID's address in text. */
+static const char *const gid_kind_name[] = {
+	[MR_GID_LINKLOCAL] = "link-local",
+	[MR_GID_IPV4] = "ipv4",
+	[MR_GID_GLOBAL6] = "ipv6",
+};
+
+static void gid_addr_str(const struct mr_devconf *c, const struct mr_gid *g,
+			 char buf[46])
+{
+	if (g->kind == MR_GID_IPV4)
+		snprintf(buf, 46, "%u.%u.%u.%u", c->ip >> 24,
+			 (c->ip >> 16) & 255, (c->ip >> 8) & 255, c->ip & 255);
+	else
+		mr_devconf_ip6_str(g->raw, buf);
+}
+
 static void print_text(const struct mr_devconf *c)
 {
-	char guid[20], gid0[40];
+	struct mr_gid gids[MR_GID_MAX];
+	char guid[20], gid[40], a[46];
+	unsigned n = mr_gid_table(c, gids);
 
 	mrctl_guid_str(c, guid);
-	mrctl_gid_ipv4(c, gid0); /* the GID table (mr_ctl_view.c) */
 	printf("%s: node %s node_guid %s\n", c->name, c->uverbs, guid);
 	printf("    ip %u.%u.%u.%u/%u mac %02x:%02x:%02x:%02x:%02x:%02x "
 	       "mtu %u udp_port %u\n",
 	       c->ip >> 24, (c->ip >> 16) & 255, (c->ip >> 8) & 255,
 	       c->ip & 255, c->prefix, c->mac[0], c->mac[1], c->mac[2],
 	       c->mac[3], c->mac[4], c->mac[5], c->mtu, c->udp_port);
+	if (c->has_ip6) {
+		mr_devconf_ip6_str(c->ip6, a);
+		printf("    ip6 %s/%u\n", a, c->prefix6);
+	}
 	for (unsigned i = 0; i < c->nports; i++)
 		printf("    port %u %s\n", i, c->ports[i]);
-	printf("    gid 0 %s RoCE v2\n", gid0);
+	/* The GID table (mr_gid.h), as ibv_devinfo -v shows it. */
+	for (unsigned i = 0; i < n; i++) {
+		mr_gid_sysfs(gids[i].raw, gid);
+		gid_addr_str(c, &gids[i], a);
+		printf("    gid %u %s RoCE v2 %s %s\n", i, gid,
+		       gid_kind_name[gids[i].kind], a);
+	}
 }
 
 /* The knobs a program started from here would run with. */
@@ -441,10 +510,11 @@ static int print_knobs(const struct mr_devconf *c)
 static struct json_object *dev_json(const struct mr_devconf *c, int verbose)
 {
 	struct json_object *o = json_object_new_object(), *a;
-	char guid[20], gid1[40], buf[64];
+	struct mr_gid gids[MR_GID_MAX];
+	char guid[20], buf[64];
+	unsigned ngid = mr_gid_table(c, gids);
 
 	mrctl_guid_str(c, guid);
-	mrctl_gid_ipv4(c, gid1);
 	json_object_object_add(o, "name", json_object_new_string(c->name));
 	json_object_object_add(o, "node", json_object_new_string(c->uverbs));
 	a = json_object_new_array();
@@ -461,14 +531,29 @@ static struct json_object *dev_json(const struct mr_devconf *c, int verbose)
 	json_object_object_add(o, "mtu", json_object_new_int((int)c->mtu));
 	json_object_object_add(o, "udp_port", json_object_new_int(c->udp_port));
 	json_object_object_add(o, "node_guid", json_object_new_string(guid));
-	a = json_object_new_array();
-	{
-		struct json_object *g = json_object_new_object();
+	if (c->has_ip6) {
+		char a6[46];
 
-		json_object_object_add(g, "index", json_object_new_int(0));
-		json_object_object_add(g, "gid", json_object_new_string(gid1));
+		mr_devconf_ip6_str(c->ip6, a6);
+		json_object_object_add(o, "ip6", json_object_new_string(a6));
+		json_object_object_add(o, "prefixlen6",
+				       json_object_new_int(c->prefix6));
+	}
+	a = json_object_new_array();
+	for (unsigned i = 0; i < ngid; i++) {
+		struct json_object *g = json_object_new_object();
+		char gid[40], ga[46];
+
+		mr_gid_sysfs(gids[i].raw, gid);
+		gid_addr_str(c, &gids[i], ga);
+		json_object_object_add(g, "index", json_object_new_int((int)i));
+		json_object_object_add(g, "gid", json_object_new_string(gid));
 		json_object_object_add(g, "type",
 				       json_object_new_string("RoCE v2"));
+		json_object_object_add(
+			g, "kind",
+			json_object_new_string(gid_kind_name[gids[i].kind]));
+		json_object_object_add(g, "addr", json_object_new_string(ga));
 		json_object_array_add(a, g);
 	}
 	json_object_object_add(o, "gids", a);

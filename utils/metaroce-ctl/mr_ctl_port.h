@@ -12,8 +12,9 @@
 #include <stdint.h>
 
 /* Bytes a MetaRoCE packet adds to its RoCE payload on an IP netdev:
- * IPv4 20 + UDP 8 + BTH 32 + PTH 8 + up to 32 of extensions + ICRC 4. */
-#define MRCTL_HDR_OVERHEAD 104
+ * IPv6 40 (every device has the link-local IPv6 GID; IPv4 is 20) + UDP 8
+ * + BTH 32 + PTH 8 + up to 32 of extensions + ICRC 4. */
+#define MRCTL_HDR_OVERHEAD 124
 /* Largest RoCE MTU an af_xdp port carries (lib/dp/mrdp_port.c). */
 #define MRCTL_AF_XDP_MAX_MTU 2048
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 #include "mr_ctl_stats.h"
 #include "mr_ctl_view.h"
+#include "mr_gid.h"
 #include "mr_netns.h"
 
 #include <dirent.h>
@@ -137,11 +138,6 @@ void mrctl_guid_str(const struct mr_devconf *c, char buf[20])
 		 (unsigned)g & 0xffff);
 }
 
-void mrctl_gid_ipv4(const struct mr_devconf *c, char buf[40])
-{
-	snprintf(buf, 40, "0000:0000:0000:0000:0000:ffff:%04x:%04x",
-		 c->ip >> 16, c->ip & 0xffff);
-}
 
 /* The part of node names that keeps namespaces apart: the netns cookie
  * (never reused, so a stale view's nodes are never a live view's), or the
@@ -419,15 +415,30 @@ static unsigned view_lid(const struct mr_devconf *c)
 /* Build the device's sysfs directory in d (does not exist yet). */
 static int build_device(const char *d, const struct mr_devconf *c)
 {
-	char guid[20], gid0[40], path[PATH_MAX];
+	char guid[20], gid[40], path[PATH_MAX];
+	struct mr_gid gids[MR_GID_MAX];
+	unsigned n;
 	FILE *f;
 	int ret;
 
 	mrctl_guid_str(c, guid);
-	/* Only GIDs the datapath serves: the IPv4-mapped one (RoCE v2 over
-	 * IPv4). A link-local fe80:: GID would need IPv6 frames and ND;
-	 * listed without them, it made `ibv_rc_pingpong -g 0` fail. */
-	mrctl_gid_ipv4(c, gid0);
+	/* The GID table in the one order the provider and the datapath
+	 * use (lib/devconf/mr_gid.h, routing.md MR-ADDR-1): every GID is
+	 * one the datapath sends from and receives on, all RoCE v2. No
+	 * gid_attrs/ndevs: the ports are DPDK's, not kernel netdevs
+	 * (KNOWN_ISSUES KI-7). */
+	n = mr_gid_table(c, gids);
+	for (unsigned i = 0; i < n; i++) {
+		char name[48];
+
+		mr_gid_sysfs(gids[i].raw, gid);
+		snprintf(name, sizeof(name), "ports/1/gids/%u", i);
+		if (put(d, name, "%s\n", gid))
+			return -1;
+		snprintf(name, sizeof(name), "ports/1/gid_attrs/types/%u", i);
+		if (put(d, name, "RoCE v2\n"))
+			return -1;
+	}
 	if (put(d, "node_type", "1: CA\n") ||
 	    put(d, "node_guid", "%s\n", guid) ||
 	    put(d, "sys_image_guid", "%s\n", guid) ||
@@ -442,8 +453,6 @@ static int build_device(const char *d, const struct mr_devconf *c)
 	    put(d, "ports/1/sm_lid", "0x0\n") ||
 	    put(d, "ports/1/lid_mask_count", "0\n") ||
 	    put(d, "ports/1/sm_sl", "0\n") ||
-	    put(d, "ports/1/gids/0", "%s\n", gid0) ||
-	    put(d, "ports/1/gid_attrs/types/0", "RoCE v2\n") ||
 	    put(d, "ports/1/pkeys/0", "0xffff\n"))
 		return -1;
 	/* Where every process using the device writes its counters
@@ -539,6 +548,16 @@ static int check_free(struct mrctl_view *v, const struct mr_devconf *c,
 			       "device %s",
 			       c->ip >> 24, (c->ip >> 16) & 255,
 			       (c->ip >> 8) & 255, c->ip & 255, all[i].name);
+			free(all);
+			return -1;
+		}
+		if (c->has_ip6 && all[i].has_ip6 &&
+		    !memcmp(all[i].ip6, c->ip6, 16)) {
+			char a[46];
+
+			mr_devconf_ip6_str(c->ip6, a);
+			seterr(err, errlen, "address %s is in use by device %s",
+			       a, all[i].name);
 			free(all);
 			return -1;
 		}

@@ -7,7 +7,7 @@
  *   sysfs/class/infiniband_verbs/abi_version        6 (or the host's)
  *   sysfs/class/infiniband_verbs/<node>/{ibdev,dev,abi_version}
  *   sysfs/class/infiniband/<name>/                  node_type, node_guid,
- *       ..., ports/1/{state,gids/0,gid_attrs/types/0,pkeys/0,...},
+ *       ..., ports/1/{state,gids/N,gid_attrs/types/N,pkeys/0,...},
  *       metaroce.conf (the record, mr_devconf.h)
  *   /dev/infiniband/<node>                          c 1 7 (/dev/full), 0666
  *
@@ -85,9 +85,6 @@ int mrctl_view_list(struct mrctl_view *v, const char *name,
 		    struct mr_devconf **out, unsigned *n, char *err,
 		    size_t errlen);
 
-/* The GID of a device (its table's only entry, index 0: the IPv4-mapped
- * RoCE v2 GID), in sysfs notation (8 groups of 4 hex digits). */
-void mrctl_gid_ipv4(const struct mr_devconf *c, char buf[40]);
 /* Node GUID as sysfs shows it: xxxx:xxxx:xxxx:xxxx. */
 void mrctl_guid_str(const struct mr_devconf *c, char buf[20]);
 
