@@ -100,7 +100,7 @@ on "$H1" ibv_devices
 say "Unmodified ib_write_bw, $SECS s, host 2 -> host 1; plane 2 fails at ${DOWN_AT}s and returns at ${UP_AT}s"
 echo "# metaroce-fabric set 'p2/*' down_at=$DOWN_AT up_at=$UP_AT"
 setsid ip netns exec "$H1" timeout -k 5 $((SECS + 60)) "$RUN" ib_write_bw \
-	-d mr0 -x 0 -F -s 65536 -D "$SECS" >"/tmp/demo-srv.$$" 2>&1 &
+	-d mr0 -x 1 -F -s 65536 -D "$SECS" >"/tmp/demo-srv.$$" 2>&1 &
 BG+=($!)
 for _ in $(seq 300); do
 	ip netns exec "$H1" ss -Hltn "sport = :18515" | grep -q . && break
@@ -116,7 +116,7 @@ setsid python3 "$WATCH" rate "$CTL" "$H1" mr0 $((SECS + 3)) \
 	"$(awk -v t="$T_DOWN" -v d="$DOWN_AT" 'BEGIN {print t - d}')" \
 	"$T_DOWN:plane 2 down,$T_UP:plane 2 back" &
 BG+=($!)
-on "$H2" ib_write_bw -d mr0 -x 0 -F -s 65536 -D "$SECS" 10.254.1.1 |
+on "$H2" ib_write_bw -d mr0 -x 1 -F -s 65536 -D "$SECS" 10.254.1.1 |
 	grep -E '^ *(#bytes|[0-9])'
 wait "${BG[0]}" || true
 sleep 1.5

@@ -96,7 +96,7 @@ devs() {
 # serve NS PORT: an ib_write_bw server in NS on TCP PORT, in PIDS.
 serve() {
 	setsid ip netns exec "$1" timeout -k 5 $((SECS + 60)) "$RUN" \
-		ib_write_bw -d mr0 -x 0 -F -s 65536 -D "$SECS" -p "$2" \
+		ib_write_bw -d mr0 -x 1 -F -s 65536 -D "$SECS" -p "$2" \
 		--report_gbits >"$W/srv.$2" 2>&1 &
 	PIDS+=($!)
 	for _ in $(seq 300); do
@@ -110,7 +110,7 @@ serve() {
 # (empty if it failed).
 client() {
 	ip netns exec "$1" timeout -k 5 $((SECS + 60)) "$RUN" ib_write_bw \
-		-d mr0 -x 0 -F -s 65536 -D "$SECS" -p "$3" --report_gbits "$2" \
+		-d mr0 -x 1 -F -s 65536 -D "$SECS" -p "$3" --report_gbits "$2" \
 		>"$4" 2>&1
 	awk '$1 == 65536 && NF >= 4 {print $4}' "$4" | tail -1
 }
@@ -248,7 +248,7 @@ for mode in metaroce gbn; do
 	PIDS+=($!)
 	spid=$!
 	setsid ip netns exec fbr-b timeout -k 5 $((RSECS + 60)) "$RUN" \
-		ib_write_bw -d mr0 -x 0 -F -s 65536 -D $RSECS --report_gbits \
+		ib_write_bw -d mr0 -x 1 -F -s 65536 -D $RSECS --report_gbits \
 		10.254.1.1 >"$W/rec.$mode" 2>&1 &
 	PIDS+=($!)
 	cpid=$!

@@ -142,13 +142,13 @@ print("both planes carried traffic through the leaf; no_route 0")
 EOP
 	# MR-ROUTE-5: a route change while a program runs is read again.
 	bg_in "$NSA" "$W/bw0.srv" timeout -k 5 30 "$RUN" ib_write_bw -d $DEV_A \
-		-x 0 -D 6
+		-x 1 -D 6
 	for _ in $(seq 200); do
 		inA ss -Hltn "sport = :18515" | grep -q . && break
 		sleep 0.1
 	done
 	bg_in "$NSB" "$W/bw0.cli" timeout -k 5 30 "$RUN" ib_write_bw -d $DEV_B \
-		-x 0 -D 6 10.254.1.1
+		-x 1 -D 6 10.254.1.1
 	cpid=$BG_PID
 	# Once the client's device carries traffic (a loaded machine may take
 	# seconds to get there), the kernel's table changes.
@@ -169,13 +169,13 @@ print(max(ps, key=lambda p: (p["written"], p["pid"]))["counters"]["route_reloads
 	# MR-ROUTE-6: no route on any plane -> RTR fails, fast.
 	inB ip route del 10.200.0.0/24 || die "route del"
 	bg_in "$NSA" "$W/bw.srv" timeout -k 5 30 "$RUN" ib_write_bw -d $DEV_A \
-		-x 0 -n 5
+		-x 1 -n 5
 	for _ in $(seq 200); do
 		inA ss -Hltn "sport = :18515" | grep -q . && break
 		sleep 0.1
 	done
 	t0=$(date +%s)
-	inB timeout -k 5 30 "$RUN" ib_write_bw -d $DEV_B -x 0 -n 5 10.254.1.1 \
+	inB timeout -k 5 30 "$RUN" ib_write_bw -d $DEV_B -x 1 -n 5 10.254.1.1 \
 		>"$W/bw.cli" 2>&1
 	rc=$?
 	dt=$(($(date +%s) - t0))
