@@ -39,9 +39,13 @@ check "devinfo: PORT_ACTIVE" "state:	+PORT_ACTIVE \(4\)" "$out"
 check "devinfo: Ethernet" "link_layer:	+Ethernet" "$out"
 check "devinfo: active MTU 1024 on a 1500 veth" "active_mtu:	+1024 \(3\)" \
 	"$out"
-check "devinfo: GID 0 IPv4-mapped RoCE v2" \
-	"GID\[  0\]:	+::ffff:192.0.2.1, RoCE v2$" "$out"
-check_not "devinfo: no GID the datapath cannot serve" "GID\[  1\]|fe80" \
+# MR-ADDR-1: 0 link-local from the MAC, 1 IPv4-mapped, nothing more
+# without a global IPv6 address.
+check "devinfo: GID 0 link-local RoCE v2" \
+	"GID\[  0\]:	+fe80::5054:ff:fe12:3456, RoCE v2$" "$out"
+check "devinfo: GID 1 IPv4-mapped RoCE v2" \
+	"GID\[  1\]:	+::ffff:192.0.2.1, RoCE v2$" "$out"
+check_not "devinfo: no GID the datapath cannot serve" "GID\[  2\]" \
 	"$out"
 check_not "devinfo: no warnings" "[Ww]arning|[Ff]ailed" "$out"
 

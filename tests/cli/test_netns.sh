@@ -43,7 +43,7 @@ n2=$(in2 "$CTL" link show --json | sed -n 's/.*"node": "\([^"]*\)".*/\1/p')
 o=$(in1 "$RUN" ibv_devinfo -d mr0 2>&1)
 check "h1: ibv_devinfo opens its mr0" "state:	+PORT_ACTIVE" "$o"
 o=$(in2 "$RUN" ibv_devinfo -v -d mr0 2>&1)
-check "h2: its own GID" "GID\[  0\]:	+::ffff:192.0.2.2, RoCE v2" "$o"
+check "h2: its own GID" "GID\[  1\]:	+::ffff:192.0.2.2, RoCE v2" "$o"
 
 expect_ok "h1: del mr0" in1 "$CTL" link del mr0
 o2=$(in2 "$RUN" ibv_devices 2>&1)

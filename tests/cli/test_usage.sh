@@ -38,7 +38,7 @@ for n in rxe0 rxe siw0 siw_a myNrxe1 xNsiw; do
 		"device name '$n' would be taken by rdma-core's (rxe \\(Soft-RoCE\\)|siw \\(Soft-iWARP\\)) provider, which claims the names" \
 		add $n $P --ip 192.0.2.1/24
 done
-expect_err "--ip twice" "--ip given twice" \
+expect_err "--ip twice (IPv4)" "--ip: one IPv4 address at most" \
 	add mr0 $P --ip 192.0.2.1/24 --ip 192.0.2.2/24
 expect_err "--mac twice" "--mac given twice" \
 	add mr0 $P --ip 192.0.2.1/24 --mac 02:00:00:00:00:01 \
@@ -46,7 +46,7 @@ expect_err "--mac twice" "--mac given twice" \
 expect_err "bad name (64 chars)" "invalid device name" \
 	add "$(printf 'm%.0s' {1..64})" $P --ip 192.0.2.1/24
 expect_err "no --port" "at least one --port" add mr0 --ip 192.0.2.1/24
-expect_err "no --ip" "--ip ADDR/LEN is needed" add mr0 $P
+expect_err "no --ip" "--ip ADDR/LEN \\(IPv4\\) is needed" add mr0 $P
 
 for ip in 192.0.2.1 192.0.2.1/33 192.0.2.256/24 192.0.2/24 ' 192.0.2.1/24' \
 	192.0.2.1/24x 192.0.2.1/-1 fe80::1/64; do

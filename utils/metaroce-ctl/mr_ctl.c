@@ -345,9 +345,6 @@ static int cmd_add(int argc, char **argv)
 	if (!c.nports)
 		die_usage("link add %s: at least one --port DEVARGS is needed",
 			  name);
-	if (!ip)
-		die_usage("link add %s: --ip ADDR/LEN (IPv4) is needed", name);
-	check_ip(ip, &c.ip, &c.prefix);
 	if (ip6) {
 		if (mr_devconf_parse_ip6(ip6, c.ip6, &c.prefix6))
 			die_usage("--ip '%s': expected a global IPv6 "
@@ -357,6 +354,9 @@ static int cmd_add(int argc, char **argv)
 				  ip6);
 		c.has_ip6 = 1;
 	}
+	if (!ip)
+		die_usage("link add %s: --ip ADDR/LEN (IPv4) is needed", name);
+	check_ip(ip, &c.ip, &c.prefix);
 	if (mac && mr_devconf_parse_mac(mac, c.mac))
 		die_usage("--mac '%s': expected a unicast MAC such as "
 			  "02:00:c0:00:02:01",
