@@ -31,7 +31,7 @@ static struct mrt_dev dev;
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
 static struct ibv_cq *cq;
-static union ibv_gid gid1; /* our own IPv4-mapped GID: loopback */
+static union ibv_gid gid1; /* our own GID 0 (link-local): loopback */
 static uint8_t *src, *dst, *loc;
 static uint64_t *atom; /* [0] remote target, [1] local result */
 static struct ibv_mr *msrc, *mdst, *mloc, *matom, *mro;
@@ -512,6 +512,54 @@ static void test_rc_errors(void)
 	MR_CHECK_EQ(ibv_destroy_qp(b), 0);
 }
 
+/*
+ * The reply path of a UD receiver (ibv_ud_pingpong's server, UCX):
+ * libibverbs' ibv_init_ah_from_wc reads the GRH area (version 6: the IPv6
+ * header; 4: the IPv4 header at byte 20), looks our GID up in the table
+ * and gives the vector back to the sender; a datagram sent with it must
+ * reach a. 0, or the step that failed.
+ */
+static int ud_reply(struct ibv_qp *a, struct ibv_qp *b, struct ibv_wc *rwc,
+		    int want_sgid)
+{
+	struct ibv_ah_attr r;
+	struct ibv_ah *ah;
+	struct ibv_sge sg = { (uintptr_t)src, 64, msrc->lkey };
+	struct ibv_sge rs = { (uintptr_t)dst, 40 + 64, mdst->lkey };
+	struct ibv_send_wr w = { 0 }, *bad;
+	struct ibv_wc wc[2];
+	int ret = 0;
+
+	if (ibv_init_ah_from_wc(ctx, 1, rwc, (struct ibv_grh *)loc, &r))
+		return 1;
+	if (!r.is_global || r.grh.sgid_index != want_sgid)
+		return 2;
+	ah = ibv_create_ah(pd, &r);
+	if (!ah)
+		return 3;
+	if (post_recv(a, 70, &rs, 1))
+		ret = 4;
+	w.wr_id = 71;
+	w.sg_list = &sg;
+	w.num_sge = 1;
+	w.opcode = IBV_WR_SEND;
+	w.send_flags = IBV_SEND_SIGNALED;
+	w.wr.ud.ah = ah;
+	w.wr.ud.remote_qpn = rwc->src_qp;
+	w.wr.ud.remote_qkey = 0x11111111;
+	if (!ret && ibv_post_send(b, &w, &bad))
+		ret = 5;
+	if (!ret && wait_wc(cq, 2, wc) != 2)
+		ret = 6;
+	if (!ret && (wc[0].status != IBV_WC_SUCCESS ||
+		     wc[1].status != IBV_WC_SUCCESS ||
+		     (wc[0].wr_id != 70 && wc[1].wr_id != 70) ||
+		     (wc[0].wr_id == 70 ? wc[0] : wc[1]).qp_num != a->qp_num))
+		ret = 7;
+	ibv_destroy_ah(ah);
+	return ret;
+}
+
 static void test_ud(void)
 {
 	struct ibv_qp *a, *b;
@@ -578,6 +626,41 @@ static void test_ud(void)
 	MR_CHECK_MEM(loc + 40, src, 500);
 	MR_CHECK_EQ(wc[1].wr_id, 61);
 	MR_CHECK_EQ(wc[1].status, IBV_WC_SUCCESS);
+	/* MR-UD-5 over IPv6: the GRH is the IPv6 header (version 6, next
+	 * header UDP, our link-local GID both ways), sl says IPv6. */
+	MR_CHECK_EQ(wc[0].sl, 0x9);
+	MR_CHECK_EQ(loc[0] >> 4, 6);
+	MR_CHECK_EQ(loc[6], 17);
+	MR_CHECK_MEM(loc + 8, gid1.raw, 16);
+	MR_CHECK_MEM(loc + 24, gid1.raw, 16);
+	MR_CHECK_EQ(ud_reply(a, b, &wc[0], 0), 0);
+	/* And over IPv4 from GID 1: the IPv4 header at byte 20, sl 0xa. */
+	{
+		struct ibv_ah *ah4;
+
+		MR_CHECK_EQ(ibv_query_gid(ctx, 1, 1, &aa.grh.dgid), 0);
+		aa.grh.sgid_index = 1;
+		ah4 = ibv_create_ah(pd, &aa);
+		MR_CHECK(ah4);
+		MR_CHECK_EQ(post_recv(b, 62, &rs, 1), 0);
+		w.wr_id = 63;
+		w.wr.ud.ah = ah4;
+		MR_CHECK_EQ(ibv_post_send(a, &w, &bad), 0);
+		MR_CHECK_EQ(wait_wc(cq, 2, wc), 2);
+		if (wc[0].wr_id != 62) {
+			struct ibv_wc t = wc[0];
+
+			wc[0] = wc[1];
+			wc[1] = t;
+		}
+		MR_CHECK_EQ(wc[0].status, IBV_WC_SUCCESS);
+		MR_CHECK_EQ(wc[0].sl, 0xa);
+		MR_CHECK_EQ(loc[20], 0x45);
+		MR_CHECK_MEM(loc + 20 + 12, aa.grh.dgid.raw + 12, 4);
+		MR_CHECK_EQ(ud_reply(a, b, &wc[0], 1), 0);
+		w.wr.ud.ah = ah;
+		MR_CHECK_EQ(ibv_destroy_ah(ah4), 0);
+	}
 
 	/* A datagram over the MTU cannot be posted; RC opcodes neither. */
 	sg.length = MRT_MTU + 1;
