@@ -551,10 +551,10 @@ static int ud_reply(struct ibv_qp *a, struct ibv_qp *b, struct ibv_wc *rwc,
 		ret = 5;
 	if (!ret && wait_wc(cq, 2, wc) != 2)
 		ret = 6;
-	if (!ret && (wc[0].status != IBV_WC_SUCCESS ||
-		     wc[1].status != IBV_WC_SUCCESS ||
-		     (wc[0].wr_id != 70 && wc[1].wr_id != 70) ||
-		     (wc[0].wr_id == 70 ? wc[0] : wc[1]).qp_num != a->qp_num))
+	if (!ret &&
+	    (wc[0].status != IBV_WC_SUCCESS || wc[1].status != IBV_WC_SUCCESS ||
+	     (wc[0].wr_id != 70 && wc[1].wr_id != 70) ||
+	     (wc[0].wr_id == 70 ? wc[0] : wc[1]).qp_num != a->qp_num))
 		ret = 7;
 	ibv_destroy_ah(ah);
 	return ret;
@@ -1013,5 +1013,4 @@ static void test_teardown(void)
 
 MR_TEST_MAIN(MR_TEST(setup), MR_TEST(test_rc_opcodes), MR_TEST(test_rc_errors),
 	     MR_TEST(test_ud), MR_TEST(test_srq), MR_TEST(test_uc),
-	     MR_TEST(test_bad_attrs),
-	     MR_TEST(test_teardown))
+	     MR_TEST(test_bad_attrs), MR_TEST(test_teardown))
