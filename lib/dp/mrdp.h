@@ -7,7 +7,8 @@
  * `port=` of the record is one plane, opened as a DPDK port with one RX and
  * one TX queue. The datapath encapsulates the packets of a sans-IO engine
  * (lib/core's struct mr_ep, or anything with the same four entry points)
- * in Ethernet / IPv4 / UDP, answers and resolves ARP, and runs a progress
+ * in Ethernet / IPv4 or IPv6 / UDP, answers and resolves ARP and IPv6
+ * neighbour discovery, and runs a progress
  * thread that polls every plane, feeds received packets to the engine,
  * drains the engine's transmit queue and runs its timers.
  *
@@ -28,16 +29,22 @@
  * next hop its route table names (the kernel's routes through the port's
  * interface, read with libnl-route and followed; on-link for ports the
  * kernel does not see), resolved by the kernel's neighbour table or our
- * own ARP on that plane (MR-ROUTE-2..5).
+ * own ARP / ND on that plane (MR-ROUTE-2..5, MR-ADDR-4); entries expire
+ * and are re-verified after 30 s (MR-ROUTE-8; counted in arp_* and
+ * neigh_* like ARP).
  *
  * Encapsulation: UDP destination port = the record's udp_port; UDP source
  * port = tx meta `entropy` (0 is replaced by 0xc000 | path_id, since a UDP
  * source port of 0 is legal but defeats ECMP); plane = tx meta `plane`
- * modulo the number of planes; IPv4 TTL 64, DF set, ECN ECT(0). Checksums:
- * IPv4 header always, UDP over the pseudo-header and payload (offloaded
- * where the port can; software otherwise). Environment variable
+ * modulo the number of planes; IPv4 TTL 64, DF set, ECN ECT(0); IPv6 hop
+ * limit 64, flow label = UDP source port, ECT(0). Checksums: IPv4 header
+ * always, UDP over the pseudo-header and payload (offloaded where the
+ * port can; software otherwise). Environment variable
  * METAROCE_DP_UDP_CSUM=0 sends UDP checksum 0 (legal in IPv4) to save the
- * per-byte cost; receivers verify a nonzero UDP checksum always.
+ * per-byte cost; over IPv6 the checksum is always sent (MR-ENC-12), so a
+ * frame to an IPv6 peer on a port without checksum offload is copied, not
+ * zero-copy. Receivers verify a nonzero UDP checksum always and refuse a
+ * zero one over IPv6.
  *
  * Threading and locking: every call into the engine (the ops below) is
  * made with the device lock held, and the caller of mr_qp_post_send() etc.
