@@ -250,6 +250,13 @@ void mrdp_unlock(struct mrdp_dev *dev);
  */
 int mrdp_progress(struct mrdp_dev *dev);
 
+/* After posting work (post_send, with the lock released): one inline
+ * round, as mrdp_progress() (what can go now goes at once), then a kick
+ * for what cannot (pacing, the rest of a long message). Unlike
+ * mrdp_progress() it does not mark the caller as polling: the thread
+ * stays ready to take the answer. */
+void mrdp_posted(struct mrdp_dev *dev);
+
 /* Wake the progress thread now (new work posted by a thread that will
  * not call mrdp_progress()). Cheap when the thread is awake. */
 void mrdp_kick(struct mrdp_dev *dev);

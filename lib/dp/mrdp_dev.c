@@ -117,7 +117,8 @@ uint64_t mrdp_locked_now(struct mrdp_dev *d)
 	return t;
 }
 
-int mrdp_progress(struct mrdp_dev *d)
+/* polling: the caller polls (poll_cq), as opposed to having just posted. */
+static int inline_round(struct mrdp_dev *d, int polling)
 {
 	uint64_t now;
 	int n;
@@ -134,8 +135,13 @@ int mrdp_progress(struct mrdp_dev *d)
 	    (d->no_inline &&
 	     atomic_load_explicit(&d->rt_class, memory_order_relaxed)))
 		return 0;
-	atomic_store_explicit(&d->last_inline_ns, mrdp_now(),
-			      memory_order_relaxed);
+	/* Only a polling caller sends the thread into its naps: after a
+	 * post_send the application may spin on its memory (ib_write_lat,
+	 * NCCL's proxy) and the thread must then sleep on the sockets in
+	 * SCHED_FIFO, ready for the answer. */
+	if (polling)
+		atomic_store_explicit(&d->last_inline_ns, mrdp_now(),
+				      memory_order_relaxed);
 	if (pthread_mutex_trylock(&d->lock) != 0) {
 		/* A real-time progress thread holding the lock is running (no
 		 * CFS thread preempts it) and loops while it has work; work
@@ -160,6 +166,17 @@ int mrdp_progress(struct mrdp_dev *d)
 		d->inline_rounds++;
 	pthread_mutex_unlock(&d->lock);
 	return n;
+}
+
+int mrdp_progress(struct mrdp_dev *d)
+{
+	return inline_round(d, 1);
+}
+
+void mrdp_posted(struct mrdp_dev *d)
+{
+	inline_round(d, 0);
+	mrdp_kick(d);
 }
 
 void mrdp_kick(struct mrdp_dev *d)

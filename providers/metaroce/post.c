@@ -45,8 +45,7 @@ int metaroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		*bad_wr = wr;
 	/* Send what can go now, and keep the progress thread awake for
 	 * what cannot (pacing, the rest of a long message). */
-	mrdp_progress(qp->eng->dp);
-	mrdp_kick(qp->eng->dp);
+	mrdp_posted(qp->eng->dp);
 	return ret;
 }
 

@@ -301,8 +301,7 @@ static int qx_complete(struct ibv_qp_ex *qx)
 			mr_qp_post_send(qp->core, &x->st[i].wr, mrdp_now()));
 	metaroce_engine_unlock(qp->eng);
 	qx_abort(qx);
-	mrdp_progress(qp->eng->dp);
-	mrdp_kick(qp->eng->dp);
+	mrdp_posted(qp->eng->dp);
 	return ret;
 }
 
