@@ -149,7 +149,7 @@ int main(int argc, char **argv)
 	static uint8_t buf[8192];
 	struct mr_mem mem = { b_calloc, b_free, NULL };
 	struct mr_rand rnd = { b_rand, NULL };
-	struct mr_memreg mr = { b_lookup, NULL };
+	struct mr_memreg mr = { .lookup = b_lookup };
 	struct mr_callbacks cb = { .place = b_place, .complete = b_complete };
 	struct mr_ep_config cfg;
 	struct mr_ep *ep[2];

@@ -55,17 +55,46 @@ enum mr_access {
 	MR_ACCESS_REMOTE_WRITE = 1u << 1,
 	MR_ACCESS_REMOTE_READ = 1u << 2,
 	MR_ACCESS_REMOTE_ATOMIC = 1u << 3,
+	MR_ACCESS_MW_BIND = 1u << 4,   /* windows may be bound to it */
+	MR_ACCESS_ZERO_BASED = 1u << 5, /* window addressed from 0 */
+};
+
+/* What a bind of a memory window asks (MR_WR_BIND_MW, ibv_bind_mw;
+ * docs/spec/windows.md MR-MW-*). The core does not interpret it: it hands
+ * it to memreg.bind() when the send queue reaches the WR. */
+struct mr_mw_bind {
+	uint32_t mw_rkey;  /* the window's current rkey: names the window */
+	uint32_t new_rkey; /* its rkey once bound (MR-MW-7) */
+	uint32_t mr_lkey;  /* the region; 0 with length 0: unbind (type 1) */
+	uint64_t addr;	   /* first byte of the window, in the region's iova */
+	uint64_t length;
+	unsigned access; /* MR_ACCESS_REMOTE_* (MR_ACCESS_ZERO_BASED: refused) */
 };
 
 /* The caller's registered memory. lookup() resolves a key (lkey for local
  * SGEs, rkey for remote access) of protection domain pd for [addr,
- * addr+len) with the rights in `need` to a host pointer. Returns 0 and sets
- * *host, or -MR_EACCESS (key unknown, other PD, out of bounds, or rights
- * missing). len 0 always succeeds with *host = NULL. */
+ * addr+len) with the rights in `need` to a host pointer. `remote` is 0
+ * for a local key, else the QPN of the QP the remote access arrived at
+ * (nonzero): a type 2 memory window answers only through its own QP
+ * (MR-MW-3). Returns 0 and sets *host, or -MR_EACCESS (key unknown, other
+ * PD, out of bounds, or rights missing). len 0 always succeeds with *host
+ * = NULL.
+ *
+ * Memory windows (docs/spec/windows.md), optional: without bind and
+ * invalidate, BIND_MW and LOCAL_INV are refused at post (-MR_EINVAL) and
+ * a received SEND_WITH_INV fails as an invalid request (MR-MW-4).
+ * bind() binds a window for a QP of protection domain pd and number qpn;
+ * invalidate() invalidates rkey for that QP, remote = 1 when a peer's
+ * SEND_WITH_INV asks it, 0 for our LOCAL_INV. Both are called in the
+ * order of MR-MW-6, return 0 or a negative MR_E* (the WR fails). */
 struct mr_memreg {
 	int (*lookup)(void *user, uint32_t pd, uint32_t key, int remote,
 		      uint64_t addr, uint64_t len, unsigned need,
 		      uint8_t **host);
+	int (*bind)(void *user, uint32_t pd, uint32_t qpn,
+		    const struct mr_mw_bind *b);
+	int (*invalidate)(void *user, uint32_t pd, uint32_t qpn, uint32_t rkey,
+			  int remote);
 	void *user;
 };
 
@@ -76,6 +105,7 @@ enum mr_wc_status {
 	MR_WC_LOC_QP_OP_ERR = 2,
 	MR_WC_LOC_PROT_ERR = 4,
 	MR_WC_WR_FLUSH_ERR = 5,
+	MR_WC_MW_BIND_ERR = 6,
 	MR_WC_BAD_RESP_ERR = 7,
 	MR_WC_LOC_ACCESS_ERR = 8,
 	MR_WC_REM_INV_REQ_ERR = 9,
@@ -93,6 +123,8 @@ enum mr_wc_opcode {
 	MR_WC_RDMA_READ = 2,
 	MR_WC_COMP_SWAP = 3,
 	MR_WC_FETCH_ADD = 4,
+	MR_WC_BIND_MW = 5,
+	MR_WC_LOCAL_INV = 6,
 	MR_WC_RECV = 128,
 	MR_WC_RECV_RDMA_WITH_IMM = 129,
 };
@@ -106,6 +138,9 @@ enum mr_wr_opcode {
 	MR_WR_RDMA_READ = 4,
 	MR_WR_ATOMIC_CMP_AND_SWP = 5,
 	MR_WR_ATOMIC_FETCH_AND_ADD = 6,
+	MR_WR_LOCAL_INV = 7, /* no packet: memreg.invalidate (MR-MW-4) */
+	MR_WR_BIND_MW = 8,   /* no packet: memreg.bind (MR-MW-2) */
+	MR_WR_SEND_WITH_INV = 9,
 };
 
 /* Send flags, numerically equal to enum ibv_send_flags. */
@@ -120,6 +155,7 @@ enum mr_send_flag {
 enum mr_wc_flag {
 	MR_WC_F_GRH = 1u << 0,
 	MR_WC_F_WITH_IMM = 1u << 1,
+	MR_WC_F_WITH_INV = 1u << 3, /* cqe.imm holds the invalidated rkey */
 };
 
 struct mr_sge {
@@ -139,6 +175,9 @@ struct mr_send_wr {
 	uint32_t rkey;
 	uint64_t compare_add;
 	uint64_t swap;
+	/* SEND_WITH_INV: the peer's rkey to invalidate; LOCAL_INV: ours. */
+	uint32_t invalidate_rkey;
+	struct mr_mw_bind bind; /* BIND_MW */
 	/* UD only: destination */
 	uint32_t ud_remote_qpn;
 	uint32_t ud_remote_qkey;
@@ -158,7 +197,9 @@ struct mr_cqe {
 	enum mr_wc_status status;
 	enum mr_wc_opcode opcode;
 	uint32_t byte_len;
-	uint32_t imm; /* raw big-endian */
+	/* raw big-endian imm_data; with MR_WC_F_WITH_INV the invalidated
+	 * rkey (host order, as ibv_wc.invalidated_rkey) */
+	uint32_t imm;
 	uint32_t qp_num;
 	uint32_t src_qp;
 	unsigned wc_flags; /* enum mr_wc_flag */

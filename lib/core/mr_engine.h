@@ -37,6 +37,7 @@
 #include "mr_rq.h"
 #include "mr_sge.h"
 #include "mr_sq.h"
+#include "mr_sqlocal.h"
 #include "mr_ssnwin.h"
 #include "mr_timerq.h"
 #include "mr_uc.h"
@@ -56,6 +57,7 @@ struct mr_qp {
 	struct mr_sq sq; /* send queue (mr_sq.h) */
 	/* UD send: packets waiting (sq.next..sq.tail); UC: packets sent */
 	uint32_t ud_ssn;
+	struct mr_sqlocal lq; /* BIND_MW, LOCAL_INV (mr_sqlocal.h) */
 
 	struct mr_req req;  /* requester, our ssn space (mr_req.h) */
 	struct mr_resp rsp; /* responder, receive side (mr_resp.h) */
@@ -179,7 +181,9 @@ static inline int mr_qp_lookup(const struct mr_qp *qp, uint32_t key, int remote,
 			       uint64_t addr, uint64_t len, unsigned need,
 			       uint8_t **host)
 {
-	return mr_mem_lookup(MR_QP_MEM(qp), key, remote, addr, len, need, host);
+	/* MR-MW-3: a remote access names the QP it arrived at. */
+	return mr_mem_lookup(MR_QP_MEM(qp), key, remote ? (int)qp->cfg.qpn : 0,
+			     addr, len, need, host);
 }
 
 static inline struct mr_txp *mr_txp_of(struct mr_qp *qp, uint32_t ssn)

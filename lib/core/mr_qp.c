@@ -28,6 +28,7 @@ static void qp_free(struct mr_qp *qp)
 	xfree(ep, qp->ptx);
 	mr_resp_free(qp);
 	mr_rq_fini(&qp->rq, &ep->mem);
+	mr_sqlocal_free(qp);
 	ep->mem.free(ep->mem.user, qp);
 }
 
@@ -39,6 +40,9 @@ static int qp_alloc(struct mr_qp *qp)
 
 	rc = mr_sq_alloc(&qp->sq, &ep->mem, c->max_send_wr, c->max_send_sge,
 			 c->max_inline);
+	if (rc)
+		return rc;
+	rc = mr_sqlocal_alloc(qp);
 	if (rc)
 		return rc;
 	rc = mr_rq_init(&qp->rq, &ep->mem, c->srq, c->max_recv_wr,
@@ -77,6 +81,7 @@ static void qp_reset(struct mr_qp *qp)
 	qp->req.snd_rsn = 0;
 	qp->req.rd_out = 0;
 	qp->req.have_err = 0;
+	mr_sqlocal_reset(qp);
 	mr_rq_reset(&qp->rq);
 	qp->ud_ssn = 0;
 	mr_uc_rx_reset(qp);
@@ -171,6 +176,7 @@ int mr_qp_seq_base(struct mr_qp *qp, uint32_t base)
 	qp->sq.head = qp->sq.next = qp->sq.tail = base;
 	qp->req.snd_rsn = base;
 	qp->req.peer_cum_msn = base;
+	qp->lq.head = qp->lq.run = qp->lq.tail = base;
 	mr_rq_set_base(&qp->rq, base);
 	mr_resp_set_base(qp, base);
 	return 0;
@@ -178,7 +184,8 @@ int mr_qp_seq_base(struct mr_qp *qp, uint32_t base)
 
 uint32_t mr_qp_sq_room(const struct mr_qp *qp)
 {
-	return qp->cfg.max_send_wr - (qp->sq.tail - qp->sq.head);
+	return qp->cfg.max_send_wr - (qp->sq.tail - qp->sq.head) -
+	       mr_sqlocal_count(qp);
 }
 
 uint32_t mr_qp_num(const struct mr_qp *qp)
@@ -463,6 +470,10 @@ static int qp_modify(struct mr_qp *qp, const struct mr_qp_attr *attr,
 	qp->state = to;
 	if (to == MR_QPS_SQD)
 		mr_req_sqd_check(qp); /* nothing in flight: drained now */
+	if (to == MR_QPS_RTS && from == MR_QPS_SQD) {
+		mr_sqlocal_run(qp); /* MR-MW-6: SQD held them */
+		mr_sqlocal_complete(qp);
+	}
 	mr_ep_kick(qp);
 	return 0;
 }

@@ -152,6 +152,11 @@ static int post_check(const struct mr_qp *qp, const struct mr_send_wr *wr,
 	case MR_WR_RDMA_WRITE:
 	case MR_WR_RDMA_WRITE_WITH_IMM:
 		break;
+	case MR_WR_SEND_WITH_INV:
+		/* MR-MW-4: RC only (IB has no UC or UD form of it). */
+		if (c->type != MR_QPT_RC)
+			return -MR_EINVAL;
+		break;
 	case MR_WR_RDMA_READ:
 		if (wr->flags & MR_SEND_INLINE)
 			return -MR_EINVAL;
@@ -184,7 +189,7 @@ static unsigned need_of(enum mr_wr_opcode op)
 static int consumes_rwqe(uint8_t op)
 {
 	return op == MR_WR_SEND || op == MR_WR_SEND_WITH_IMM ||
-	       op == MR_WR_RDMA_WRITE_WITH_IMM;
+	       op == MR_WR_SEND_WITH_INV || op == MR_WR_RDMA_WRITE_WITH_IMM;
 }
 
 static uint32_t npkts_of(const struct mr_qp *qp, const struct mr_swqe *w)
@@ -240,8 +245,11 @@ int mr_req_post(struct mr_qp *qp, const struct mr_send_wr *wr, uint64_t now)
 	    qp->state != MR_QPS_ERR)
 		return -MR_ESTATE;
 	qp->now = mr_ep_now(qp->ep, now);
-	if (qp->sq.tail - qp->sq.head >= qp->cfg.max_send_wr)
+	if (qp->sq.tail - qp->sq.head + mr_sqlocal_count(qp) >=
+	    qp->cfg.max_send_wr)
 		return -MR_EAGAIN;
+	if (mr_sqlocal_is_local(wr->opcode))
+		return mr_sqlocal_post(qp, wr); /* MR-MW-6 */
 	rc = post_check(qp, wr, &len);
 	if (rc)
 		return rc;
@@ -270,7 +278,10 @@ int mr_req_post(struct mr_qp *qp, const struct mr_send_wr *wr, uint64_t now)
 	w->len = (uint32_t)len;
 	w->imm = wr->imm;
 	w->remote_addr = wr->remote_addr;
-	w->rkey = wr->rkey;
+	/* A SEND_WITH_INV carries no RETH: its rkey field holds the key
+	 * it invalidates. */
+	w->rkey = wr->opcode == MR_WR_SEND_WITH_INV ? wr->invalidate_rkey
+						    : wr->rkey;
 	w->compare_add = wr->compare_add;
 	w->swap = wr->swap;
 	w->num_sge = wr->num_sge;
@@ -382,7 +393,9 @@ void mr_req_sqd_check(struct mr_qp *qp)
 
 void mr_req_complete(struct mr_qp *qp)
 {
-	while (qp->state != MR_QPS_ERR && qp->sq.head != qp->sq.tail) {
+	/* MR-MW-6: the local WRs before sq.head complete first. */
+	while (!mr_sqlocal_complete(qp) && qp->state != MR_QPS_ERR &&
+	       qp->sq.head != qp->sq.tail) {
 		struct mr_swqe *w = mr_sq_wqe(qp, qp->sq.head);
 
 		if (w->err) {
@@ -415,9 +428,11 @@ void mr_req_flush(struct mr_qp *qp)
 	while (qp->sq.head != qp->sq.tail) {
 		struct mr_swqe *w = mr_sq_wqe(qp, qp->sq.head);
 
+		mr_sqlocal_flush(qp, qp->sq.head, 0);
 		qp->sq.head++;
 		sq_cqe(qp, w, MR_WC_WR_FLUSH_ERR);
 	}
+	mr_sqlocal_flush(qp, 0, 1);
 	qp->sq.next = qp->sq.tail;
 	qp->req.rd_out = 0;
 	qp->req.lost_cnt = 0;
@@ -439,6 +454,7 @@ static uint8_t wire_opcode(const struct mr_swqe *w)
 		[MR_WR_RDMA_READ] = MR_OP_READ_REQ,
 		[MR_WR_ATOMIC_CMP_AND_SWP] = MR_OP_ATOMIC_CS,
 		[MR_WR_ATOMIC_FETCH_AND_ADD] = MR_OP_ATOMIC_FA,
+		[MR_WR_SEND_WITH_INV] = MR_OP_SEND_INV,
 	};
 	return map[w->opcode];
 }
@@ -511,6 +527,9 @@ static size_t build_req(struct mr_qp *qp, const struct mr_swqe *w,
 	pkt.bth.msg_len = w->len;
 	pkt.bth.offset = offset;
 	switch (w->opcode) {
+	case MR_WR_SEND_WITH_INV:
+		pkt.inv_rkey = w->rkey; /* MR-EXT-8 */
+		/* fallthrough */
 	case MR_WR_SEND:
 	case MR_WR_SEND_WITH_IMM:
 		pkt.bth.rsn = w->rsn;
@@ -550,6 +569,7 @@ static size_t build_req(struct mr_qp *qp, const struct mr_swqe *w,
 		pkt.bth.flags |= MR_BTH_F_ACK_REQ;
 		if (w->solicited && (w->opcode == MR_WR_SEND ||
 				     w->opcode == MR_WR_SEND_WITH_IMM ||
+				     w->opcode == MR_WR_SEND_WITH_INV ||
 				     w->opcode == MR_WR_RDMA_WRITE_WITH_IMM))
 			pkt.bth.flags |= MR_BTH_F_SOLICITED;
 	}
@@ -933,6 +953,7 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 				w->last_ssn = ssn;
 				w->state = MR_SWQE_SENT;
 				qp->sq.next++;
+				mr_sqlocal_run(qp); /* MR-MW-6 */
 			}
 		}
 	}

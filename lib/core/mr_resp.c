@@ -226,7 +226,7 @@ static int is_write(uint8_t op)
 
 static int is_send(uint8_t op)
 {
-	return op == MR_OP_SEND || op == MR_OP_SEND_IMM;
+	return op == MR_OP_SEND || op == MR_OP_SEND_IMM || op == MR_OP_SEND_INV;
 }
 
 static int free_hold(const struct mr_qp *qp)
@@ -300,6 +300,8 @@ static void fill_entry(struct mr_rmsg *e, const struct mr_pkt *pkt)
 		e->rkey = pkt->atom.rkey;
 		e->swap_add = pkt->atom.swap_add;
 		e->compare = pkt->atom.compare;
+	} else if (b->opcode == MR_OP_SEND_INV) {
+		e->rkey = pkt->inv_rkey;
 	} else {
 		e->vaddr = pkt->reth.vaddr;
 		e->rkey = pkt->reth.rkey;
@@ -321,6 +323,8 @@ static int consistent(const struct mr_rmsg *e, const struct mr_pkt *pkt)
 		return 0;
 	if ((b->opcode == MR_OP_SEND_IMM || b->opcode == MR_OP_WRITE_IMM) &&
 	    e->imm != pkt->imm)
+		return 0;
+	if (b->opcode == MR_OP_SEND_INV && e->rkey != pkt->inv_rkey)
 		return 0;
 	return 1;
 }
@@ -481,6 +485,10 @@ static void recv_cqe(struct mr_qp *qp, const struct mr_rmsg *e,
 			c.imm = e->imm;
 			c.wc_flags = MR_WC_F_WITH_IMM;
 		}
+		if (e->opcode == MR_OP_SEND_INV) {
+			c.imm = e->rkey;
+			c.wc_flags = MR_WC_F_WITH_INV;
+		}
 	}
 	mr_qp_cqe(qp, &c);
 }
@@ -540,6 +548,30 @@ static int execute(struct mr_qp *qp, struct mr_rmsg *e)
 	return 0;
 }
 
+/* A SEND_INV that failed as an invalid request though its receive WQE
+ * holds it (the other INV_REQ of a SEND, MR-RSP-5's overflow, is found
+ * when its packet arrives): its rkey could not be invalidated. */
+static int inv_failed(const struct mr_rmsg *e)
+{
+	return e->opcode == MR_OP_SEND_INV && e->err == MR_NAK_INV_REQ &&
+	       e->msg_len <= e->rwqe->total;
+}
+
+/* MR-MW-4, MR-MW-6: a SEND_INV invalidates its rkey when it completes, in
+ * message order, before its receive completion; a key that cannot be
+ * invalidated fails the message as an invalid request. */
+static int invalidate(struct mr_qp *qp, struct mr_rmsg *e)
+{
+	const struct mr_memreg *m = &qp->ep->memreg;
+
+	if (m->invalidate && !m->invalidate(m->user, qp->cfg.pd, qp->cfg.qpn,
+					     e->rkey, 1))
+		return 0;
+	set_rx_err(qp, e, MR_NAK_INV_REQ);
+	MR_CNT(qp, drop_access, 1);
+	return -MR_EINVAL;
+}
+
 /* MR-ORD-1, MR-ORD-2: messages complete in msn order; a READ or atomic
  * executes only when every earlier message is complete. */
 void mr_resp_advance(struct mr_qp *qp, uint64_t now)
@@ -557,7 +589,8 @@ void mr_resp_advance(struct mr_qp *qp, uint64_t now)
 			 * its receive WQE in order, then the QP. */
 			if (e->rwqe && is_send(e->opcode)) {
 				recv_cqe(qp, e, e->rwqe,
-					 e->err == MR_NAK_INV_REQ
+					 inv_failed(e) ? MR_WC_REM_INV_REQ_ERR
+					 : e->err == MR_NAK_INV_REQ
 						 ? MR_WC_LOC_LEN_ERR
 						 : MR_WC_LOC_PROT_ERR);
 				mr_rq_consume(&qp->rq, e->rsn);
@@ -569,6 +602,10 @@ void mr_resp_advance(struct mr_qp *qp, uint64_t now)
 		if (!msg_complete(e))
 			return;
 		switch (e->opcode) {
+		case MR_OP_SEND_INV:
+			if (invalidate(qp, e))
+				continue; /* failed: the error branch above */
+			/* fallthrough */
 		case MR_OP_SEND:
 		case MR_OP_SEND_IMM:
 			recv_cqe(qp, e, e->rwqe, MR_WC_SUCCESS);

@@ -20,7 +20,8 @@ struct mr_memctx {
 };
 
 /* Look up [addr, addr + len) under key with the rights in need (remote:
- * an rkey); *host gets its address. 0 or -MR_EACCESS; len 0 always 0. */
+ * an rkey, and the number of the QP it arrived at, as mr_memreg.lookup
+ * takes it); *host gets its address. 0 or -MR_EACCESS; len 0 always 0. */
 int mr_mem_lookup(const struct mr_memctx *m, uint32_t key, int remote,
 		  uint64_t addr, uint64_t len, unsigned need, uint8_t **host);
 /* Place len bytes of src at byte offset off of the SGE list. */

@@ -40,16 +40,19 @@ static void uc_send_done(struct mr_qp *qp, const struct mr_swqe *w)
 	qp->sq.next++;
 	qp->sq.head++;
 	MR_CNT(qp, msgs_sent, 1);
-	if (!w->signaled)
-		return;
-	memset(&c, 0, sizeof(c));
-	c.wr_id = w->wr_id;
-	c.opcode = (w->opcode == MR_WR_RDMA_WRITE ||
-		    w->opcode == MR_WR_RDMA_WRITE_WITH_IMM)
-			   ? MR_WC_RDMA_WRITE
-			   : MR_WC_SEND;
-	c.byte_len = w->len;
-	mr_qp_cqe(qp, &c);
+	if (w->signaled) {
+		memset(&c, 0, sizeof(c));
+		c.wr_id = w->wr_id;
+		c.opcode = (w->opcode == MR_WR_RDMA_WRITE ||
+			    w->opcode == MR_WR_RDMA_WRITE_WITH_IMM)
+				   ? MR_WC_RDMA_WRITE
+				   : MR_WC_SEND;
+		c.byte_len = w->len;
+		mr_qp_cqe(qp, &c);
+	}
+	/* MR-MW-6: the local WRs posted after it. */
+	mr_sqlocal_run(qp);
+	mr_sqlocal_complete(qp);
 }
 
 size_t mr_uc_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,

@@ -87,6 +87,7 @@ enum {
 	X_DETH = 1u << 4,
 	X_AETH = 1u << 5,
 	X_PAYLOAD = 1u << 6, /* may carry payload */
+	X_IETH = 1u << 7,
 };
 
 static int opcode_ext(uint8_t opcode)
@@ -96,6 +97,8 @@ static int opcode_ext(uint8_t opcode)
 		return X_PAYLOAD;
 	case MR_OP_SEND_IMM:
 		return X_IMMDT | X_PAYLOAD;
+	case MR_OP_SEND_INV:
+		return X_IETH | X_PAYLOAD;
 	case MR_OP_WRITE:
 		return X_RETH | X_PAYLOAD;
 	case MR_OP_WRITE_IMM:
@@ -139,6 +142,8 @@ static int ext_bytes(int x)
 		n += MR_AETH_LEN;
 	if (x & X_IMMDT)
 		n += MR_IMMDT_LEN;
+	if (x & X_IETH)
+		n += MR_IETH_LEN;
 	return n;
 }
 
@@ -264,6 +269,11 @@ size_t mr_wire_encode_hdr(const struct mr_pkt *pkt, uint8_t *buf, size_t cap)
 		memcpy(p, &pkt->imm, MR_IMMDT_LEN);
 		p += MR_IMMDT_LEN;
 	}
+	/* MR-EXT-8 */
+	if (x & X_IETH) {
+		mr_put32(p, pkt->inv_rkey);
+		p += MR_IETH_LEN;
+	}
 	return (size_t)(p - buf);
 }
 
@@ -302,7 +312,7 @@ static int check_lengths(const struct mr_pkt *pkt, int x)
 
 	/* MR-HDR-9 */
 	if (b->rsn && b->opcode != MR_OP_SEND && b->opcode != MR_OP_SEND_IMM &&
-	    b->opcode != MR_OP_READ_RESP && b->opcode != MR_OP_ATOMIC_RESP)
+	    b->opcode != MR_OP_SEND_INV && b->opcode != MR_OP_READ_RESP && b->opcode != MR_OP_ATOMIC_RESP)
 		return MR_PARSE_FIELD;
 	/* MR-HDR-12, MR-HDR-13 */
 	if (b->msg_len > MR_WIRE_MAX_MSG_LEN || plen > MR_WIRE_MAX_PAYLOAD)
@@ -445,6 +455,7 @@ int mr_wire_parse(const uint8_t *buf, size_t len, struct mr_pkt *out)
 	memset(&out->atom, 0, sizeof(out->atom));
 	memset(&out->deth, 0, sizeof(out->deth));
 	out->imm = 0;
+	out->inv_rkey = 0;
 	out->atomic_orig = 0;
 	out->aeth.syndrome = 0;
 	out->aeth.rnr_timer = 0;
@@ -498,6 +509,10 @@ int mr_wire_parse(const uint8_t *buf, size_t len, struct mr_pkt *out)
 		memcpy(&out->imm, p, MR_IMMDT_LEN);
 		p += MR_IMMDT_LEN;
 	}
+	if (x & X_IETH) {
+		out->inv_rkey = mr_get32(p);
+		p += MR_IETH_LEN;
+	}
 
 	/* MR-HDR-15: the payload is what lies between headers and ICRC. */
 	if (!(x & X_PAYLOAD) && p != end) /* MR-PARSE-7 */
@@ -516,6 +531,8 @@ const char *mr_wire_op_name(uint8_t opcode)
 		return "SEND";
 	case MR_OP_SEND_IMM:
 		return "SEND_IMM";
+	case MR_OP_SEND_INV:
+		return "SEND_INV";
 	case MR_OP_WRITE:
 		return "WRITE";
 	case MR_OP_WRITE_IMM:
@@ -620,6 +637,8 @@ size_t mr_wire_format(const struct mr_pkt *pkt, char *buf, size_t cap)
 		fmt_add(buf, cap, &len, " imm=%02x%02x%02x%02x", im[0], im[1],
 			im[2], im[3]);
 	}
+	if (x & X_IETH)
+		fmt_add(buf, cap, &len, " inv_rkey=0x%" PRIx32, pkt->inv_rkey);
 	if (x & X_AETH) {
 		fmt_add(buf, cap, &len, " %s",
 			a->syndrome <= MR_NAK_REM_OP ? nak_names[a->syndrome]

@@ -31,6 +31,7 @@
 #define MR_PTH_LEN 8
 #define MR_RETH_LEN 16
 #define MR_IMMDT_LEN 4
+#define MR_IETH_LEN 4
 #define MR_ATOMETH_LEN 28
 #define MR_ATOMACKETH_LEN 8
 #define MR_DETH_LEN 8
@@ -74,6 +75,7 @@
  *   ATOMIC_RESP   ATOMACKETH        ACK           AETH + SACK blocks
  *   PROBE         -  (no payload)
  *   UD_SEND       DETH              UD_SEND_IMM   DETH IMMDT
+ *   SEND_INV      IETH
  */
 enum mr_wire_opcode {
 	MR_OP_SEND = 0x01,
@@ -85,6 +87,7 @@ enum mr_wire_opcode {
 	MR_OP_ATOMIC_CS = 0x07,
 	MR_OP_ATOMIC_FA = 0x08,
 	MR_OP_ATOMIC_RESP = 0x09,
+	MR_OP_SEND_INV = 0x0a, /* SEND with remote invalidate (MR-EXT-8) */
 	MR_OP_ACK = 0x10,
 	/* A path probe (MR-PRB-*): BTH + PTH only, no data, no ssn; it
 	 * takes a ppsn of its path and is acknowledged in that path's SACK
@@ -235,7 +238,7 @@ struct mr_aeth {
  *  - ACK: no payload, rsn/offset/msg_len 0; bth.ssn and bth.msn are not
  *    interpreted by the wire layer (transport.md may give them a meaning).
  *  - PROBE: no payload; ssn, msn, rsn, offset and msg_len 0 (MR-PRB-1).
- *  - rsn is 0 except on SEND and SEND_IMM.
+ *  - rsn is 0 except on SEND, SEND_IMM and SEND_INV.
  * mr_wire_encode_hdr() does not check these (so tests can craft bad
  * packets); mr_wire_parse() does.
  */
@@ -249,6 +252,7 @@ struct mr_pkt {
 	struct mr_pth pth;
 	struct mr_reth reth;
 	uint32_t imm; /* raw big-endian value, as verbs carries imm_data */
+	uint32_t inv_rkey; /* IETH: the rkey a SEND_INV invalidates */
 	struct mr_atometh atom;
 	uint64_t atomic_orig; /* ATOMACKETH */
 	struct mr_deth deth;

@@ -313,7 +313,7 @@ static int setup(const char *record, uint32_t peer, struct mr_ep **epp)
 	struct mr_ep_config ec = { 0 };
 	struct mr_mem mm = { m_calloc, m_free, NULL };
 	struct mr_rand rnd = { m_rand, NULL };
-	struct mr_memreg reg = { lookup, NULL };
+	struct mr_memreg reg = { .lookup = lookup };
 	struct mr_callbacks cb = { .place = place,
 				   .complete = complete,
 				   .qp_error = qp_error };

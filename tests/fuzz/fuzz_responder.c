@@ -276,7 +276,7 @@ static int setup(struct world *w)
 {
 	static const struct mr_mem mem = { fz_calloc, fz_free, NULL };
 	static const struct mr_rand rnd = { fz_rand, NULL };
-	static const struct mr_memreg memreg = { fz_lookup, NULL };
+	static const struct mr_memreg memreg = { .lookup = fz_lookup };
 	static const struct mr_callbacks cb = { .place = fz_place,
 						.complete = fz_complete,
 						.qp_error = fz_qp_error,

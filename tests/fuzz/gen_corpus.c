@@ -32,6 +32,8 @@ static const char *op_name(uint8_t op)
 		return "send";
 	case MR_OP_SEND_IMM:
 		return "send_imm";
+	case MR_OP_SEND_INV:
+		return "send_inv";
 	case MR_OP_WRITE:
 		return "write";
 	case MR_OP_WRITE_IMM:

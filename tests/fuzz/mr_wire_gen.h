@@ -19,7 +19,7 @@ static const uint8_t mr_gen_opcodes[] = {
 	MR_OP_SEND,	   MR_OP_SEND_IMM,  MR_OP_WRITE,     MR_OP_WRITE_IMM,
 	MR_OP_READ_REQ,	   MR_OP_READ_RESP, MR_OP_ATOMIC_CS, MR_OP_ATOMIC_FA,
 	MR_OP_ATOMIC_RESP, MR_OP_ACK,	    MR_OP_UD_SEND,   MR_OP_UD_SEND_IMM,
-	MR_OP_PROBE,
+	MR_OP_PROBE,	   MR_OP_SEND_INV,
 };
 #define MR_GEN_NUM_OPCODES (sizeof(mr_gen_opcodes) / sizeof(mr_gen_opcodes[0]))
 
@@ -80,6 +80,7 @@ static inline void mr_gen_pkt(struct mr_gen_rng *r, uint8_t opcode,
 	switch (opcode) {
 	case MR_OP_SEND:
 	case MR_OP_SEND_IMM:
+	case MR_OP_SEND_INV:
 	case MR_OP_WRITE:
 	case MR_OP_WRITE_IMM:
 	case MR_OP_READ_RESP:
@@ -97,8 +98,11 @@ static inline void mr_gen_pkt(struct mr_gen_rng *r, uint8_t opcode,
 			 * caller allowing no payload gets. */
 			pkt->bth.msg_len = 0;
 		}
-		if (opcode == MR_OP_SEND || opcode == MR_OP_SEND_IMM)
+		if (opcode == MR_OP_SEND || opcode == MR_OP_SEND_IMM ||
+		    opcode == MR_OP_SEND_INV)
 			pkt->bth.rsn = (uint32_t)mr_gen_next(r);
+		if (opcode == MR_OP_SEND_INV)
+			pkt->inv_rkey = (uint32_t)mr_gen_next(r);
 		if (opcode == MR_OP_WRITE || opcode == MR_OP_WRITE_IMM) {
 			pkt->reth.vaddr = mr_gen_next(r);
 			pkt->reth.rkey = (uint32_t)mr_gen_next(r);

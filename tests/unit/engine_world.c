@@ -108,7 +108,7 @@ int world_init(struct world *w, const struct mr_ep_config *cfg)
 	for (i = 0; i < 2; i++) {
 		struct mr_mem mem = { t_calloc, t_free, NULL };
 		struct mr_rand rnd = { t_rand, &rng_state[i] };
-		struct mr_memreg mr = { t_lookup, &w->n[i] };
+		struct mr_memreg mr = { .lookup = t_lookup, .user = &w->n[i] };
 		struct mr_callbacks cb = { .place = t_place,
 					   .complete = t_complete,
 					   .qp_error = t_qp_error,

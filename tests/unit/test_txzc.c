@@ -132,7 +132,7 @@ static int node_init(struct node *n, int is_b, uint64_t seed, uint32_t mtu)
 	struct mr_ep_config ec = { 0 };
 	struct mr_mem mm = { t_calloc, t_free, NULL };
 	struct mr_rand rnd = { t_rand, n };
-	struct mr_memreg reg = { lookup, n };
+	struct mr_memreg reg = { .lookup = lookup, .user = n };
 	struct mr_callbacks cb = { .place = place,
 				   .complete = complete,
 				   .qp_error = qp_error,

@@ -51,7 +51,8 @@ static int pkt_equal(const struct mr_pkt *a, const struct mr_pkt *b)
 	    a->pth.ppsn != b->pth.ppsn)
 		return 0;
 	if (a->reth.vaddr != b->reth.vaddr || a->reth.rkey != b->reth.rkey ||
-	    a->reth.dma_len != b->reth.dma_len || a->imm != b->imm)
+	    a->reth.dma_len != b->reth.dma_len || a->imm != b->imm ||
+	    a->inv_rkey != b->inv_rkey)
 		return 0;
 	if (a->atom.vaddr != b->atom.vaddr || a->atom.rkey != b->atom.rkey ||
 	    a->atom.swap_add != b->atom.swap_add ||
@@ -180,6 +181,32 @@ static void test_golden_send_imm(void)
 	MR_CHECK_EQ(mr_wire_peek_dqpn(golden_send_imm, 8), 0x11);
 }
 
+/* MR-EXT-8: the IETH follows the PTH, the rkey big-endian; the rkey,
+ * like the rsn, survives the round trip. */
+static void test_send_inv_ieth(void)
+{
+	static const uint8_t ieth[4] = { 0x11, 0x22, 0x33, 0x44 };
+	struct mr_pkt p, q;
+	size_t n;
+
+	memset(&p, 0, sizeof(p));
+	p.bth.opcode = MR_OP_SEND_INV;
+	p.bth.dqpn = 0x11;
+	p.bth.rsn = 9;
+	p.bth.msg_len = 5;
+	p.inv_rkey = 0x11223344;
+	p.payload = (const uint8_t *)"hello";
+	p.payload_len = 5;
+	MR_CHECK_EQ(mr_wire_hdr_len(&p), 44);
+	n = mr_wire_encode(&p, buf, sizeof(buf));
+	MR_CHECK_EQ(n, 44 + 5 + 4);
+	MR_CHECK_MEM(buf + 40, ieth, 4);
+	MR_CHECK_MEM(buf + 44, "hello", 5);
+	MR_CHECK_EQ(mr_wire_parse(buf, n, &q), MR_PARSE_OK);
+	MR_CHECK(pkt_equal(&p, &q));
+	MR_CHECK_EQ(q.inv_rkey, 0x11223344);
+}
+
 static void test_golden_read_req(void)
 {
 	struct mr_pkt p, q;
@@ -252,6 +279,7 @@ static void test_ext_len(void)
 	MR_CHECK_EQ(mr_wire_ext_len(MR_OP_ACK), 24);
 	MR_CHECK_EQ(mr_wire_ext_len(MR_OP_UD_SEND), 8);
 	MR_CHECK_EQ(mr_wire_ext_len(MR_OP_UD_SEND_IMM), 12);
+	MR_CHECK_EQ(mr_wire_ext_len(MR_OP_SEND_INV), 4); /* MR-EXT-8 */
 	for (v = 0; v < 256; v++) {
 		unsigned i, known = 0;
 
@@ -889,6 +917,7 @@ static void test_format(void)
 	MR_CHECK(strstr(line, " RNR(t=14) nak_msn=9 cum_ssn=") != NULL);
 
 	MR_CHECK(!strcmp(mr_wire_op_name(MR_OP_UD_SEND_IMM), "UD_SEND_IMM"));
+	MR_CHECK(!strcmp(mr_wire_op_name(MR_OP_SEND_INV), "SEND_INV"));
 	MR_CHECK(!strcmp(mr_wire_op_name(0x7f), "UNKNOWN"));
 	memset(&p, 0, sizeof(p));
 	p.bth.opcode = 0x7f;
@@ -907,7 +936,8 @@ static void test_seal(void)
 	MR_CHECK_EQ(b[12], 0x83);
 }
 
-MR_TEST_MAIN(MR_TEST(test_golden_send_imm), MR_TEST(test_golden_read_req),
+MR_TEST_MAIN(MR_TEST(test_golden_send_imm), MR_TEST(test_send_inv_ieth),
+	     MR_TEST(test_golden_read_req),
 	     MR_TEST(test_golden_ack), MR_TEST(test_ext_len),
 	     MR_TEST(test_round_trip_all_opcodes), MR_TEST(test_unaligned),
 	     MR_TEST(test_truncate_every_length), MR_TEST(test_flip_every_bit),

@@ -189,7 +189,7 @@ int mrsim_hosts_create(struct mrsim_world *w, char *err, size_t errlen)
 		struct mr_ep_config cfg = { 0 };
 		struct mr_mem mem = { h_calloc, h_free, h };
 		struct mr_rand rnd = { h_rand, h };
-		struct mr_memreg mr = { h_lookup, h };
+		struct mr_memreg mr = { .lookup = h_lookup, .user = h };
 		struct mr_callbacks cb = { .place = h_place,
 					   .complete = h_complete,
 					   .qp_error = h_qp_error,
