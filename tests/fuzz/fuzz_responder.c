@@ -198,6 +198,8 @@ static void fz_complete(void *user, const struct mr_cqe *cqe)
 	case MR_WC_RNR_RETRY_EXC_ERR:
 	case MR_WC_GENERAL_ERR:
 		return;
+	case MR_WC_MW_BIND_ERR: /* this world binds no window */
+		break;
 	}
 	abort();
 }

@@ -38,15 +38,94 @@ static uint64_t t_rand(void *u)
 	return xs((uint64_t *)u);
 }
 
+static struct mr_mw *find_mw(struct node *n, uint32_t rkey)
+{
+	int i;
+
+	for (i = 0; i < n->nmws; i++)
+		if (n->mws[i].rkey == rkey)
+			return &n->mws[i];
+	return NULL;
+}
+
+static struct reg *find_reg(struct node *n, uint32_t key)
+{
+	int i;
+
+	for (i = 0; i < n->nregs; i++)
+		if (n->regs[i].key == key)
+			return &n->regs[i];
+	return NULL;
+}
+
+/* Windows as a key table keeps them: the rules are mr_mw.c's. */
+static int t_bind(void *user, uint32_t pd, uint32_t qpn,
+		  const struct mr_mw_bind *b)
+{
+	struct node *n = user;
+	struct mr_mw *mw = find_mw(n, b->mw_rkey);
+	struct reg *r = find_reg(n, b->mr_lkey);
+	struct mr_mw_region reg;
+	int rc;
+
+	if (!mw)
+		return -MR_EINVAL;
+	if (r) {
+		reg.pd = r->pd;
+		reg.iova = (uint64_t)(uintptr_t)r->base;
+		reg.length = r->len;
+		reg.access = r->access;
+	}
+	rc = mr_mw_bind_check(mw, r ? &reg : NULL, pd, b);
+	if (!rc)
+		mr_mw_bind_apply(mw, qpn, b);
+	return rc;
+}
+
+static int t_invalidate(void *user, uint32_t pd, uint32_t qpn, uint32_t rkey,
+			int remote)
+{
+	struct node *n = user;
+	struct mr_mw *mw = find_mw(n, rkey);
+	int rc;
+
+	if (!mw)
+		return -MR_EINVAL; /* a region's key, or none */
+	rc = mr_mw_inv_check(mw, pd, qpn, remote);
+	if (!rc)
+		mr_mw_inv_apply(mw);
+	return rc;
+}
+
+void world_alloc_mw(struct node *n, uint8_t type, uint32_t rkey)
+{
+	struct mr_mw *mw = &n->mws[n->nmws++];
+
+	memset(mw, 0, sizeof(*mw));
+	mw->type = type;
+	mw->pd = 1;
+	mw->rkey = rkey;
+}
+
 static int t_lookup(void *user, uint32_t pd, uint32_t key, int remote,
 		    uint64_t addr, uint64_t len, unsigned need, uint8_t **host)
 {
 	struct node *n = user;
+	struct mr_mw *mw;
 	int i;
 
 	*host = NULL;
 	if (!len)
 		return 0;
+	mw = find_mw(n, key);
+	if (mw) {
+		/* MR-MW-3: windows serve remote accesses only. */
+		if (!remote || mr_mw_access_check(mw, pd, (uint32_t)remote,
+						  addr, len, need))
+			return -MR_EACCESS;
+		*host = (uint8_t *)(uintptr_t)addr;
+		return 0;
+	}
 	for (i = 0; i < n->nregs; i++) {
 		struct reg *r = &n->regs[i];
 		uint64_t b = (uint64_t)(uintptr_t)r->base;
@@ -108,7 +187,10 @@ int world_init(struct world *w, const struct mr_ep_config *cfg)
 	for (i = 0; i < 2; i++) {
 		struct mr_mem mem = { t_calloc, t_free, NULL };
 		struct mr_rand rnd = { t_rand, &rng_state[i] };
-		struct mr_memreg mr = { .lookup = t_lookup, .user = &w->n[i] };
+		struct mr_memreg mr = { .lookup = t_lookup,
+					.bind = t_bind,
+					.invalidate = t_invalidate,
+					.user = &w->n[i] };
 		struct mr_callbacks cb = { .place = t_place,
 					   .complete = t_complete,
 					   .qp_error = t_qp_error,

@@ -14,11 +14,13 @@
 
 #include "mr_core.h"
 #include "mr_counters.h"
+#include "mr_mw.h"
 #include "mr_test.h"
 
 #define MAXQ 8192
 #define MAXREG 16
 #define MAXCQE 4096
+#define MAXMW 4
 
 struct reg {
 	uint32_t key, pd;
@@ -38,6 +40,9 @@ struct node {
 	struct mr_ep *ep;
 	struct reg regs[MAXREG];
 	int nregs;
+	/* Memory windows (mr_mw.h rules): keys apart from regs' keys. */
+	struct mr_mw mws[MAXMW];
+	int nmws;
 	struct mr_cqe cqe[MAXCQE];
 	int ncqe;
 	int qp_errors;
@@ -107,6 +112,8 @@ int world_init(struct world *w, const struct mr_ep_config *cfg);
 void world_fini(struct world *w);
 void reg(struct node *n, uint32_t key, uint8_t *base, uint64_t len,
 	 unsigned access);
+/* A free window of type (enum mr_mw_type) with rkey, PD 1. */
+void world_alloc_mw(struct node *n, uint8_t type, uint32_t rkey);
 void link_send(struct link *l, const uint8_t *buf, size_t len, uint64_t now);
 /* One step: expiry, drain tx, deliver what is due; then jump to the next
  * event. Returns 0 when nothing is left to happen. */

@@ -18,7 +18,7 @@ local OPCODES = {
 	[0x01] = "SEND", [0x02] = "SEND_IMM", [0x03] = "WRITE",
 	[0x04] = "WRITE_IMM", [0x05] = "READ_REQ", [0x06] = "READ_RESP",
 	[0x07] = "ATOMIC_CS", [0x08] = "ATOMIC_FA", [0x09] = "ATOMIC_RESP",
-	[0x10] = "ACK", [0x11] = "PROBE", [0x20] = "UD_SEND",
+	[0x0a] = "SEND_INV", [0x10] = "ACK", [0x11] = "PROBE", [0x20] = "UD_SEND",
 	[0x21] = "UD_SEND_IMM",
 }
 -- Extension headers each opcode implies (MR-HDR-2), in wire order.
@@ -26,11 +26,12 @@ local EXT = {
 	[0x01] = {}, [0x02] = { "imm" }, [0x03] = { "reth" },
 	[0x04] = { "reth", "imm" }, [0x05] = { "reth" }, [0x06] = {},
 	[0x07] = { "atometh" }, [0x08] = { "atometh" },
-	[0x09] = { "atomacketh" }, [0x10] = { "aeth" }, [0x11] = {},
+	[0x09] = { "atomacketh" }, [0x0a] = { "ieth" }, [0x10] = { "aeth" },
+	[0x11] = {},
 	[0x20] = { "deth" }, [0x21] = { "deth", "imm" },
 }
 local EXT_LEN = { reth = 16, imm = 4, atometh = 28, atomacketh = 8,
-	deth = 8, aeth = 24 }
+	deth = 8, aeth = 24, ieth = 4 }
 local SYNDROMES = { [0] = "ACK", [1] = "SEQ_ERR", [2] = "RNR",
 	[3] = "REM_ACCESS", [4] = "INV_REQ", [5] = "REM_OP" }
 local BTH_LEN, PTH_LEN, ICRC_LEN, SACK_LEN = 32, 8, 4, 40
@@ -63,6 +64,7 @@ f.reth_vaddr = ProtoField.uint64("metaroce.reth.vaddr", "Virtual address", base.
 f.reth_rkey = ProtoField.uint32("metaroce.reth.rkey", "Remote key", base.HEX)
 f.reth_dma_len = ProtoField.uint32("metaroce.reth.dma_len", "DMA length", base.DEC)
 f.imm = ProtoField.bytes("metaroce.imm", "Immediate data")
+f.ieth_rkey = ProtoField.uint32("metaroce.ieth.rkey", "Invalidate rkey", base.HEX)
 f.atom_vaddr = ProtoField.uint64("metaroce.atometh.vaddr", "Virtual address", base.HEX)
 f.atom_rkey = ProtoField.uint32("metaroce.atometh.rkey", "Remote key", base.HEX)
 f.atom_swap_add = ProtoField.uint64("metaroce.atometh.swap_add", "Swap / add", base.HEX)
@@ -289,6 +291,10 @@ function p.dissector(tvb, pinfo, tree)
 			local h = t:add(tvb(pos, 4), "IMMDT")
 			h:add(f.imm, tvb(pos, 4))
 			info = info .. " imm=" .. tostring(tvb(pos, 4):bytes())
+		elseif x == "ieth" then
+			local h = t:add(tvb(pos, 4), "IETH")
+			h:add(f.ieth_rkey, tvb(pos, 4))
+			info = info .. string.format(" inv_rkey=0x%x", tvb(pos, 4):uint())
 		elseif x == "atometh" then
 			local h = t:add(tvb(pos, 28), "ATOMETH")
 			h:add(f.atom_vaddr, tvb(pos, 8))
@@ -371,7 +377,7 @@ function p.dissector(tvb, pinfo, tree)
 		if msg_len > MAX_MSG then
 			bad(len_i, "msg_len above 2^31 (MR-HDR-12)")
 		end
-		if rsn ~= 0 and op ~= 0x01 and op ~= 0x02 and op ~= 0x06 and op ~= 0x09 then
+		if rsn ~= 0 and op ~= 0x01 and op ~= 0x02 and op ~= 0x0a and op ~= 0x06 and op ~= 0x09 then
 			bad(rsn_i, "rsn must be 0 on this opcode (MR-HDR-9)")
 		end
 		if op <= 0x04 or op == 0x06 then
