@@ -2,8 +2,8 @@
 /* Memory-window rules (see mr_mw.h; docs/spec/windows.md MR-MW-*). */
 #include "mr_mw.h"
 
-#define MW_REMOTE_RIGHTS                                     \
-	(MR_ACCESS_REMOTE_READ | MR_ACCESS_REMOTE_WRITE |    \
+#define MW_REMOTE_RIGHTS                                  \
+	(MR_ACCESS_REMOTE_READ | MR_ACCESS_REMOTE_WRITE | \
 	 MR_ACCESS_REMOTE_ATOMIC)
 
 uint32_t mr_mw_next_rkey(uint32_t rkey)

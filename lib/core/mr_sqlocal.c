@@ -18,8 +18,8 @@ int mr_sqlocal_alloc(struct mr_qp *qp)
 {
 	uint32_t slots = mr_ring_slots(qp->cfg.max_send_wr);
 
-	qp->lq.q = qp->ep->mem.calloc(qp->ep->mem.user, slots,
-				      sizeof(*qp->lq.q));
+	qp->lq.q =
+		qp->ep->mem.calloc(qp->ep->mem.user, slots, sizeof(*qp->lq.q));
 	if (!qp->lq.q)
 		return -MR_ENOMEM;
 	qp->lq.mask = slots - 1;
@@ -52,8 +52,7 @@ static void local_cqe(struct mr_qp *qp, const struct mr_lwqe *l,
 	memset(&c, 0, sizeof(c));
 	c.wr_id = l->wr_id;
 	c.status = st;
-	c.opcode = l->opcode == MR_WR_BIND_MW ? MR_WC_BIND_MW
-					      : MR_WC_LOCAL_INV;
+	c.opcode = l->opcode == MR_WR_BIND_MW ? MR_WC_BIND_MW : MR_WC_LOCAL_INV;
 	mr_qp_cqe(qp, &c);
 }
 
@@ -65,8 +64,8 @@ int mr_sqlocal_post(struct mr_qp *qp, const struct mr_send_wr *wr)
 	/* MR-MW-8: RC and UC send queues take them; UD has no windows. */
 	if (qp->cfg.type == MR_QPT_UD || !m->bind || !m->invalidate)
 		return -MR_EINVAL;
-	if (wr->num_sge || (wr->flags & ~(unsigned)(MR_SEND_SIGNALED |
-						    MR_SEND_FENCE)))
+	if (wr->num_sge ||
+	    (wr->flags & ~(unsigned)(MR_SEND_SIGNALED | MR_SEND_FENCE)))
 		return -MR_EINVAL;
 	l = lwqe(qp, qp->lq.tail);
 	memset(l, 0, sizeof(*l));
@@ -110,7 +109,8 @@ void mr_sqlocal_run(struct mr_qp *qp)
 		    (qp->req.have_err && !mr_seq_lt(l->before, qp->req.err_msn)))
 			return;
 		if (l->opcode == MR_WR_BIND_MW) {
-			rc = m->bind(m->user, qp->cfg.pd, qp->cfg.qpn, &l->bind);
+			rc = m->bind(m->user, qp->cfg.pd, qp->cfg.qpn,
+				     &l->bind);
 			/* MR-MW-2 */
 			l->status = rc ? MR_WC_MW_BIND_ERR : MR_WC_SUCCESS;
 		} else {

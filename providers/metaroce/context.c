@@ -204,8 +204,12 @@ static void fill_device_attr(const struct metaroce_device *dev,
 	/* QPs, SRQs and atomics exist only with the engine and datapath. */
 	o->max_qp = METAROCE_MAX_QP;
 	o->max_qp_wr = METAROCE_MAX_QP_WR;
+	/* Memory windows of type 1 and 2B (docs/spec/windows.md); regions
+	 * and windows share one key table of max_mr entries. */
 	o->device_cap_flags =
-		IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_PORT_ACTIVE_EVENT;
+		IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_PORT_ACTIVE_EVENT |
+		IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_WINDOW_TYPE_2B;
+	o->max_mw = METAROCE_MAX_MR;
 	o->max_sge = METAROCE_MAX_SGE;
 	o->max_sge_rd = METAROCE_MAX_SGE;
 	o->max_qp_rd_atom = METAROCE_MAX_QP_RD_ATOM;

@@ -71,10 +71,31 @@ static int eng_lookup(void *user, uint32_t pd, uint32_t key, int remote,
 {
 	struct metaroce_engine *eng = user;
 
-	/* Local and remote accesses differ only in the rights asked. */
-	if (metaroce_mrt_lookup(&eng->dev->mrt, pd, key, addr, len, need, host))
+	/* remote: the arriving QP's number (a type 2 window's check). */
+	if (metaroce_mrt_lookup_qp(&eng->dev->mrt, pd, (uint32_t)remote, key,
+				   addr, len, need, host))
 		return -MR_EACCESS;
 	return 0;
+}
+
+/* Memory windows (mw.c, mr_table.c): the core calls these when its send
+ * queue reaches a bind or local invalidate, or a SEND_WITH_INV completes. */
+static int eng_bind(void *user, uint32_t pd, uint32_t qpn,
+		    const struct mr_mw_bind *b)
+{
+	struct metaroce_engine *eng = user;
+
+	return metaroce_mrt_bind(&eng->dev->mrt, pd, qpn, b) ? -MR_EINVAL : 0;
+}
+
+static int eng_invalidate(void *user, uint32_t pd, uint32_t qpn, uint32_t rkey,
+			  int remote)
+{
+	struct metaroce_engine *eng = user;
+
+	return metaroce_mrt_invalidate(&eng->dev->mrt, pd, qpn, rkey, remote)
+		       ? -MR_EINVAL
+		       : 0;
 }
 
 /* Copy received payload so that a reader polling the last byte (perftest
@@ -179,7 +200,9 @@ static int engine_open(struct metaroce_device *dev,
 	char err[256];
 	struct mr_mem mem = { .calloc = eng_calloc, .free = eng_free };
 	struct mr_rand rnd = { .next = eng_rand };
-	struct mr_memreg memreg = { .lookup = eng_lookup };
+	struct mr_memreg memreg = { .lookup = eng_lookup,
+				    .bind = eng_bind,
+				    .invalidate = eng_invalidate };
 	struct mr_callbacks cb = {
 		.place = eng_place,
 		.complete = eng_complete,
@@ -409,9 +432,12 @@ uint32_t metaroce_engine_qpn(struct metaroce_engine *eng)
 }
 
 const struct verbs_context_ops metaroce_engine_ctx_ops = {
+	.alloc_mw = metaroce_alloc_mw,
+	.bind_mw = metaroce_bind_mw,
 	.create_qp = metaroce_create_qp,
 	.create_qp_ex = metaroce_create_qp_ex,
 	.create_srq = metaroce_create_srq,
+	.dealloc_mw = metaroce_dealloc_mw,
 	.destroy_qp = metaroce_destroy_qp,
 	.destroy_srq = metaroce_destroy_srq,
 	.modify_qp = metaroce_modify_qp,

@@ -282,6 +282,11 @@ struct ibv_mr *metaroce_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
 				      size_t length, uint64_t iova, int fd,
 				      int access);
 int metaroce_dereg_mr(struct verbs_mr *vmr);
+/* mw.c (memory windows, needs the engine) */
+struct ibv_mw *metaroce_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int metaroce_dealloc_mw(struct ibv_mw *mw);
+int metaroce_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+		     struct ibv_mw_bind *mw_bind);
 /* ibv_rereg_mr: translation, PD and access; the keys stay. */
 int metaroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 		      void *addr, size_t length, int access);

@@ -99,6 +99,12 @@ int metaroce_mrt_add(struct metaroce_mrt *t, const struct metaroce_mrt_ent *e,
 	*s = *e;
 	s->key = k;
 	s->next_free = 0;
+	s->windows = 0;
+	if (s->kind == METAROCE_MRT_MW) {
+		s->mw.pd = s->pd;
+		s->mw.rkey = k;
+		s->mw.bound = 0;
+	}
 	t->used++;
 	*key = k;
 out:
@@ -118,6 +124,55 @@ static struct metaroce_mrt_ent *mrt_find(struct metaroce_mrt *t, uint32_t key)
 	return &t->ents[slot];
 }
 
+/* The live window whose key is key but for the key byte: the byte is
+ * what binds change (MR-MW-7); slot and tag name the window for good. */
+static struct metaroce_mrt_ent *mrt_find_mw(struct metaroce_mrt *t,
+					    uint32_t key)
+{
+	uint32_t slot = mrt_slot_of(t, key);
+	struct metaroce_mrt_ent *s;
+
+	if (slot >= t->cap)
+		return NULL;
+	s = &t->ents[slot];
+	if (!s->owner || s->kind != METAROCE_MRT_MW || (s->key ^ key) & ~0xffu)
+		return NULL;
+	return s;
+}
+
+/* The live region of key (windows are bound to regions only). */
+static struct metaroce_mrt_ent *mrt_find_mr(struct metaroce_mrt *t,
+					    uint32_t key)
+{
+	struct metaroce_mrt_ent *s = mrt_find(t, key);
+
+	return s && s->kind == METAROCE_MRT_MR ? s : NULL;
+}
+
+/* A bound window lets go of its region (bound regions cannot go, so
+ * it is there). */
+static void mrt_unbind(struct metaroce_mrt *t, struct metaroce_mrt_ent *w)
+{
+	struct metaroce_mrt_ent *r = mrt_find_mr(t, w->mw.mr_key);
+
+	if (r && r->windows)
+		r->windows--;
+}
+
+/* Free slot s (lock held): a bound window lets go of its region first. */
+static void mrt_free(struct metaroce_mrt *t, struct metaroce_mrt_ent *s)
+{
+	uint32_t last = s->key;
+
+	if (s->kind == METAROCE_MRT_MW && s->mw.bound)
+		mrt_unbind(t, s);
+	memset(s, 0, sizeof(*s));
+	s->key = last; /* the next key of this slot differs from it */
+	s->next_free = t->free_head;
+	t->free_head = (uint32_t)(s - t->ents) + 1;
+	t->used--;
+}
+
 int metaroce_mrt_del(struct metaroce_mrt *t, uint32_t key, const void *owner)
 {
 	struct metaroce_mrt_ent *s;
@@ -125,14 +180,26 @@ int metaroce_mrt_del(struct metaroce_mrt *t, uint32_t key, const void *owner)
 
 	pthread_mutex_lock(&t->lock);
 	s = mrt_find(t, key);
-	if (s && s->owner == owner) {
-		uint32_t last = s->key;
+	if (s && s->owner == owner && s->windows) {
+		ret = EBUSY;
+	} else if (s && s->owner == owner) {
+		mrt_free(t, s);
+		ret = 0;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return ret;
+}
 
-		memset(s, 0, sizeof(*s));
-		s->key = last; /* the next key of this slot differs from it */
-		s->next_free = t->free_head;
-		t->free_head = (uint32_t)(s - t->ents) + 1;
-		t->used--;
+int metaroce_mrt_del_mw(struct metaroce_mrt *t, uint32_t key,
+			const void *owner)
+{
+	struct metaroce_mrt_ent *s;
+	int ret = EINVAL;
+
+	pthread_mutex_lock(&t->lock);
+	s = mrt_find_mw(t, key);
+	if (s && s->owner == owner) {
+		mrt_free(t, s);
 		ret = 0;
 	}
 	pthread_mutex_unlock(&t->lock);
@@ -147,7 +214,9 @@ int metaroce_mrt_update(struct metaroce_mrt *t, uint32_t key,
 
 	pthread_mutex_lock(&t->lock);
 	s = mrt_find(t, key);
-	if (s && s->owner == e->owner) {
+	if (s && s->owner == e->owner && s->windows) {
+		ret = EBUSY;
+	} else if (s && s->owner == e->owner) {
 		s->iova = e->iova;
 		s->host = e->host;
 		s->length = e->length;
@@ -163,6 +232,32 @@ int metaroce_mrt_lookup(struct metaroce_mrt *t, uint32_t pd, uint32_t key,
 			uint64_t addr, uint64_t len, unsigned need,
 			uint8_t **host)
 {
+	return metaroce_mrt_lookup_qp(t, pd, 0, key, addr, len, need, host);
+}
+
+/* MR-MW-3: through window w to its region's memory. */
+static int mrt_through_window(struct metaroce_mrt *t,
+			      const struct metaroce_mrt_ent *w, uint32_t pd,
+			      uint32_t qpn, uint64_t addr, uint64_t len,
+			      unsigned need, uint8_t **host)
+{
+	const struct metaroce_mrt_ent *r;
+
+	if (!qpn)
+		return ENOENT; /* a window's key is no local key */
+	if (mr_mw_access_check(&w->mw, pd, qpn, addr, len, need))
+		return EACCES;
+	r = mrt_find_mr(t, w->mw.mr_key);
+	if (!r)
+		return ENOENT;
+	*host = r->host + (addr - r->iova);
+	return 0;
+}
+
+int metaroce_mrt_lookup_qp(struct metaroce_mrt *t, uint32_t pd, uint32_t qpn,
+			   uint32_t key, uint64_t addr, uint64_t len,
+			   unsigned need, uint8_t **host)
+{
 	struct metaroce_mrt_ent *s;
 	int ret = 0;
 
@@ -174,6 +269,8 @@ int metaroce_mrt_lookup(struct metaroce_mrt *t, uint32_t pd, uint32_t key,
 	s = mrt_find(t, key);
 	if (!s)
 		ret = ENOENT;
+	else if (s->kind == METAROCE_MRT_MW)
+		ret = mrt_through_window(t, s, pd, qpn, addr, len, need, host);
 	else if (s->pd != pd)
 		ret = EPERM;
 	else if (addr < s->iova || addr - s->iova > s->length ||
@@ -195,4 +292,59 @@ uint32_t metaroce_mrt_count(struct metaroce_mrt *t)
 	n = t->used;
 	pthread_mutex_unlock(&t->lock);
 	return n;
+}
+
+int metaroce_mrt_bind(struct metaroce_mrt *t, uint32_t pd, uint32_t qpn,
+		      const struct mr_mw_bind *b)
+{
+	struct metaroce_mrt_ent *w, *r = NULL, *old = NULL;
+	struct mr_mw_region reg;
+	int ret = EINVAL;
+
+	pthread_mutex_lock(&t->lock);
+	w = mrt_find_mw(t, b->mw_rkey);
+	if (!w)
+		goto out;
+	if (b->length)
+		r = mrt_find_mr(t, b->mr_lkey);
+	if (r) {
+		reg.pd = r->pd;
+		reg.iova = r->iova;
+		reg.length = r->length;
+		reg.access = r->access;
+	}
+	if (mr_mw_bind_check(&w->mw, r ? &reg : NULL, pd, b))
+		goto out;
+	if (w->mw.bound)
+		old = w; /* type 1 rebind: the old region lets go */
+	if (old)
+		mrt_unbind(t, old);
+	mr_mw_bind_apply(&w->mw, qpn, b);
+	/* MR-MW-7: the new rkey has the slot and tag of the old one. */
+	w->key = w->mw.rkey;
+	if (r)
+		r->windows++;
+	ret = 0;
+out:
+	pthread_mutex_unlock(&t->lock);
+	return ret;
+}
+
+int metaroce_mrt_invalidate(struct metaroce_mrt *t, uint32_t pd, uint32_t qpn,
+			    uint32_t rkey, int remote)
+{
+	struct metaroce_mrt_ent *w;
+	int ret = EINVAL;
+
+	pthread_mutex_lock(&t->lock);
+	w = mrt_find(t, rkey);
+	/* MR-MW-4: no region of ours is fast-registered: never its key. */
+	if (w && w->kind == METAROCE_MRT_MW &&
+	    !mr_mw_inv_check(&w->mw, pd, qpn, remote)) {
+		mrt_unbind(t, w);
+		mr_mw_inv_apply(&w->mw);
+		ret = 0;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return ret;
 }

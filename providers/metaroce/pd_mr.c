@@ -85,10 +85,10 @@ static int range_mapped(const void *addr, size_t len)
  * ignored by definition; core_support tells libibverbs we do so. */
 #define MR_ACCESS_RIGHTS                                    \
 	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
-	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
+	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC | \
+	 IBV_ACCESS_MW_BIND)
 #define MR_ACCESS_HINTS (IBV_ACCESS_HUGETLB | IBV_ACCESS_OPTIONAL_RANGE)
-#define MR_ACCESS_UNSUPPORTED \
-	(IBV_ACCESS_MW_BIND | IBV_ACCESS_ZERO_BASED | IBV_ACCESS_ON_DEMAND)
+#define MR_ACCESS_UNSUPPORTED (IBV_ACCESS_ZERO_BASED | IBV_ACCESS_ON_DEMAND)
 
 static int check_mr_args(void *addr, size_t length, uint64_t iova, int access)
 {

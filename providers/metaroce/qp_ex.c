@@ -170,6 +170,45 @@ static void qx_fetch_add(struct ibv_qp_ex *qx, uint32_t rkey, uint64_t raddr,
 	s->wr.compare_add = add;
 }
 
+/* MR-MW-*: window binds (type 2: type 1 windows are bound by
+ * ibv_bind_mw), local and remote invalidation. */
+static void qx_bind_mw(struct ibv_qp_ex *qx, struct ibv_mw *mw, uint32_t rkey,
+		       const struct ibv_mw_bind_info *bi)
+{
+	struct metaroce_wr_stage *s =
+		new_wr(qx, IBV_QP_EX_WITH_BIND_MW, MR_WR_BIND_MW);
+
+	if (!s)
+		return;
+	if (!mw || !bi || mw->type != IBV_MW_TYPE_2) {
+		set_err(qpx_to_mqp(qx)->qpx, EINVAL);
+		return;
+	}
+	set_err(qpx_to_mqp(qx)->qpx,
+		metaroce_xlate_bind(mw, rkey, bi, &s->wr.bind));
+	s->has_data = 1; /* no SGE may follow */
+}
+
+static void qx_local_inv(struct ibv_qp_ex *qx, uint32_t invalidate_rkey)
+{
+	struct metaroce_wr_stage *s =
+		new_wr(qx, IBV_QP_EX_WITH_LOCAL_INV, MR_WR_LOCAL_INV);
+
+	if (!s)
+		return;
+	s->wr.invalidate_rkey = invalidate_rkey;
+	s->has_data = 1;
+}
+
+static void qx_send_inv(struct ibv_qp_ex *qx, uint32_t invalidate_rkey)
+{
+	struct metaroce_wr_stage *s =
+		new_wr(qx, IBV_QP_EX_WITH_SEND_WITH_INV, MR_WR_SEND_WITH_INV);
+
+	if (s)
+		s->wr.invalidate_rkey = invalidate_rkey;
+}
+
 static void qx_set_sge_list(struct ibv_qp_ex *qx, size_t n,
 			    const struct ibv_sge *sg)
 {
@@ -309,16 +348,20 @@ uint64_t metaroce_qp_ex_ops(enum ibv_qp_type type)
 {
 	uint64_t ops = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
 
-	/* MR-UC-6: UC has WRITE but no READ or atomics. */
+	/* MR-UC-6: UC has WRITE but no READ or atomics; MR-MW-8: RC and UC
+	 * bind and invalidate windows, RC alone sends with invalidate. */
 	if (type == IBV_QPT_UC)
 		ops |= IBV_QP_EX_WITH_RDMA_WRITE |
-		       IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
+		       IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
+		       IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV;
 	if (type == IBV_QPT_RC)
 		ops |= IBV_QP_EX_WITH_RDMA_WRITE |
 		       IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
 		       IBV_QP_EX_WITH_RDMA_READ |
 		       IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
-		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+		       IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV |
+		       IBV_QP_EX_WITH_SEND_WITH_INV;
 	return ops;
 }
 
@@ -362,9 +405,11 @@ int metaroce_qp_ex_init(struct metaroce_qp *qp, uint64_t ops)
 	qx->wr_set_inline_data = qx_set_inline_data;
 	qx->wr_set_inline_data_list = qx_set_inline_data_list;
 	qx->wr_set_ud_addr = qx_set_ud_addr;
-	/* Not offered (send_ops_flags with them is refused): bind_mw,
-	 * local_inv, send_inv, send_tso, xrc_srqn, atomic_write (and flush
-	 * in rdma-core 56) stay NULL. */
+	qx->wr_bind_mw = qx_bind_mw;
+	qx->wr_local_inv = qx_local_inv;
+	qx->wr_send_inv = qx_send_inv;
+	/* Not offered (send_ops_flags with them is refused): send_tso,
+	 * xrc_srqn, atomic_write (and flush in rdma-core 56) stay NULL. */
 	qp->vqp.comp_mask |= MR_PABI_QP_EX;
 	return 0;
 }

@@ -30,6 +30,17 @@ _Static_assert((int)MR_SEND_INLINE == (int)IBV_SEND_INLINE, "send flags");
 _Static_assert((int)MR_SEND_SOLICITED == (int)IBV_SEND_SOLICITED, "send flags");
 _Static_assert((int)MR_WC_F_GRH == (int)IBV_WC_GRH, "wc flags");
 _Static_assert((int)MR_WC_F_WITH_IMM == (int)IBV_WC_WITH_IMM, "wc flags");
+_Static_assert((int)MR_WC_F_WITH_INV == (int)IBV_WC_WITH_INV, "wc flags");
+_Static_assert((int)MR_WC_MW_BIND_ERR == (int)IBV_WC_MW_BIND_ERR, "wc status");
+_Static_assert((int)MR_WC_BIND_MW == (int)IBV_WC_BIND_MW, "wc opcode");
+_Static_assert((int)MR_WC_LOCAL_INV == (int)IBV_WC_LOCAL_INV, "wc opcode");
+_Static_assert((int)MR_WR_LOCAL_INV == (int)IBV_WR_LOCAL_INV, "wr opcode");
+_Static_assert((int)MR_WR_BIND_MW == (int)IBV_WR_BIND_MW, "wr opcode");
+_Static_assert((int)MR_WR_SEND_WITH_INV == (int)IBV_WR_SEND_WITH_INV,
+	       "wr opcode");
+_Static_assert((int)MR_ACCESS_MW_BIND == (int)IBV_ACCESS_MW_BIND, "access");
+_Static_assert((int)MR_ACCESS_ZERO_BASED == (int)IBV_ACCESS_ZERO_BASED,
+	       "access");
 _Static_assert((int)MR_QPS_ERR == (int)IBV_QPS_ERR &&
 		       (int)MR_QPS_SQD == (int)IBV_QPS_SQD,
 	       "qp state");
@@ -349,8 +360,35 @@ int metaroce_xlate_send_wr(const struct ibv_send_wr *wr, enum ibv_qp_type qpt,
 		out->compare_add = wr->wr.atomic.compare_add;
 		out->swap = wr->wr.atomic.swap;
 		break;
+	case IBV_WR_SEND_WITH_INV:
+		if (qpt != IBV_QPT_RC) /* MR-MW-8 */
+			return EINVAL;
+		out->invalidate_rkey = wr->invalidate_rkey;
+		break;
+	case IBV_WR_LOCAL_INV:
+	case IBV_WR_BIND_MW:
+		/* MR-MW-8; no data: the SGE list is not read. */
+		if (qpt == IBV_QPT_UD)
+			return EINVAL;
+		if (wr->opcode == IBV_WR_LOCAL_INV) {
+			out->invalidate_rkey = wr->invalidate_rkey;
+		} else {
+			/* MR-MW-1: type 2 windows only (type 1: ibv_bind_mw) */
+			if (!wr->bind_mw.mw ||
+			    wr->bind_mw.mw->type != IBV_MW_TYPE_2)
+				return EINVAL;
+			ret = metaroce_xlate_bind(wr->bind_mw.mw, wr->bind_mw.rkey,
+						  &wr->bind_mw.bind_info,
+						  &out->bind);
+			if (ret)
+				return ret;
+		}
+		out->wr_id = wr->wr_id;
+		out->opcode = (enum mr_wr_opcode)wr->opcode;
+		out->flags = wr->send_flags;
+		return 0;
 	default:
-		/* LOCAL_INV, BIND_MW, SEND_WITH_INV, TSO, ATOMIC_WRITE... */
+		/* TSO, ATOMIC_WRITE, FLUSH, DRIVER1: not offered. */
 		return EINVAL;
 	}
 	ret = copy_sges(wr->sg_list, wr->num_sge, max_sge, sges);
@@ -369,6 +407,26 @@ int metaroce_xlate_send_wr(const struct ibv_send_wr *wr, enum ibv_qp_type qpt,
 		out->ud_remote_qkey = wr->wr.ud.remote_qkey;
 		out->ud_dest = ud_dest;
 	}
+	return 0;
+}
+
+int metaroce_xlate_bind(const struct ibv_mw *mw, uint32_t new_rkey,
+			const struct ibv_mw_bind_info *bi,
+			struct mr_mw_bind *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!bi->mr && (bi->addr || bi->length))
+		return EINVAL;
+	if (bi->mr && bi->mr->context != mw->context)
+		return EINVAL;
+	/* The handle is the window's first key: its slot and tag name the
+	 * window whichever key byte binds gave it (MR-MW-7). */
+	out->mw_rkey = mw->handle;
+	out->new_rkey = new_rkey;
+	out->mr_lkey = bi->mr ? bi->mr->lkey : 0;
+	out->addr = bi->addr;
+	out->length = bi->length;
+	out->access = bi->mw_access_flags;
 	return 0;
 }
 
@@ -396,6 +454,8 @@ void metaroce_cqe_to_wc(const struct mr_cqe *cqe, struct ibv_wc *wc)
 	wc->byte_len = cqe->byte_len;
 	if (cqe->wc_flags & MR_WC_F_WITH_IMM)
 		wc->imm_data = cqe->imm;
+	if (cqe->wc_flags & MR_WC_F_WITH_INV)
+		wc->invalidated_rkey = cqe->imm;
 	wc->qp_num = cqe->qp_num;
 	wc->src_qp = cqe->src_qp;
 	wc->wc_flags = cqe->wc_flags;

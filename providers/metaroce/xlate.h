@@ -100,6 +100,14 @@ int metaroce_xlate_send_wr(const struct ibv_send_wr *wr, enum ibv_qp_type qpt,
 			   unsigned max_sge, uint32_t ud_dest,
 			   struct mr_sge *sges, struct mr_send_wr *out);
 
+/* A window bind (ibv_bind_mw, IBV_WR_BIND_MW, ibv_wr_bind_mw) in the
+ * core's form; new_rkey is the rkey the window gets (MR-MW-7). EINVAL: a
+ * range without a region, or a region of another context. The rules of
+ * MR-MW-2 are applied when the send queue reaches it. */
+int metaroce_xlate_bind(const struct ibv_mw *mw, uint32_t new_rkey,
+			const struct ibv_mw_bind_info *bi,
+			struct mr_mw_bind *out);
+
 /* post_recv / post_srq_recv: one WR with at most max_sge SGEs. */
 int metaroce_xlate_recv_wr(const struct ibv_recv_wr *wr, unsigned max_sge,
 			   struct mr_sge *sges, struct mr_recv_wr *out);

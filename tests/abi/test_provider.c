@@ -258,7 +258,7 @@ static void test_pd_mr(void)
 	MR_CHECK(!ibv_reg_mr(pd, buf, len, IBV_ACCESS_REMOTE_ATOMIC));
 	MR_CHECK_EQ(errno, EINVAL);
 	errno = 0;
-	MR_CHECK(!ibv_reg_mr(pd, buf, len, IBV_ACCESS_MW_BIND));
+	MR_CHECK(!ibv_reg_mr(pd, buf, len, IBV_ACCESS_ZERO_BASED));
 	MR_CHECK_EQ(errno, EOPNOTSUPP);
 	errno = 0;
 	MR_CHECK(!ibv_reg_mr(pd, buf, len, IBV_ACCESS_ON_DEMAND));

@@ -548,7 +548,17 @@ static void test_send_wr(void)
 	MR_CHECK_EQ(o.ud_dest, 0x0a000001);
 	MR_CHECK_EQ(o.ud_remote_qpn, 0x55);
 	MR_CHECK_EQ(o.ud_remote_qkey, 0x11111111);
+	/* MR-MW-8: no window WR on UD; atomic write is not offered */
 	w.opcode = IBV_WR_LOCAL_INV;
+	MR_CHECK_EQ(metaroce_xlate_send_wr(&w, IBV_QPT_UD, 2, 0, s, &o),
+		    EINVAL);
+	MR_CHECK_EQ(metaroce_xlate_send_wr(&w, IBV_QPT_RC, 2, 0, s, &o), 0);
+	MR_CHECK_EQ(o.opcode, MR_WR_LOCAL_INV);
+	MR_CHECK_EQ(o.num_sge, 0);
+	w.opcode = IBV_WR_SEND_WITH_INV;
+	MR_CHECK_EQ(metaroce_xlate_send_wr(&w, IBV_QPT_UC, 2, 0, s, &o),
+		    EINVAL);
+	w.opcode = IBV_WR_ATOMIC_WRITE;
 	MR_CHECK_EQ(metaroce_xlate_send_wr(&w, IBV_QPT_RC, 2, 0, s, &o),
 		    EINVAL);
 	w.opcode = IBV_WR_SEND;

@@ -23,9 +23,10 @@ FLOORS = {
     1: ["mr_ssnwin", "mr_timerq", "mr_pathrx", "mr_pathtx", "mr_pathsel",
         "mr_pathsel_spray", "mr_pathsel_single", "mr_cc", "mr_cc_registry",
         "mr_cc_metaroce", "mr_cc_dcqcn", "mr_cc_fixed", "mr_ratehint",
-        "mr_rq", "mr_sge", "mr_sq", "mr_pathmgr"],
+        "mr_rq", "mr_sge", "mr_sq", "mr_pathmgr", "mr_mw"],
     # 2 QP parts: requester, responder, datagrams (struct mr_qp)
-    2: ["mr_engine", "mr_req", "mr_req_rx", "mr_resp", "mr_ud", "mr_uc"],
+    2: ["mr_engine", "mr_req", "mr_req_rx", "mr_resp", "mr_ud", "mr_uc",
+        "mr_sqlocal"],
     # 3 the endpoint's bookkeeping of its QPs: work queue, timer heap
     #   keys, qpn table; path counters and per-connection path views
     3: ["mr_sched", "mr_ep_stats", "mr_path_info"],
@@ -46,6 +47,7 @@ LEFT_UP = {
     ("mr_req_rx.c", "mr_qp_enter_err"),
     ("mr_resp.c", "mr_qp_cqe"),
     ("mr_ud.c", "mr_qp_cqe"), ("mr_uc.c", "mr_qp_cqe"),
+    ("mr_sqlocal.c", "mr_qp_cqe"), ("mr_sqlocal.c", "mr_qp_enter_err"),
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')

@@ -24,10 +24,14 @@ static uint8_t src[16384], dst[16384], seen[16384], rbuf[4096];
 static void rules_bind(void)
 {
 	struct mr_mw mw = { .type = MR_MW_TYPE_2, .pd = 1, .rkey = 0x1200 };
-	struct mr_mw_region r = { .pd = 1, .iova = 0x10000, .length = 0x1000,
-				  .access = ACC_MW };
-	struct mr_mw_bind b = { .mw_rkey = 0x1200, .new_rkey = 0x1201,
-				.mr_lkey = 9, .addr = 0x10100, .length = 0x100,
+	struct mr_mw_region r = {
+		.pd = 1, .iova = 0x10000, .length = 0x1000, .access = ACC_MW
+	};
+	struct mr_mw_bind b = { .mw_rkey = 0x1200,
+				.new_rkey = 0x1201,
+				.mr_lkey = 9,
+				.addr = 0x10100,
+				.length = 0x100,
 				.access = MR_ACCESS_REMOTE_WRITE };
 	struct mr_mw_bind x;
 
@@ -98,8 +102,10 @@ static void rules_bind(void)
 static void rules_access_inv(void)
 {
 	struct mr_mw mw = { .type = MR_MW_TYPE_2, .pd = 1, .rkey = 0x1200 };
-	struct mr_mw_bind b = { .mw_rkey = 0x1200, .new_rkey = 0x1201,
-				.addr = 0x10100, .length = 0x100,
+	struct mr_mw_bind b = { .mw_rkey = 0x1200,
+				.new_rkey = 0x1201,
+				.addr = 0x10100,
+				.length = 0x100,
 				.access = MR_ACCESS_REMOTE_WRITE };
 
 	/* MR-MW-3: nothing through a free window */
@@ -246,9 +252,9 @@ static void test_type2_bind_use_remote_inv(void)
 
 	/* MR-MW-4: the peer invalidates it with its SEND */
 	MR_CHECK_EQ(post_recv(p.b, 20, rbuf, sizeof(rbuf), 7), 0);
-	MR_CHECK_EQ(post_inv(p.a, MR_WR_SEND_WITH_INV, 12, src, 2000, 5,
-			     MW2 | 1),
-		    0);
+	MR_CHECK_EQ(
+		post_inv(p.a, MR_WR_SEND_WITH_INV, 12, src, 2000, 5, MW2 | 1),
+		0);
 	want_a = 3;
 	want_b = 2;
 	MR_CHECK(run_until(&w, cqe_done, w.now + 50000000));
@@ -286,8 +292,8 @@ static void test_bind_error_in_order(void)
 	reg(&w.n[1], 8, dst + 8192, 4096, RW); /* no MW_BIND */
 	memset(src, 0, 8192);
 	fill(dst, 8192, 9);
-	MR_CHECK_EQ(post_send(p.b, MR_WR_RDMA_WRITE, 1, dst, 4096, 6, src,
-			      5, 0, w.now),
+	MR_CHECK_EQ(post_send(p.b, MR_WR_RDMA_WRITE, 1, dst, 4096, 6, src, 5, 0,
+			      w.now),
 		    0);
 	MR_CHECK_EQ(post_bind(p.b, 2, MW2, MW2 | 7, 8, dst + 8192, 64,
 			      MR_ACCESS_REMOTE_READ),
@@ -368,9 +374,12 @@ static void test_local_inv(void)
 /* A second connection between the same nodes (QPNs 0x33 -> 0x44). */
 static void connect_second(struct pair *p)
 {
-	struct mr_qp_config c = { .type = MR_QPT_RC, .pd = 1,
-				  .max_send_wr = 16, .max_recv_wr = 16,
-				  .max_send_sge = 1, .max_recv_sge = 1 };
+	struct mr_qp_config c = { .type = MR_QPT_RC,
+				  .pd = 1,
+				  .max_send_wr = 16,
+				  .max_recv_wr = 16,
+				  .max_send_sge = 1,
+				  .max_recv_sge = 1 };
 	struct mr_qp_attr at;
 	struct mr_qp *q[2];
 	int i;
@@ -394,8 +403,7 @@ static void connect_second(struct pair *p)
 		MR_CHECK_EQ(mr_qp_modify(q[i], &at,
 					 MR_QP_STATE | MR_QP_DEST |
 						 MR_QP_PATH_MTU |
-						 MR_QP_DEST_QPN |
-						 MR_QP_RQ_PSN |
+						 MR_QP_DEST_QPN | MR_QP_RQ_PSN |
 						 MR_QP_MAX_DEST_RD_ATOMIC |
 						 MR_QP_MIN_RNR_TIMER),
 			    0);
@@ -405,12 +413,11 @@ static void connect_second(struct pair *p)
 		at.retry_cnt = 7;
 		at.rnr_retry = 7;
 		at.max_rd_atomic = 1;
-		MR_CHECK_EQ(mr_qp_modify(q[i], &at,
-					 MR_QP_STATE | MR_QP_SQ_PSN |
-						 MR_QP_TIMEOUT |
-						 MR_QP_RETRY_CNT |
-						 MR_QP_RNR_RETRY |
-						 MR_QP_MAX_QP_RD_ATOMIC),
+		MR_CHECK_EQ(mr_qp_modify(
+				    q[i], &at,
+				    MR_QP_STATE | MR_QP_SQ_PSN | MR_QP_TIMEOUT |
+					    MR_QP_RETRY_CNT | MR_QP_RNR_RETRY |
+					    MR_QP_MAX_QP_RD_ATOMIC),
 			    0);
 	}
 	p->a = q[0];
@@ -430,11 +437,11 @@ static void test_which_qp(void)
 	MR_CHECK_EQ(post_bind(p.b, 1, MW2, MW2 | 3, 6, dst, 4096,
 			      MR_ACCESS_REMOTE_READ),
 		    0);
-	MR_CHECK_EQ(post_bind(q.b, 2, MW1, mr_mw_next_rkey(MW1), 6,
-			      dst + 4096, 4096, MR_ACCESS_REMOTE_READ),
+	MR_CHECK_EQ(post_bind(q.b, 2, MW1, mr_mw_next_rkey(MW1), 6, dst + 4096,
+			      4096, MR_ACCESS_REMOTE_READ),
 		    0);
-	MR_CHECK_EQ(post_send(q.a, MR_WR_RDMA_READ, 10, src, 64, 5,
-			      dst + 4096, mr_mw_next_rkey(MW1), 0, w.now),
+	MR_CHECK_EQ(post_send(q.a, MR_WR_RDMA_READ, 10, src, 64, 5, dst + 4096,
+			      mr_mw_next_rkey(MW1), 0, w.now),
 		    0);
 	MR_CHECK_EQ(post_send(p.a, MR_WR_RDMA_READ, 11, src + 64, 64, 5,
 			      dst + 4096, mr_mw_next_rkey(MW1), 0, w.now),
@@ -465,8 +472,8 @@ static void test_which_qp(void)
 	MR_CHECK_MEM(src + 256, seen, 64);
 	/* rebind the type 1 window: the old rkey is refused */
 	MR_CHECK_EQ(post_bind(p.b, 3, mr_mw_next_rkey(MW1),
-			      mr_mw_next_rkey(mr_mw_next_rkey(MW1)), 6, dst,
-			      64, MR_ACCESS_REMOTE_READ),
+			      mr_mw_next_rkey(mr_mw_next_rkey(MW1)), 6, dst, 64,
+			      MR_ACCESS_REMOTE_READ),
 		    0);
 	MR_CHECK_EQ(post_send(p.a, MR_WR_RDMA_READ, 14, src + 320, 64, 5,
 			      dst + 4096, mr_mw_next_rkey(MW1), 0, w.now),
@@ -483,9 +490,13 @@ static void test_which_qp(void)
 /* MR-MW-8: UD has no windows; a SEND_WITH_INV needs RC (post: EINVAL). */
 static void test_refused_at_post(void)
 {
-	struct mr_qp_config c = { .type = MR_QPT_UD, .pd = 1, .qpn = 0x55,
-				  .max_send_wr = 4, .max_recv_wr = 4,
-				  .max_send_sge = 1, .max_recv_sge = 1 };
+	struct mr_qp_config c = { .type = MR_QPT_UD,
+				  .pd = 1,
+				  .qpn = 0x55,
+				  .max_send_wr = 4,
+				  .max_recv_wr = 4,
+				  .max_send_sge = 1,
+				  .max_recv_sge = 1 };
 	struct mr_qp_attr at = { .state = MR_QPS_INIT, .qkey = 1 };
 	struct mr_qp *ud;
 	struct pair p;
