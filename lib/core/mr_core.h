@@ -547,17 +547,30 @@ const struct mr_counters *mr_ep_counters(const struct mr_ep *ep);
 const struct mr_counters *mr_qp_counters(const struct mr_qp *qp);
 
 /* Use of each path id, summed over the endpoint's QPs, those destroyed
- * included. Plane of path i: i % num_planes. (mr_ep_stats.c) */
+ * included. Plane of path i: i % num_planes. (mr_ep_stats.c) One X(name,
+ * help) row per counter; names and help: mr_path_counters_names() and
+ * mr_path_counters_help() (mr_counters.c). */
+#define MR_PATH_COUNTERS(X)                                                  \
+	X(tx_pkts, "packets sent on the path, retransmissions too")          \
+	X(tx_bytes, "their bytes")                                           \
+	X(retx_pkts, "retransmissions sent on the path")                     \
+	X(lost_pkts, "packets declared lost: SACK hole, time, RTO")          \
+	X(rto_events, "retransmission timeouts")                             \
+	X(repaths, "new UDP source ports after a timeout")                   \
+	X(rx_pkts, "packets received on the path, any outcome")              \
+	X(rx_dups, "of which duplicates")                                    \
+	X(rx_ce, "of which CE-marked")
+
+#define MR_PATH_COUNTERS_FIELD(name, help) uint64_t name;
 struct mr_path_counters {
-	uint64_t tx_pkts, tx_bytes; /* sent on the path, retransmits too */
-	uint64_t retx_pkts;	    /* retransmissions sent on the path */
-	uint64_t lost_pkts;	    /* declared lost: SACK hole, time, RTO */
-	uint64_t rto_events;
-	uint64_t repaths; /* new entropy after an RTO */
-	uint64_t rx_pkts; /* received on the path, any outcome */
-	uint64_t rx_dups;
-	uint64_t rx_ce; /* CE-marked */
+	MR_PATH_COUNTERS(MR_PATH_COUNTERS_FIELD)
 };
+#undef MR_PATH_COUNTERS_FIELD
+
+#define MR_PATH_COUNTERS_N (sizeof(struct mr_path_counters) / sizeof(uint64_t))
+
+const char *const *mr_path_counters_names(void);
+const char *const *mr_path_counters_help(void);
 
 /* Fill out[0..max) with path ids 0..; returns the number of path ids the
  * endpoint uses (its configured num_paths, capped at max). */

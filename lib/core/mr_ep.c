@@ -360,37 +360,3 @@ void mr_ep_handle_expiry(struct mr_ep *ep, uint64_t now)
 		mr_ep_timer_update(qp);
 	}
 }
-
-#define N1(f) #f
-static const char *const counter_names[] = {
-	N1(tx_pkts),	       N1(tx_bytes),	    N1(rx_pkts),
-	N1(rx_bytes),	       N1(tx_data_pkts),    N1(tx_ack_pkts),
-	N1(rx_data_pkts),      N1(rx_ack_pkts),	    N1(tx_payload_bytes),
-	N1(rx_payload_bytes),  N1(retx_pkts),	    N1(sack_holes),
-	N1(timeouts),	       N1(duplicates),	    N1(rnr_waits),
-	N1(gbn_rewinds),       N1(ecn_ce_rcvd),	    N1(ecn_ce_echoed),
-	"nak_sent_none",       "nak_sent_seq_err",  "nak_sent_rnr",
-	"nak_sent_rem_access", "nak_sent_inv_req",  "nak_sent_rem_op",
-	"nak_rcvd_none",       "nak_rcvd_seq_err",  "nak_rcvd_rnr",
-	"nak_rcvd_rem_access", "nak_rcvd_inv_req",  "nak_rcvd_rem_op",
-	N1(msgs_sent),	       N1(msgs_rcvd),	    N1(reads_executed),
-	N1(atomics_executed),  N1(held_last),	    N1(cqe_ok),
-	N1(cqe_err),	       "drop_parse_ok",	    "drop_parse_short",
-	"drop_parse_version",  "drop_parse_opcode", "drop_parse_icrc",
-	"drop_parse_field",    N1(drop_unknown_qp), N1(drop_bad_state),
-	N1(drop_qkey),	       N1(drop_window),	    N1(drop_invalid),
-	N1(drop_unexpected),   N1(drop_no_slot),    N1(drop_rnr),
-	N1(drop_access),       N1(drop_ud_len),	    N1(drop_peer_addr),
-	N1(path_suspects),     N1(probes_sent),	    N1(probes_rcvd),
-	N1(paths_back),	       N1(planes_down),	    N1(planes_up),
-	N1(path_redraws),
-};
-
-_Static_assert(sizeof(counter_names) / sizeof(counter_names[0]) ==
-		       MR_COUNTERS_N,
-	       "one name per counter");
-
-const char *const *mr_counters_names(void)
-{
-	return counter_names;
-}

@@ -121,6 +121,7 @@
 #include "mr_core.h"
 #include "mr_counters.h"
 #include "mr_devconf.h"
+#include "mrdp_counters.h"
 #include "mr_path_info.h"
 #include "mrdp_addr.h"
 
@@ -298,52 +299,12 @@ unsigned mrdp_num_planes(const struct mrdp_dev *dev);
  */
 int mrdp_resolve(struct mrdp_dev *dev, uint32_t ip, uint8_t mac[6]);
 
-/* Why received frames were dropped by the datapath (before the engine). */
-enum mrdp_rx_drop {
-	MRDP_RXD_SHORT = 0, /* shorter than its headers say */
-	MRDP_RXD_NOT_IPV4,  /* other ethertype (VLAN, LLDP, ...): not IP */
-	MRDP_RXD_NOT_OURS,  /* IPv4 not for our address / not UDP to our
-			     * port / not to our MAC (host traffic) */
-	MRDP_RXD_IP_HDR,    /* bad version, header length, fragment */
-	MRDP_RXD_IP_CSUM,   /* IPv4 header checksum wrong */
-	MRDP_RXD_UDP_CSUM,  /* UDP checksum wrong */
-	MRDP_RXD_ARP,	    /* ARP or IPv6 ND not about us, or malformed */
-	MRDP_RXD_ENGINE,    /* passed to the engine, which refused it */
-	MRDP_RXD_MAX
-};
-
-/* Why packets to send were dropped by the datapath. */
-enum mrdp_tx_drop {
-	MRDP_TXD_NO_MBUF = 0, /* buffer pool empty */
-	MRDP_TXD_NEIGH_FULL,  /* per-peer queue of unresolved packets full,
-			       * or neighbour table full */
-	MRDP_TXD_NEIGH_FAIL,  /* peer did not answer ARP */
-	MRDP_TXD_BAD_DEST,    /* dest id 0, multicast or broadcast */
-	MRDP_TXD_PORT,	      /* the port refused the frame */
-	MRDP_TXD_NO_ROUTE,    /* the plane has no route to the peer
-			       * (MR-ROUTE-6) */
-	MRDP_TXD_MAX
-};
-
+/* Drop reasons (enum mrdp_rx_drop, enum mrdp_tx_drop) and every counter
+ * of a plane and of the device: one table each, mrdp_counters.h. */
+#define MRDP_CNT_FIELD(name, help) uint64_t name;
+#define MRDP_CNT_BY(name, reasons, n, help) uint64_t name[n];
 struct mrdp_plane_counters {
-	uint64_t rx_pkts;  /* MetaRoCE packets handed to the engine */
-	uint64_t rx_bytes; /* their frame bytes */
-	uint64_t tx_pkts;  /* MetaRoCE frames accepted by the port */
-	uint64_t tx_bytes;
-	uint64_t rx_ecn_ce; /* received with CE */
-	uint64_t rx_frames; /* every frame polled from the port */
-	uint64_t rx_drop[MRDP_RXD_MAX];
-	uint64_t tx_drop[MRDP_TXD_MAX];
-	uint64_t arp_req_rx;
-	uint64_t arp_req_tx;
-	uint64_t arp_reply_rx;
-	uint64_t arp_reply_tx;
-	int steered; /* the kernel filters the plane's socket to our QPNs */
-	int zerocopy;		   /* the plane sends zero-copy frames */
-	uint64_t tx_zc_pkts;	   /* zero-copy frames handed to the port */
-	uint64_t tx_zc_linearized; /* made contiguous: refused by the port,
-				    * waiting for ARP, loopback, or for a
-				    * plane without zero-copy */
+	MRDP_PLANE_COUNTERS(MRDP_CNT_FIELD, MRDP_CNT_BY)
 };
 
 struct mrdp_counters {
@@ -353,40 +314,25 @@ struct mrdp_counters {
 	unsigned npaths;
 	struct mr_path_counters path[MR_MAX_PATHS];
 	struct mrdp_plane_counters plane[MR_DEVCONF_MAX_PORTS];
-	uint64_t loopback_pkts; /* packets to our own address */
-	uint64_t neigh_entries; /* current neighbour table size */
-	uint64_t neigh_resolved;
-	uint64_t route_reloads;	  /* kernel route tables read again after a
-				   * change (MR-ROUTE-5) */
-	uint64_t progress_rounds; /* rounds with work, any thread */
-	uint64_t inline_rounds;	  /* of which by mrdp_progress() */
-	uint64_t sleeps;	  /* progress thread idle sleeps */
-	/* Rounds after which an mbuf still referenced application memory
-	 * (the lifetime rule above broken; must stay 0). */
-	uint64_t zc_outlived;
+	MRDP_DEV_COUNTERS(MRDP_CNT_FIELD)
 };
+#undef MRDP_CNT_FIELD
+#undef MRDP_CNT_BY
 
 /* A snapshot of the counters. Takes the lock. */
 void mrdp_get_counters(struct mrdp_dev *dev, struct mrdp_counters *out);
 
-/* Write counters as one JSON object and a newline to buf (NUL-terminated):
- *   {"device":"mr0","pid":1234,"loopback_pkts":0,"neigh_entries":1,
- *    "neigh_resolved":1,"route_reloads":0,"progress_rounds":..,"inline_rounds":..,
- *    "sleeps":..,"zc_outlived":0,"planes":[{"plane":0,"rx_pkts":..,
- *    "rx_bytes":..,"tx_pkts":..,"tx_bytes":..,"rx_ecn_ce":..,"rx_frames":..,
- *    "arp_req_rx":..,"arp_req_tx":..,"arp_reply_rx":..,"arp_reply_tx":..,
- *    "steered":0|1,"zerocopy":0|1,"tx_zc_pkts":..,"tx_zc_linearized":..,
- *    "rx_drop":{"short":..,...},"tx_drop":{"no_buffer":..,...}}],
- *    "engine":{"tx_pkts":..,...},
- *    "paths":[{"path":0,"plane":0,"tx_pkts":..,"tx_bytes":..,
- *    "retx_pkts":..,"lost_pkts":..,"rto_events":..,"repaths":..,
- *    "rx_pkts":..,"rx_dups":..,"rx_ce":..}]}
- * (drop names: mrdp_rx_drop_name / mrdp_tx_drop_name; "engine" holds
- * every counter of struct mr_counters under its mr_counters_names() name:
- * retransmissions, SACK holes, timeouts, duplicates, NAKs by code sent
- * and received, ECN, drops by reason; "engine" and "paths" only with
- * has_engine; "pid" is the writer's process id). This is the content of
- * the stats file. Returns the length, or -ENOSPC. */
+/* Write counters as one JSON object and a newline to buf (NUL-terminated),
+ * every name from its table (mrdp_counters.h, mr_counters.h, mr_core.h's
+ * MR_PATH_COUNTERS):
+ *   {"device":"mr0","pid":1234,<MRDP_DEV_COUNTERS>,
+ *    "planes":[{"plane":0,<MRDP_PLANE_COUNTERS>, "rx_drop":{"short":..,
+ *    ...},"tx_drop":{"no_buffer":..,...}}],
+ *    "engine":{<MR_COUNTERS: "tx_pkts":..,...>},
+ *    "paths":[{"path":0,"plane":0,<MR_PATH_COUNTERS>}]}
+ * ("engine" and "paths" only with has_engine; "pid" is the writer's
+ * process id). This is the content of the stats file, which also holds
+ * "conns" (mrdp_conns.h). Returns the length, or -ENOSPC. */
 int mrdp_counters_json(const struct mrdp_counters *c, const char *name,
 		       char *buf, size_t cap);
 

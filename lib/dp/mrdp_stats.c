@@ -17,25 +17,15 @@
 #include "mrdp_jbuf.h"
 #include "mrdp_pcap.h"
 
+#define DROP_NAME(id, name, help) #name,
 static const char *const rx_drop_names[MRDP_RXD_MAX] = {
-	[MRDP_RXD_SHORT] = "short",
-	[MRDP_RXD_NOT_IPV4] = "not_ipv4",
-	[MRDP_RXD_NOT_OURS] = "not_ours",
-	[MRDP_RXD_IP_HDR] = "ip_header",
-	[MRDP_RXD_IP_CSUM] = "ip_checksum",
-	[MRDP_RXD_UDP_CSUM] = "udp_checksum",
-	[MRDP_RXD_ARP] = "arp",
-	[MRDP_RXD_ENGINE] = "engine",
+	MRDP_RX_DROPS(DROP_NAME)
 };
 
 static const char *const tx_drop_names[MRDP_TXD_MAX] = {
-	[MRDP_TXD_NO_MBUF] = "no_buffer",
-	[MRDP_TXD_NEIGH_FULL] = "neighbour_queue_full",
-	[MRDP_TXD_NEIGH_FAIL] = "neighbour_unreachable",
-	[MRDP_TXD_BAD_DEST] = "bad_destination",
-	[MRDP_TXD_PORT] = "port",
-	[MRDP_TXD_NO_ROUTE] = "no_route",
+	MRDP_TX_DROPS(DROP_NAME)
 };
+#undef DROP_NAME
 
 const char *mrdp_rx_drop_name(enum mrdp_rx_drop r)
 {
@@ -78,34 +68,37 @@ static void engine_json(struct mrdp_jbuf *b, const struct mrdp_counters *c)
 {
 	const uint64_t *v = (const uint64_t *)&c->engine;
 	const char *const *names = mr_counters_names();
-	unsigned i, planes = c->nplanes ? c->nplanes : 1;
+	const char *const *pnames = mr_path_counters_names();
+	unsigned i, k, planes = c->nplanes ? c->nplanes : 1;
 
 	mrdp_jp(b, ",\"engine\":{");
 	for (i = 0; i < MR_COUNTERS_N; i++)
 		mrdp_jp(b, "%s\"%s\":%llu", i ? "," : "", names[i],
-		   (unsigned long long)v[i]);
+			(unsigned long long)v[i]);
 	mrdp_jp(b, "},\"paths\":[");
 	for (i = 0; i < c->npaths && i < MR_MAX_PATHS; i++) {
-		const struct mr_path_counters *p = &c->path[i];
+		const uint64_t *pv = (const uint64_t *)&c->path[i];
 
 		/* Path i uses plane i % planes (mr_pathsel.h). */
-		mrdp_jp(b,
-		   "%s{\"path\":%u,\"plane\":%u,\"tx_pkts\":%llu,"
-		   "\"tx_bytes\":%llu,\"retx_pkts\":%llu,\"lost_pkts\":%llu,"
-		   "\"rto_events\":%llu,\"repaths\":%llu,\"rx_pkts\":%llu,"
-		   "\"rx_dups\":%llu,\"rx_ce\":%llu}",
-		   i ? "," : "", i, i % planes, (unsigned long long)p->tx_pkts,
-		   (unsigned long long)p->tx_bytes,
-		   (unsigned long long)p->retx_pkts,
-		   (unsigned long long)p->lost_pkts,
-		   (unsigned long long)p->rto_events,
-		   (unsigned long long)p->repaths,
-		   (unsigned long long)p->rx_pkts,
-		   (unsigned long long)p->rx_dups,
-		   (unsigned long long)p->rx_ce);
+		mrdp_jp(b, "%s{\"path\":%u,\"plane\":%u", i ? "," : "", i,
+			i % planes);
+		for (k = 0; k < MR_PATH_COUNTERS_N; k++)
+			mrdp_jp(b, ",\"%s\":%llu", pnames[k],
+				(unsigned long long)pv[k]);
+		mrdp_jp(b, "}");
 	}
 	mrdp_jp(b, "]");
 }
+
+/* One counter, or an object of counters by reason. */
+#define JSON_FIELD(name, help)                                               \
+	mrdp_jp(&b, ",\"" #name "\":%llu", (unsigned long long)p->name);
+#define JSON_BY(name, reasons, n, help)                                      \
+	mrdp_jp(&b, ",\"" #name "\":{");                                      \
+	for (k = 0; k < (n); k++)                                            \
+		mrdp_jp(&b, "%s\"%s\":%llu", k ? "," : "",                   \
+			name##_names[k], (unsigned long long)p->name[k]);    \
+	mrdp_jp(&b, "}");
 
 /* The object without its closing brace. */
 static void counters_json(const struct mrdp_counters *c, const char *name,
@@ -116,50 +109,19 @@ static void counters_json(const struct mrdp_counters *c, const char *name,
 
 	/* Device names are [A-Za-z0-9_.-] (mr_devconf_valid_name): no
 	 * escaping needed. */
-	mrdp_jp(&b,
-	   "{\"device\":\"%s\",\"pid\":%ld,\"loopback_pkts\":%llu,"
-	   "\"neigh_entries\":%llu,\"neigh_resolved\":%llu,"
-	   "\"route_reloads\":%llu,\"progress_rounds\":%llu,\"inline_rounds\":%"
-	   "llu,"
-	   "\"sleeps\":%llu,\"zc_outlived\":%llu,\"planes\":[",
-	   name, (long)getpid(), (unsigned long long)c->loopback_pkts,
-	   (unsigned long long)c->neigh_entries,
-	   (unsigned long long)c->neigh_resolved,
-	   (unsigned long long)c->route_reloads,
-	   (unsigned long long)c->progress_rounds,
-	   (unsigned long long)c->inline_rounds, (unsigned long long)c->sleeps,
-	   (unsigned long long)c->zc_outlived);
+	mrdp_jp(&b, "{\"device\":\"%s\",\"pid\":%ld", name, (long)getpid());
+	{
+		const struct mrdp_counters *p = c;
+
+		MRDP_DEV_COUNTERS(JSON_FIELD)
+	}
+	mrdp_jp(&b, ",\"planes\":[");
 	for (i = 0; i < c->nplanes && i < MR_DEVCONF_MAX_PORTS; i++) {
 		const struct mrdp_plane_counters *p = &c->plane[i];
 
-		mrdp_jp(&b,
-		   "%s{\"plane\":%u,\"rx_pkts\":%llu,\"rx_bytes\":%llu,"
-		   "\"tx_pkts\":%llu,\"tx_bytes\":%llu,"
-		   "\"rx_ecn_ce\":%llu,\"rx_frames\":%llu,"
-		   "\"arp_req_rx\":%llu,\"arp_req_tx\":%llu,"
-		   "\"arp_reply_rx\":%llu,\"arp_reply_tx\":%llu,"
-		   "\"steered\":%d,\"zerocopy\":%d,\"tx_zc_pkts\":%llu,"
-		   "\"tx_zc_linearized\":%llu,\"rx_drop\":{",
-		   i ? "," : "", i, (unsigned long long)p->rx_pkts,
-		   (unsigned long long)p->rx_bytes,
-		   (unsigned long long)p->tx_pkts,
-		   (unsigned long long)p->tx_bytes,
-		   (unsigned long long)p->rx_ecn_ce,
-		   (unsigned long long)p->rx_frames,
-		   (unsigned long long)p->arp_req_rx,
-		   (unsigned long long)p->arp_req_tx,
-		   (unsigned long long)p->arp_reply_rx,
-		   (unsigned long long)p->arp_reply_tx, p->steered, p->zerocopy,
-		   (unsigned long long)p->tx_zc_pkts,
-		   (unsigned long long)p->tx_zc_linearized);
-		for (k = 0; k < MRDP_RXD_MAX; k++)
-			mrdp_jp(&b, "%s\"%s\":%llu", k ? "," : "", rx_drop_names[k],
-			   (unsigned long long)p->rx_drop[k]);
-		mrdp_jp(&b, "},\"tx_drop\":{");
-		for (k = 0; k < MRDP_TXD_MAX; k++)
-			mrdp_jp(&b, "%s\"%s\":%llu", k ? "," : "", tx_drop_names[k],
-			   (unsigned long long)p->tx_drop[k]);
-		mrdp_jp(&b, "}}");
+		mrdp_jp(&b, "%s{\"plane\":%u", i ? "," : "", i);
+		MRDP_PLANE_COUNTERS(JSON_FIELD, JSON_BY)
+		mrdp_jp(&b, "}");
 	}
 	mrdp_jp(&b, "]");
 	if (c->has_engine)

@@ -237,11 +237,18 @@ python3 - "$S" "$S2" <<PY && pass "--prom: every number of the sum, labelled" ||
 import json, re, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
 text = """$prom"""
-seen, samples, last = set(), {}, None
+seen, samples, last, helps, help_for = set(), {}, None, {}, None
 for line in text.splitlines():
+    # HELP (from the counter tables), then TYPE, once per name.
+    m = re.match(r'^# HELP (\S+) (\S.*)$', line)
+    if m:
+        assert m.group(1) not in helps, "two HELP lines for " + m.group(1)
+        helps[m.group(1)] = m.group(2); help_for = m.group(1); continue
     m = re.match(r'^# TYPE (\S+) untyped$', line)
     if m:
         assert m.group(1) not in seen, "two TYPE lines for " + m.group(1)
+        assert help_for in (None, m.group(1)), "HELP of another name: " + line
+        help_for = None
         seen.add(m.group(1)); last = m.group(1); continue
     m = re.match(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)\{([^}]*)\} (\S+)$', line)
     assert m, "bad line: " + line
@@ -258,6 +265,12 @@ assert s("metaroce_engine_retx_pkts") == a["engine"]["retx_pkts"] + b["engine"][
 p0 = a["paths"][0]
 assert s("metaroce_path_tx_pkts", ',path="0",plane="%d"' % p0["plane"]) == p0["tx_pkts"] + b["paths"][0]["tx_pkts"]
 assert not any(k[0] in ("metaroce_plane_plane", "metaroce_path_path", "metaroce_pid") for k in samples)
+# Every counter of the tables has its help: engine, plane, drop reason, path, device.
+for name in ("metaroce_engine_retx_pkts", "metaroce_engine_nak_sent_rnr",
+             "metaroce_plane_rx_pkts", "metaroce_plane_rx_drop_short",
+             "metaroce_path_tx_pkts", "metaroce_sleeps", "metaroce_processes"):
+    assert helps.get(name), "no HELP for " + name
+assert set(helps) <= seen
 PY
 expect_err "--json and --prom together" "stats: --json or --prom, not both" "$CTL" stats mr0 --json --prom
 # A sum past 2^64 - 1 saturates.

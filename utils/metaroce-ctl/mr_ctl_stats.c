@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 #include "mr_ctl_stats.h"
+#include "mr_ctl_help.h"
 #include "mr_ctl_opt.h"
 #include "mr_ctl_view.h"
 #include "mr_devconf.h"
@@ -675,9 +676,17 @@ static int print_prom(const struct mr_devconf *c, unsigned n,
 			pr.line[j - 1] = t;
 		}
 	for (size_t i = 0; i < pr.n; i++) {
-		if (!i || prom_cmp(&pr.line[i - 1], &pr.line[i]))
-			printf("# TYPE %.*s untyped\n",
-			       (int)strcspn(pr.line[i], "{"), pr.line[i]);
+		if (!i || prom_cmp(&pr.line[i - 1], &pr.line[i])) {
+			char metric[256];
+			const char *help;
+
+			snprintf(metric, sizeof(metric), "%.*s",
+				 (int)strcspn(pr.line[i], "{"), pr.line[i]);
+			help = mrctl_counter_help(metric);
+			if (help)
+				printf("# HELP %s %s\n", metric, help);
+			printf("# TYPE %s untyped\n", metric);
+		}
 		puts(pr.line[i]);
 	}
 	for (size_t i = 0; i < pr.n; i++)
