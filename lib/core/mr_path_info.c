@@ -47,20 +47,28 @@ static int is_conn(const struct mr_qp *qp)
 	       qp->state != MR_QPS_INIT;
 }
 
-static enum mr_path_state path_state(const struct mr_pathtx *tx)
+static enum mr_path_state path_state(const struct mr_qp *qp, uint16_t p)
 {
+	const struct mr_pathtx *tx = &qp->ptx[p];
+
+	if (qp->pm.path[p].probing)
+		return MR_PATH_PROBING;
 	if (tx->suspect)
 		return MR_PATH_SUSPECT;
 	if (tx->backoff)
 		return MR_PATH_BACKOFF;
+	if (mr_pathsel_plane(&qp->ps, p) != qp->pm.path[p].home)
+		return MR_PATH_REMAPPED;
 	return MR_PATH_ACTIVE;
 }
 
-/* The selection's share for path p. Until the path manager weighs paths,
- * spray gives every path the same share and single only path 0
- * (MR-MP-6). */
+/* The selection's share of new data for path p: spray gives every path
+ * that carries data the same share, single only path 0 (MR-MP-6); a
+ * probing path carries none (MR-PM-1). */
 static uint64_t path_weight(const struct mr_qp *qp, uint16_t p)
 {
+	if (!mr_pathmgr_carries_data(&qp->pm, p))
+		return 0;
 	if (qp->ps.ops == mr_pathsel_find("single"))
 		return p == 0;
 	return 1;
@@ -76,7 +84,8 @@ static void fill_path(const struct mr_qp *qp, uint16_t p,
 	o->path = p;
 	o->plane = mr_pathsel_plane(&qp->ps, p);
 	o->sport = mr_pathsel_entropy(&qp->ps, p);
-	o->state = path_state(tx);
+	o->home_plane = qp->pm.path[p].home;
+	o->state = path_state(qp, p);
 	o->weight = path_weight(qp, p);
 	o->min_rtt_ns = tx->srtt ? tx->min_rtt : 0;
 	o->srtt_ns = tx->srtt;
@@ -106,6 +115,7 @@ static void fill_conn(const struct mr_qp *qp, struct mr_conn_info *o)
 	o->dest = qp->attr.dest;
 	o->qp_state = qp->state;
 	o->npaths = qp->npaths;
+	o->planes_down = mr_pathmgr_planes_down(&qp->pm);
 	o->cwnd_bytes = qp->cc.cwnd;
 	o->inflight_bytes = qp->cc.inflight;
 	o->rate_mbps = qp->cc.rate_mbps;

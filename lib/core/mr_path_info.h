@@ -25,12 +25,16 @@
 
 #include "mr_core.h"
 
-/* The state of a path as the sender sees it (MR-MP-4, MR-MP-8). */
-#define MR_PATH_STATES(X)                                                 \
-	X(ACTIVE, "active")   /* carries new packets */                   \
-	X(BACKOFF, "backoff") /* its RTO fired, no progress since: probed \
-			       * one packet at a time (MR-MP-4) */        \
-	X(SUSPECT, "suspect") /* silent while others progressed (MR-MP-8) */
+/* The state of a path as the sender sees it (MR-MP-4, MR-MP-8, MR-PM-*):
+ * X(ID, name), the first that applies. */
+#define MR_PATH_STATES(X)                                                    \
+	X(ACTIVE, "active")   /* carries data on its home plane */           \
+	X(BACKOFF, "backoff") /* its RTO fired, no progress since: probed    \
+			       * one packet at a time (MR-MP-4) */           \
+	X(SUSPECT, "suspect") /* silent while others progressed (MR-MP-8) */ \
+	X(PROBING, "probing") /* carries probes only, no data (MR-PM-1) */   \
+	X(REMAPPED, "remapped") /* its home plane is down: carries data on   \
+				 * another plane (MR-PM-4) */
 
 enum mr_path_state {
 #define MR_PS_ENUM(id, name) MR_PATH_##id,
@@ -43,6 +47,7 @@ enum mr_path_state {
 #define MR_PATH_INFO_FIELDS(X)                                                \
 	X(path, "path id")                                                    \
 	X(plane, "plane (device port) the path uses")                         \
+	X(home_plane, "plane it was given (path % planes; MR-PM-4)")          \
 	X(sport, "UDP source port (the ECMP entropy)")                        \
 	X(state, "enum mr_path_state, written by name")                       \
 	X(weight, "share of new packets the path selection gives it")         \
@@ -71,6 +76,7 @@ enum mr_path_state {
 	X(dest, "the peer's address id (mr_qp_attr.dest)")      \
 	X(qp_state, "enum mr_qp_state")                         \
 	X(npaths, "paths of the connection")                    \
+	X(planes_down, "planes the path manager marked down")   \
 	X(cwnd_bytes, "congestion window")                      \
 	X(inflight_bytes, "bytes in flight over all paths")     \
 	X(rate_mbps, "pacing rate (0: unpaced)")                \

@@ -140,12 +140,13 @@ for side, d in (("sender", b), ("receiver", a)):
         fail(f"{side}: {len(c['paths'])} path objects")
     ports = set()
     for i, p in enumerate(c["paths"]):
-        if p["path"] != i or p["plane"] != i % 2:
+        if p["path"] != i or p["home_plane"] != i % 2 or (
+                p["plane"] != i % 2 and c["planes_down"] == 0):
             fail(f"{side}: path {i}: id {p['path']} plane {p['plane']}")
         if not 49152 <= p["sport"] <= 65535:
             fail(f"{side}: path {i}: source port {p['sport']}")
         ports.add((p["plane"], p["sport"]))
-        if p["state"] not in ("active", "backoff", "suspect"):
+        if p["state"] not in ("active", "backoff", "suspect", "probing", "remapped"):
             fail(f"{side}: path {i}: state {p['state']}")
         if not 0 <= p["ecn_frac"] <= 1 or not 0 <= p["loss_frac"] <= 1:
             fail(f"{side}: path {i}: fractions {p['ecn_frac']} {p['loss_frac']}")
@@ -165,8 +166,8 @@ for p in cb["paths"]:
         fail(f"sender path {p['path']}: rtt min {p['min_rtt_ns']} srtt {p['srtt_ns']} rto {p['rto_ns']}")
     if p["inflight_pkts"] > p["window_pkts"] or p["window_pkts"] == 0:
         fail(f"sender path {p['path']}: in flight {p['inflight_pkts']} window {p['window_pkts']}")
-    if p["weight"] != 1:
-        fail(f"sender path {p['path']}: weight {p['weight']} under spray")
+    if p["weight"] != (0 if p["state"] == "probing" else 1):
+        fail(f"sender path {p['path']}: weight {p['weight']} under spray, {p['state']}")
 # The receiver: every path received the sender's packets.
 for p in ca["paths"]:
     if p["rx_pkts"] == 0:
@@ -192,7 +193,7 @@ echo "--- metaroce-ctl paths $DEV_B"
 cat "$W/b.txt"
 grep -Eq "^  qpn [0-9]+ -> 10\.87\.0\.1 qpn [0-9]+, RTS, $NPATHS paths" "$W/b.txt" ||
 	die "text: no connection line"
-grep -Eq "^ +path +plane +sport +state +weight +min_rtt +srtt" "$W/b.txt" ||
+grep -Eq "^ +path +plane +home +sport +state +weight +min_rtt +srtt" "$W/b.txt" ||
 	die "text: no header"
 rows=$(awk '/^ +path +plane/ {h = 1; next} h && NF > 10 {n++} END {print n + 0}' "$W/b.txt")
 [ "$rows" = $NPATHS ] || die "text: $rows path rows, expected $NPATHS"

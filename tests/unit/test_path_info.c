@@ -16,7 +16,6 @@ static void check_path(const struct mr_path_info *o, const struct mr_qp *qp,
 	const struct mr_pathtx *tx = &qp->ptx[p];
 
 	MR_CHECK_EQ(o->path, p);
-	MR_CHECK_EQ(o->plane, p % 2);
 	MR_CHECK_EQ(o->plane, qp->ps.path[p].plane);
 	MR_CHECK_EQ(o->sport, qp->ps.path[p].entropy);
 	MR_CHECK(o->sport >= MR_ENTROPY_MIN);
@@ -32,10 +31,18 @@ static void check_path(const struct mr_path_info *o, const struct mr_qp *qp,
 					  tx->lost_suspect);
 	MR_CHECK_EQ(o->ce_pkts, tx->ce_pkts);
 	MR_CHECK_EQ(o->rx_pkts, qp->rsp.prx[p].pkts);
-	MR_CHECK_EQ(o->weight, 1); /* spray: every path alike */
-	MR_CHECK_EQ(o->state, tx->suspect   ? MR_PATH_SUSPECT
-			      : tx->backoff ? MR_PATH_BACKOFF
-					    : MR_PATH_ACTIVE);
+	MR_CHECK_EQ(o->home_plane, p % 2);
+	if (qp->pm.path[p].probing) {
+		MR_CHECK_EQ(o->state, MR_PATH_PROBING);
+		MR_CHECK_EQ(o->weight, 0); /* probes only */
+	} else {
+		MR_CHECK_EQ(o->state, tx->suspect   ? MR_PATH_SUSPECT
+				      : tx->backoff ? MR_PATH_BACKOFF
+				      : o->plane != o->home_plane
+					      ? MR_PATH_REMAPPED
+					      : MR_PATH_ACTIVE);
+		MR_CHECK_EQ(o->weight, 1); /* spray: every path alike */
+	}
 }
 
 static void test_conn_info(void)
@@ -82,11 +89,13 @@ static void test_conn_info(void)
 	MR_CHECK_EQ(c[0].dest_qpn, p.b->cfg.qpn);
 	MR_CHECK_EQ(c[0].qp_state, MR_QPS_RTS);
 	MR_CHECK_EQ(c[0].npaths, 6);
+	MR_CHECK_EQ(c[0].planes_down, 0);
 	MR_CHECK_EQ(c[0].cwnd_bytes, p.a->cc.cwnd);
 	MR_CHECK_EQ(c[0].tx_pkts, p.a->cnt.tx_pkts);
 	MR_CHECK_EQ(c[1].qpn, 0xa5a5a5a5a5a5a5a5ull); /* not touched */
 	for (i = 0; i < 6; i++) {
 		check_path(&pi[i], p.a, i);
+		MR_CHECK_EQ(pi[i].plane, i % 2); /* no plane went down */
 		/* Every path carried data and has RTT samples. */
 		MR_CHECK(pi[i].tx_pkts > 0 && pi[i].acked_pkts > 0);
 		MR_CHECK(pi[i].min_rtt_ns > 0 &&

@@ -61,8 +61,9 @@ static const struct col {
 } cols[] = {
 	{ "path", "path", 4, COL_NUM },
 	{ "plane", "plane", 5, COL_NUM },
+	{ "home", "home_plane", 4, COL_NUM },
 	{ "sport", "sport", 5, COL_NUM },
-	{ "state", "state", 7, COL_STR },
+	{ "state", "state", 8, COL_STR },
 	{ "weight", "weight", 6, COL_NUM },
 	{ "min_rtt", "min_rtt_ns", 9, COL_US },
 	{ "srtt", "srtt_ns", 9, COL_US },
@@ -118,11 +119,12 @@ static void text_conn(struct json_object *c)
 	struct json_object *paths = arr(c, "paths");
 	uint64_t rate = num(c, "rate_mbps");
 
-	printf("  qpn %llu -> %s qpn %llu, %s, %llu paths, cwnd %llu B, "
-	       "in flight %llu B, rate %s%.0f%s, retries %llu\n",
+	printf("  qpn %llu -> %s qpn %llu, %s, %llu paths, %llu planes down, "
+	       "cwnd %llu B, in flight %llu B, rate %s%.0f%s, retries %llu\n",
 	       (unsigned long long)num(c, "qpn"), str(c, "peer"),
 	       (unsigned long long)num(c, "dest_qpn"), str(c, "qp_state"),
 	       (unsigned long long)num(c, "npaths"),
+	       (unsigned long long)num(c, "planes_down"),
 	       (unsigned long long)num(c, "cwnd_bytes"),
 	       (unsigned long long)num(c, "inflight_bytes"),
 	       rate ? "" : "unpaced", rate ? (double)rate : 0.0,
