@@ -62,16 +62,16 @@ static enum mr_path_state path_state(const struct mr_qp *qp, uint16_t p)
 	return MR_PATH_ACTIVE;
 }
 
-/* The selection's share of new data for path p: spray gives every path
- * that carries data the same share, single only path 0 (MR-MP-6); a
- * probing path carries none (MR-PM-1). */
+/* The path's spraying weight (MR-MP-9: 1..MR_PATHSEL_WEIGHT_FULL, set
+ * by the path manager from its health, MR-PM-7); single uses path 0 only
+ * (MR-MP-6); a probing path carries no data (MR-PM-1). */
 static uint64_t path_weight(const struct mr_qp *qp, uint16_t p)
 {
 	if (!mr_pathmgr_carries_data(&qp->pm, p))
 		return 0;
 	if (qp->ps.ops == mr_pathsel_find("single"))
-		return p == 0;
-	return 1;
+		return p == 0 ? MR_PATHSEL_WEIGHT_FULL : 0;
+	return qp->ps.path[p].weight;
 }
 
 static void fill_path(const struct mr_qp *qp, uint16_t p,
@@ -103,6 +103,8 @@ static void fill_path(const struct mr_qp *qp, uint16_t p,
 	o->ce_pkts = tx->ce_pkts;
 	o->rto_events = tx->rto_events;
 	o->repaths = qp->ps.path[p].repaths;
+	o->ce_frac_1024 = qp->pm.path[p].ce_frac;
+	o->loss_frac_1024 = qp->pm.path[p].loss_frac;
 	o->rx_pkts = rx->pkts;
 	o->rx_ce = rx->ce_total;
 }

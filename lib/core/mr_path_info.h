@@ -27,13 +27,13 @@
 
 /* The state of a path as the sender sees it (MR-MP-4, MR-MP-8, MR-PM-*):
  * X(ID, name), the first that applies. */
-#define MR_PATH_STATES(X)                                                    \
-	X(ACTIVE, "active")   /* carries data on its home plane */           \
-	X(BACKOFF, "backoff") /* its RTO fired, no progress since: probed    \
-			       * one packet at a time (MR-MP-4) */           \
-	X(SUSPECT, "suspect") /* silent while others progressed (MR-MP-8) */ \
-	X(PROBING, "probing") /* carries probes only, no data (MR-PM-1) */   \
-	X(REMAPPED, "remapped") /* its home plane is down: carries data on   \
+#define MR_PATH_STATES(X)                                                      \
+	X(ACTIVE, "active")	/* carries data on its home plane */           \
+	X(BACKOFF, "backoff")	/* its RTO fired, no progress since: probed    \
+				 * one packet at a time (MR-MP-4) */           \
+	X(SUSPECT, "suspect")	/* silent while others progressed (MR-MP-8) */ \
+	X(PROBING, "probing")	/* carries probes only, no data (MR-PM-1) */   \
+	X(REMAPPED, "remapped") /* its home plane is down: carries data on     \
 				 * another plane (MR-PM-4) */
 
 enum mr_path_state {
@@ -50,7 +50,7 @@ enum mr_path_state {
 	X(home_plane, "plane it was given (path % planes; MR-PM-4)")          \
 	X(sport, "UDP source port (the ECMP entropy)")                        \
 	X(state, "enum mr_path_state, written by name")                       \
-	X(weight, "share of new packets the path selection gives it")         \
+	X(weight, "spraying weight, 0 (no data) to MR_PATHSEL_WEIGHT_FULL")   \
 	X(min_rtt_ns, "minimum RTT sampled (0: no sample yet)")               \
 	X(srtt_ns, "smoothed RTT (0: no sample yet)")                         \
 	X(latest_rtt_ns, "last RTT sample")                                   \
@@ -66,6 +66,8 @@ enum mr_path_state {
 	X(ce_pkts, "acknowledged packets the peer saw CE-marked")             \
 	X(rto_events, "retransmission timeouts")                              \
 	X(repaths, "times the path got a new UDP source port")                \
+	X(ce_frac_1024, "smoothed CE fraction the weight is set from, /1024") \
+	X(loss_frac_1024, "smoothed loss fraction, /1024 (MR-PM-7)")          \
 	X(rx_pkts, "packets of the peer received on the path")                \
 	X(rx_ce, "of which CE-marked")
 

@@ -41,7 +41,8 @@ static void check_path(const struct mr_path_info *o, const struct mr_qp *qp,
 				      : o->plane != o->home_plane
 					      ? MR_PATH_REMAPPED
 					      : MR_PATH_ACTIVE);
-		MR_CHECK_EQ(o->weight, 1); /* spray: every path alike */
+		MR_CHECK_EQ(o->weight, qp->ps.path[p].weight);
+		MR_CHECK(o->weight >= 1 && o->weight <= MR_PATHSEL_WEIGHT_FULL);
 	}
 }
 
