@@ -104,6 +104,10 @@ enum mr_knob_type {
 	X(DP_INLINE, "dp_inline", MR_KNOB_BOOL, 1, 0, 1, 0, "dp", NULL,        \
 	  "poll_cq and post_send run rounds inline; no: only the real-time "   \
 	  "progress thread does")                                              \
+	X(DP_NEIGH_REACH_MS, "dp_neigh_reach_ms", MR_KNOB_UINT, 30000, 100,   \
+	  3600000, 0, "dp", NULL,                                              \
+	  "a neighbour entry is re-verified this long after its last "        \
+	  "confirmation, ms (MR-ROUTE-8)")                                     \
 	X(DP_UDP_CSUM, "dp_udp_csum", MR_KNOB_BOOL, 0, 0, 1, 0, "dp", NULL,    \
 	  "send UDP checksums (MR-ENC-4: zero by default)")                    \
 	X(DP_ZEROCOPY, "dp_zerocopy", MR_KNOB_BOOL, 1, 0, 1, 0, "dp", NULL,    \

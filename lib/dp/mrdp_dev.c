@@ -798,6 +798,9 @@ int mrdp_open(const struct mrdp_config *cfg, struct mrdp_dev **out, char *err,
 		goto fail;
 	}
 	mrdp_neigh_init(d->neigh);
+	d->neigh->reach_ns =
+		(uint64_t)mr_knob_get(&d->knobs, MR_KNOB_DP_NEIGH_REACH_MS) *
+		1000000ull;
 	d->nplanes = d->conf.nports;
 	ret = mrdp_pool_create(d, seq, err, errlen);
 	if (ret)

@@ -519,11 +519,11 @@ static struct mrdp_neigh *next_hop(struct mrdp_dev *d, unsigned plane,
 	if (!e)
 		return NULL;
 	e->planes |= (uint8_t)(1u << plane);
-	/* Being resolved or re-verified (MR-ROUTE-8): the kernel's entry,
-	 * when it has one, answers before we ask. */
-	if ((e->state == MRDP_NEIGH_INCOMPLETE ||
-	     e->state == MRDP_NEIGH_PROBE) &&
-	    e->tries == 0 && mrdp_nexthop_kernel_mac(d, plane, nh, mac))
+	/* Being resolved: the kernel's entry, when it has one, answers
+	 * before we ask (MR-ROUTE-2). An expired entry is re-verified by
+	 * asking (MR-ROUTE-8): the kernel's last dump may be as old. */
+	if (e->state == MRDP_NEIGH_INCOMPLETE && e->tries == 0 &&
+	    mrdp_nexthop_kernel_mac(d, plane, nh, mac))
 		mrdp_io_learn(d, nh, mac, 0, now);
 	return e;
 }

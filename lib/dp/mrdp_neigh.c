@@ -9,6 +9,7 @@ void mrdp_neigh_init(struct mrdp_neigh_table *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->next_due = UINT64_MAX;
+	t->reach_ns = MRDP_NEIGH_REACHABLE_NS;
 }
 
 static unsigned slot_of(uint32_t ip)
@@ -70,7 +71,7 @@ struct mrdp_neigh *mrdp_neigh_lookup(struct mrdp_neigh_table *t, uint32_t ip,
 	    (e->state == MRDP_NEIGH_FAILED && now >= e->next_ns)) {
 		start_resolution(t, e, now);
 	} else if (e->state == MRDP_NEIGH_REACHABLE &&
-		   now - e->confirmed_ns >= MRDP_NEIGH_REACHABLE_NS) {
+		   now - e->confirmed_ns >= t->reach_ns) {
 		/* Expired: keep sending to the MAC while asking again. */
 		e->state = MRDP_NEIGH_PROBE;
 		e->tries = 0;

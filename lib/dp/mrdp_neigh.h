@@ -9,7 +9,7 @@
  * address book); the caller asks with ARP or ND as the id says.
  *
  * Expiry (docs/spec/routing.md MR-ROUTE-8): an entry is REACHABLE for
- * MRDP_NEIGH_REACHABLE_NS after its last confirmation (an answer, or a
+ * reach_ns (MRDP_NEIGH_REACHABLE_NS; knob dp_neigh_reach_ms) after its last confirmation (an answer, or a
  * packet from the neighbour at that MAC); the first lookup after that
  * makes it PROBE: packets still go to the known MAC while requests are
  * sent as for a new entry; an answer makes it REACHABLE again (at its
@@ -61,6 +61,8 @@ struct mrdp_neigh_table {
 	unsigned incomplete; /* INCOMPLETE and PROBE entries */
 	uint64_t next_due;   /* earliest next_ns of those */
 	uint64_t expired;    /* REACHABLE entries that turned PROBE */
+	uint64_t reach_ns;   /* reachable time (MRDP_NEIGH_REACHABLE_NS
+			      * unless the owner sets another) */
 };
 
 void mrdp_neigh_init(struct mrdp_neigh_table *t);

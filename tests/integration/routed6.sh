@@ -9,7 +9,8 @@
 # with neighbour discovery and the devices find R the same way (MR-ENC-13).
 # Unmodified programs through metaroce-run: ibv_rc_pingpong -g 2,
 # ibv_ud_pingpong -g 2 (its reply path: the IPv6 GRH, MR-UD-5),
-# ib_write_bw -x 2, ib_read_lat -x 2; then the route to B's prefix
+# ib_write_bw -x 2, ib_read_lat -x 2; neighbour entries re-verified as they
+# expire (MR-ROUTE-8) during traffic; then the route to B's prefix
 # removed in A: the RC example's modify to RTR fails at once
 # (ENETUNREACH, MR-ROUTE-6), no hang.
 #
@@ -140,6 +141,25 @@ awk '/^ *64 +100 +[0-9.]+/ {ok = 1} END {exit !ok}' "$W/lat.cli" ||
 fwd=$(inR awk '$1 == "Ip6OutForwDatagrams" {print $2}' /proc/net/snmp6)
 echo "router: Ip6OutForwDatagrams $fwd"
 [ "${fwd:-0}" -gt 400 ] || die "router forwarded only ${fwd:-0} IPv6 packets"
+
+# MR-ROUTE-8 live: with a reachable time of 300 ms, A re-verifies its next
+# hop (R's fe80::1, which data never confirms: MR-ROUTE-7) again and again
+# while 3 s of ib_write_bw run, and the run keeps going.
+pair exp 18515 env METAROCE_DP_NEIGH_REACH_MS=300 ib_write_bw -d $DEV_A -x 2 \
+	-F -D 3 -s 65536 -- env METAROCE_DP_NEIGH_REACH_MS=300 ib_write_bw \
+	-d $DEV_B -x 2 -F -D 3 -s 65536
+awk '/^ *65536 +[0-9]+ +[0-9.]+ +[0-9.]+/ {ok = $4 > 0} END {exit !ok}' \
+	"$W/exp.cli" || die "ib_write_bw -D 3: no positive row"
+req=$(inB "$CTL" stats $DEV_B --last --json | python3 -c '
+import json, sys
+ps = json.load(sys.stdin)["processes"]
+p = max(ps, key=lambda p: (p["written"], p["pid"]))["counters"]["planes"][0]
+print(p["arp_req_tx"], p["arp_reply_rx"], p["tx_drop"]["neighbour_unreachable"])')
+echo "B during 3 s at dp_neigh_reach_ms=300: NS sent, NA received, drops: $req"
+ip -n "$NSB" -6 neigh show dev vb
+set -- $req
+[ "${1:-0}" -ge 4 ] && [ "${2:-0}" -ge 4 ] && [ "${3:-1}" = 0 ] ||
+	die "next hop not re-verified as it expired (NS $1, NA $2, drops $3)"
 
 # No route to B's prefix in A: the modify to RTR fails quickly.
 ip -n "$NSA" -6 route del 2001:db8:b::/64 || die "route del"
