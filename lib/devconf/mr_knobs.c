@@ -191,9 +191,100 @@ void mr_knob_format(int id, int64_t v, char *buf, size_t cap)
 		snprintf(buf, cap, "%lld", (long long)v);
 }
 
+/* METAROCE_* variables that are not knobs: the tools' own (mr_knobs.h). */
+static const char *const other_env[] = { MR_KNOBS_OTHER_ENV };
+static const char *const other_env_prefix[] = { MR_KNOBS_OTHER_ENV_PREFIX };
+
+/* Edit distance of a and b (at most 63 characters each; more: far). */
+static unsigned distance(const char *a, const char *b)
+{
+	size_t n = strlen(a), m = strlen(b), i, j;
+	unsigned row[64], prev, tmp;
+
+	if (n > 63 || m > 63)
+		return 64;
+	for (j = 0; j <= m; j++)
+		row[j] = (unsigned)j;
+	for (i = 1; i <= n; i++) {
+		prev = row[0];
+		row[0] = (unsigned)i;
+		for (j = 1; j <= m; j++) {
+			unsigned best = prev + (a[i - 1] != b[j - 1]);
+
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			tmp = row[j];
+			row[j] = best;
+			prev = tmp;
+		}
+	}
+	return row[m];
+}
+
+static int known_env(const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < MR_KNOBS_N; i++)
+		if (strlen(defs[i].env) == len &&
+		    !strncmp(defs[i].env, name, len))
+			return 1;
+	for (i = 0; i < sizeof(other_env) / sizeof(other_env[0]); i++)
+		if (strlen(other_env[i]) == len &&
+		    !strncmp(other_env[i], name, len))
+			return 1;
+	for (i = 0; i < sizeof(other_env_prefix) / sizeof(other_env_prefix[0]);
+	     i++)
+		if (!strncmp(other_env_prefix[i], name,
+			     strlen(other_env_prefix[i])))
+			return 1;
+	return 0;
+}
+
+int mr_knobs_check_env(char *const *env, char *err, size_t errlen)
+{
+	for (; env && *env; env++) {
+		const char *eq = strchr(*env, '=');
+		size_t len = eq ? (size_t)(eq - *env) : strlen(*env);
+		unsigned best = 64, d;
+		int near = -1;
+		char name[64];
+
+		if (strncmp(*env, "METAROCE_", 9) || known_env(*env, len))
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)len, *env);
+		for (int i = 0; i < MR_KNOBS_N; i++) {
+			d = distance(name, defs[i].env);
+			if (d < best) {
+				best = d;
+				near = i;
+			}
+		}
+		/* A typo is a few edits away; otherwise name none. */
+		if (near >= 0 && best <= 3)
+			snprintf(err, errlen,
+				 "environment variable %s is not a knob (did "
+				 "you mean %s? metaroce-ctl knobs lists them)",
+				 name, defs[near].env);
+		else
+			snprintf(err, errlen,
+				 "environment variable %s is not a knob "
+				 "(metaroce-ctl knobs lists them)",
+				 name);
+		return -1;
+	}
+	return 0;
+}
+
 int mr_knobs_resolve(struct mr_knobs *k, const struct mr_knob_set *set,
 		     char *err, size_t errlen)
 {
+	extern char **environ;
+
+	if (mr_knobs_check_env(environ, err, errlen))
+		return -1;
 	for (int i = 0; i < MR_KNOBS_N; i++) {
 		const char *e = getenv(defs[i].env);
 

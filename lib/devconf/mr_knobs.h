@@ -69,7 +69,7 @@ enum mr_knob_type {
 	  "core", NULL, "floor of the retransmission timeout, us")             \
 	X(BASE_RTT_US, "base_rtt_us", MR_KNOB_UINT, 1000, 1, 1000000, 0,       \
 	  "core", NULL,                                                        \
-	  "round-trip time the controller assumes, us (a software "           \
+	  "round-trip time the controller assumes, us (a software "            \
 	  "datapath's, not a NIC's)")                                          \
 	X(LINK_MBPS, "link_mbps", MR_KNOB_UINT, 100000, 1, 1000000, 0, "core", \
 	  NULL, "initial and highest sending rate, Mb/s")                      \
@@ -178,9 +178,26 @@ int mr_knob_set_parse(struct mr_knob_set *set, const char *nv, const char *what,
  * choice). */
 void mr_knob_format(int id, int64_t v, char *buf, size_t cap);
 
+/* METAROCE_* variables of the environment that are not knobs but are
+ * read by the tools and scripts: the runtime and configuration
+ * directories, the host's sysfs, the fabric's state (metaroce-fabric),
+ * and whole families the scripts and tests use. */
+#define MR_KNOBS_OTHER_ENV                                            \
+	"METAROCE_RUNDIR", "METAROCE_CONFDIR", "METAROCE_HOST_SYSFS", \
+		"METAROCE_FABRIC_DIR"
+#define MR_KNOBS_OTHER_ENV_PREFIX \
+	"METAROCE_TEST_", "METAROCE_DEMO_", "METAROCE_PKG_"
+
+/* Check env (NULL-terminated "NAME=value" strings, as environ) for a
+ * METAROCE_* variable that is neither a knob nor one of the above: 0, or
+ * -1 with one line in err naming it and the knob nearest to it (a
+ * misspelt knob would otherwise be ignored silently). */
+int mr_knobs_check_env(char *const *env, char *err, size_t errlen);
+
 /* Defaults, then set (may be NULL), then the environment. 0, or -1 with
  * one line in err naming the first bad variable (nothing else is
- * reported: fix one, see the next). */
+ * reported: fix one, see the next): a value out of range, or a METAROCE_*
+ * variable that is no knob (mr_knobs_check_env). */
 int mr_knobs_resolve(struct mr_knobs *k, const struct mr_knob_set *set,
 		     char *err, size_t errlen);
 

@@ -71,6 +71,11 @@ check_not "record: no opt.paths after paths=" '^opt\.paths' "$(inA cat "$IB/$DEV
 expect_err "show -v: a bad variable is the error a program gets" \
 	'^metaroce-ctl: METAROCE_PATHS=0: must be 1\.\.64$' \
 	inA env METAROCE_PATHS=0 "$CTL" link show -v $DEV_A
+expect_err "show -v: a METAROCE_ variable that is no knob names the nearest" \
+	'^metaroce-ctl: environment variable METAROCE_PATH is not a knob \(did you mean METAROCE_PATHS\? metaroce-ctl knobs lists them\)$' \
+	inA env METAROCE_PATH=8 "$CTL" link show -v $DEV_A
+expect_ok "show -v: the tools' own METAROCE_ variables pass" \
+	inA env METAROCE_DEMO_SECONDS=3 "$CTL" link show -v $DEV_A
 
 # 4. The provider: the device's engine_stats=on prints the engine's
 # counters at close; the environment turns it off again; a bad variable
@@ -89,4 +94,10 @@ rc=$?
 	fail "METAROCE_PATHS=99 accepted: $out"
 check "the refusal names the variable and its range" \
 	"^metaroce: $DEV_A: METAROCE_PATHS=99: must be 1\.\.64$" "$out"
+out=$(inA env METAROCE_DP_ZEROCPY=0 timeout -k 5 "$CLI_T" "$RUN" "$CHAN_VERBS" $DEV_A 2>&1)
+rc=$?
+[ $rc != 0 ] && pass "a misspelt METAROCE_ variable refuses the engine (exit $rc)" ||
+	fail "METAROCE_DP_ZEROCPY=0 accepted: $out"
+check "the refusal names the variable and the knob meant" \
+	"^metaroce: $DEV_A: environment variable METAROCE_DP_ZEROCPY is not a knob \(did you mean METAROCE_DP_ZEROCOPY\?" "$out"
 cli_done

@@ -184,5 +184,43 @@ static void test_record(void)
 	unlink(path);
 }
 
+/* METAROCE_* variables that are no knob: one error naming the variable
+ * and the nearest knob; the tools' own variables and other names pass. */
+static void test_unknown_env(void)
+{
+	char *ok[] = { "METAROCE_PATHS=4",   "METAROCE_RUNDIR=/x",
+		       "METAROCE_TEST_CTL=y", "PATH=/bin",
+		       "METAROCE",	      "XMETAROCE_PATH=1",
+		       NULL };
+	char *typo[] = { "HOME=/", "METAROCE_PATH=3", NULL };
+	char *far[] = { "METAROCE_WHATEVER_ELSE_ENTIRELY=1", NULL };
+	char *noeq[] = { "METAROCE_DP_ZEROCPY", NULL };
+	char err[300];
+	struct mr_knobs k;
+
+	MR_CHECK_EQ(mr_knobs_check_env(ok, err, sizeof(err)), 0);
+	MR_CHECK_EQ(mr_knobs_check_env(NULL, err, sizeof(err)), 0);
+	MR_CHECK_EQ(mr_knobs_check_env(typo, err, sizeof(err)), -1);
+	MR_CHECK_EQ(strcmp(err, "environment variable METAROCE_PATH is not a "
+				"knob (did you mean METAROCE_PATHS? "
+				"metaroce-ctl knobs lists them)"),
+		    0);
+	MR_CHECK_EQ(mr_knobs_check_env(far, err, sizeof(err)), -1);
+	MR_CHECK_EQ(strcmp(err, "environment variable "
+				"METAROCE_WHATEVER_ELSE_ENTIRELY is not a knob "
+				"(metaroce-ctl knobs lists them)"),
+		    0);
+	MR_CHECK_EQ(mr_knobs_check_env(noeq, err, sizeof(err)), -1);
+	MR_CHECK(strstr(err, "did you mean METAROCE_DP_ZEROCOPY?"));
+	/* resolve reads the process's environment. */
+	setenv("METAROCE_ACK_EVRY", "3", 1);
+	MR_CHECK_EQ(mr_knobs_resolve(&k, NULL, err, sizeof(err)), -1);
+	MR_CHECK(strstr(err, "METAROCE_ACK_EVRY is not a knob (did you mean "
+			     "METAROCE_ACK_EVERY?"));
+	unsetenv("METAROCE_ACK_EVRY");
+	MR_CHECK_EQ(mr_knobs_resolve(&k, NULL, err, sizeof(err)), 0);
+}
+
 MR_TEST_MAIN(MR_TEST(test_table_rows), MR_TEST(test_defaults),
-	     MR_TEST(test_order), MR_TEST(test_errors), MR_TEST(test_record))
+	     MR_TEST(test_order), MR_TEST(test_errors), MR_TEST(test_record),
+	     MR_TEST(test_unknown_env))
