@@ -49,6 +49,9 @@ static int qp_alloc(struct mr_qp *qp)
 			c->max_recv_sge);
 	if (rc)
 		return rc;
+	/* MR-UC-8: a UC QP on an SRQ holds one WQE at a time. */
+	if (c->type == MR_QPT_UC && c->srq)
+		return mr_rq_init_claims(&qp->rq, &ep->mem, 1);
 	if (c->type == MR_QPT_UD || c->type == MR_QPT_UC)
 		return 0; /* MR-UC-1: no transmit or message records */
 
@@ -101,9 +104,6 @@ int mr_qp_create(struct mr_ep *ep, const struct mr_qp_config *cfg,
 		return -MR_EINVAL;
 	if (cfg->type != MR_QPT_RC && cfg->type != MR_QPT_UD &&
 	    cfg->type != MR_QPT_UC)
-		return -MR_EINVAL;
-	/* MR-UC-8: UC receives into its own receive queue only. */
-	if (cfg->type == MR_QPT_UC && cfg->srq)
 		return -MR_EINVAL;
 	if (cfg->type == MR_QPT_RC && cfg->mode != MR_MODE_METAROCE &&
 	    cfg->mode != MR_MODE_GBN)

@@ -219,8 +219,12 @@ int mr_rq_take(struct mr_rq *rq, struct mr_rwqe *out, struct mr_sge *sge)
 	return 0;
 }
 
-struct mr_rwqe *mr_rq_head(const struct mr_rq *rq)
+struct mr_rwqe *mr_rq_head(struct mr_rq *rq)
 {
+	/* MR-UC-8: an SRQ's WQE becomes this QP's claim, kept until a
+	 * message completes into it. */
+	if (rq->srq)
+		return mr_rq_for_rsn(rq, rq->rcv_rsn);
 	if (rq->own.head == rq->own.tail)
 		return NULL;
 	return mr_rq_wqe(&rq->own, rq->own.head);
@@ -228,7 +232,10 @@ struct mr_rwqe *mr_rq_head(const struct mr_rq *rq)
 
 void mr_rq_pop(struct mr_rq *rq)
 {
-	rq->own.head++;
+	if (rq->srq)
+		rq->rcv_rsn++;
+	else
+		rq->own.head++;
 }
 
 int mr_rq_flush_next(struct mr_rq *rq, uint64_t *wr_id)

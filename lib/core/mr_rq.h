@@ -119,8 +119,9 @@ void mr_rq_set_blocked(struct mr_rq *rq, int on);
 
 /* UD: the next WQE in arrival order, consumed. Copies into *out. */
 int mr_rq_take(struct mr_rq *rq, struct mr_rwqe *out, struct mr_sge *sge);
-/* UC (own ring only): the oldest WQE or NULL; drop it once used. */
-struct mr_rwqe *mr_rq_head(const struct mr_rq *rq);
+/* UC: the oldest WQE (of an SRQ: taken as this QP's one claim) or NULL;
+ * drop it once used. */
+struct mr_rwqe *mr_rq_head(struct mr_rq *rq);
 void mr_rq_pop(struct mr_rq *rq);
 
 /* QP in ERR (MR-ERR-4): the next WQE this QP owns is flushed: 1 and its

@@ -19,7 +19,8 @@ static int check_init_attr(struct ibv_pd *pd, const struct ibv_qp_init_attr *a)
 	if (!a->send_cq || !a->recv_cq || a->send_cq->context != pd->context ||
 	    a->recv_cq->context != pd->context)
 		return EINVAL;
-	if (a->srq && (a->srq->pd != pd || a->qp_type != IBV_QPT_RC))
+	/* MR-UC-8: RC and UC receive from an SRQ; UD does not here. */
+	if (a->srq && (a->srq->pd != pd || a->qp_type == IBV_QPT_UD))
 		return EINVAL;
 	if (a->cap.max_send_wr > METAROCE_MAX_QP_WR ||
 	    a->cap.max_recv_wr > METAROCE_MAX_QP_WR ||

@@ -829,9 +829,36 @@ static void test_uc(void)
 	MR_CHECK(ctx);
 	srq = ibv_create_srq(pd, &sa);
 	MR_CHECK(srq);
-	errno = 0;
-	MR_CHECK(!make_qp(IBV_QPT_UC, srq));
-	MR_CHECK_EQ(errno, EINVAL);
+	/* MR-UC-8: a UC QP receives from an SRQ too. */
+	a = make_qp(IBV_QPT_UC, NULL);
+	b = make_qp(IBV_QPT_UC, srq);
+	MR_CHECK(a && b);
+	if (!a || !b)
+		return;
+	MR_CHECK_EQ(connect_uc(a, b->qp_num, 0x300, 0x400), 0);
+	MR_CHECK_EQ(connect_uc(b, a->qp_num, 0x400, 0x300), 0);
+	{
+		struct ibv_recv_wr rw = { .wr_id = 30, .sg_list = &rs,
+					  .num_sge = 1 },
+				   *rb;
+
+		rs = (struct ibv_sge){ (uintptr_t)loc, 8192, mloc->lkey };
+		MR_CHECK_EQ(ibv_post_srq_recv(srq, &rw, &rb), 0);
+	}
+	fill_random(src, BUF);
+	memset(loc, 0, 8192);
+	sg = (struct ibv_sge){ (uintptr_t)src, 2500, msrc->lkey };
+	MR_CHECK_EQ(post_one(a, IBV_WR_SEND, 31, &sg, 1, 0, 0, 0), 0);
+	MR_CHECK_EQ(wait_sorted(2, wc), 2);
+	MR_CHECK_EQ(wc[0].wr_id, 30);
+	MR_CHECK_EQ(wc[0].status, IBV_WC_SUCCESS);
+	MR_CHECK_EQ(wc[0].opcode, IBV_WC_RECV);
+	MR_CHECK_EQ(wc[0].byte_len, 2500);
+	MR_CHECK_EQ(wc[0].qp_num, b->qp_num);
+	MR_CHECK_EQ(wc[1].wr_id, 31);
+	MR_CHECK_MEM(loc, src, 2500);
+	MR_CHECK_EQ(ibv_destroy_qp(a), 0);
+	MR_CHECK_EQ(ibv_destroy_qp(b), 0);
 	MR_CHECK_EQ(ibv_destroy_srq(srq), 0);
 	a = make_qp(IBV_QPT_UC, NULL);
 	b = make_qp(IBV_QPT_UC, NULL);

@@ -21,6 +21,8 @@ static unsigned uc_rtr(void)
 	       MR_QP_RQ_PSN;
 }
 
+static struct mr_srq *uc_srq_b; /* node 1's QP receives from it if set */
+
 static int uc_create(struct mr_ep *ep, uint32_t qpn, struct mr_qp **q)
 {
 	struct mr_qp_config c = {
@@ -32,6 +34,7 @@ static int uc_create(struct mr_ep *ep, uint32_t qpn, struct mr_qp **q)
 		.max_send_sge = 4,
 		.max_recv_sge = 4,
 		.max_inline = 64,
+		.srq = qpn == 0x22 ? uc_srq_b : NULL,
 	};
 
 	return mr_qp_create(ep, &c, q);
@@ -351,7 +354,8 @@ static void uc_read_atomic_refused(void)
 	world_fini(&w);
 }
 
-/* MR-UC-9: the UC columns of IB's attribute table; MR-UC-8: no SRQ. */
+/* MR-UC-9: the UC columns of IB's attribute table; MR-UC-8: an SRQ of
+ * another PD is refused. */
 static void uc_state_machine(void)
 {
 	struct mr_qp *q;
@@ -366,7 +370,9 @@ static void uc_state_machine(void)
 	MR_CHECK_EQ(world_init(&w, &base_cfg), 0);
 	MR_CHECK_EQ(mr_srq_create(w.n[0].ep, &sc, &srq), 0);
 	c.srq = srq;
+	c.pd = 2;
 	MR_CHECK_EQ(mr_qp_create(w.n[0].ep, &c, &q), -MR_EINVAL);
+	c.pd = 1;
 	c.srq = NULL;
 	MR_CHECK_EQ(mr_qp_create(w.n[0].ep, &c, &q), 0);
 	memset(&at, 0, sizeof(at));
@@ -438,7 +444,116 @@ static void uc_err_flush(void)
 	world_fini(&w);
 }
 
+/* MR-UC-8: a UC QP on an SRQ. A SEND losing its middle packet leaves
+ * the WQE it took as the QP's claim, and the next SEND lands in it; the
+ * SRQ gives its WQEs out one per message; a claim held when the QP fails
+ * is flushed, the WQEs it did not take stay in the SRQ. */
+static void uc_srq(void)
+{
+	struct mr_srq_config sc = { .pd = 1, .max_wr = 8, .max_sge = 1 };
+	struct mr_sge sge;
+	struct mr_recv_wr rw = { .sg_list = &sge, .num_sge = 1 };
+	struct mr_qp_attr at = { .state = MR_QPS_ERR };
+	uint64_t lost[2] = { 1, 6 }; /* message 1 packet 2, message 4 last */
+	struct mr_srq *srq;
+	struct pair p;
+	int k;
+
+	MR_CHECK_EQ(world_init(&w, &base_cfg), 0);
+	MR_CHECK_EQ(mr_srq_create(w.n[1].ep, &sc, &srq), 0);
+	uc_srq_b = srq;
+	{
+		/* uc_connect() without its world_init(): the SRQ must be of
+		 * this world's endpoint. */
+		struct mr_qp *q[2];
+		struct mr_qp_attr a;
+		int i;
+
+		MR_CHECK_EQ(uc_create(w.n[0].ep, 0x11, &q[0]), 0);
+		MR_CHECK_EQ(uc_create(w.n[1].ep, 0x22, &q[1]), 0);
+		for (i = 0; i < 2; i++) {
+			memset(&a, 0, sizeof(a));
+			a.state = MR_QPS_INIT;
+			a.access = MR_ACCESS_LOCAL_WRITE |
+				   MR_ACCESS_REMOTE_WRITE;
+			MR_CHECK_EQ(mr_qp_modify(q[i], &a,
+						 MR_QP_STATE |
+							 MR_QP_ACCESS_FLAGS),
+				    0);
+			a.state = MR_QPS_RTR;
+			a.dest_qpn = i ? 0x11 : 0x22;
+			a.rq_psn = 0x7000;
+			a.path_mtu_bytes = world_path_mtu;
+			MR_CHECK_EQ(mr_qp_modify(q[i], &a, uc_rtr()), 0);
+			a.state = MR_QPS_RTS;
+			a.sq_psn = 0x7000;
+			MR_CHECK_EQ(mr_qp_modify(q[i], &a,
+						 MR_QP_STATE | MR_QP_SQ_PSN),
+				    0);
+		}
+		p.a = q[0];
+		p.b = q[1];
+	}
+	uc_srq_b = NULL;
+	reg(&w.n[0], 5, src, sizeof(src), MR_ACCESS_LOCAL_WRITE);
+	reg(&w.n[1], 7, (uint8_t *)rbuf, sizeof(rbuf), MR_ACCESS_LOCAL_WRITE);
+	for (k = 0; k < 4; k++) {
+		sge.addr = (uint64_t)(uintptr_t)rbuf[k];
+		sge.length = 8192;
+		sge.lkey = 7;
+		rw.wr_id = 100 + (uint64_t)k;
+		MR_CHECK_EQ(mr_srq_post_recv(srq, &rw), 0);
+	}
+	memset(rbuf, 0xee, sizeof(rbuf));
+	fill(src, 3000, 1);
+	fill(src + 4096, 2500, 2);
+	fill(src + 8192, 1500, 3);
+	w.l[0].drop_idx = lost;
+	w.l[0].ndrop = 2;
+	/* packets: msg 1 = 0,1,2; msg 2 = 3,4,5; msg 3 = 6,7 (6 lost) */
+	MR_CHECK_EQ(post_send(p.a, MR_WR_SEND, 1, src, 3000, 5, NULL, 0, 0,
+			      w.now),
+		    0);
+	MR_CHECK_EQ(post_send(p.a, MR_WR_SEND, 2, src + 4096, 2500, 5, NULL,
+			      0, 0, w.now),
+		    0);
+	MR_CHECK_EQ(post_send(p.a, MR_WR_SEND, 3, src + 8192, 1500, 5, NULL,
+			      0, 0, w.now),
+		    0);
+	run_all();
+	/* message 1 lost its middle: its WQE (100) takes message 2 */
+	MR_CHECK_EQ(w.n[1].ncqe, 1);
+	MR_CHECK(recv_cqe(0) != NULL);
+	if (recv_cqe(0)) {
+		MR_CHECK_EQ(recv_cqe(0)->wr_id, 100);
+		MR_CHECK_EQ(recv_cqe(0)->status, MR_WC_SUCCESS);
+		MR_CHECK_EQ(recv_cqe(0)->byte_len, 2500);
+	}
+	MR_CHECK_MEM(rbuf[0], src + 4096, 2500);
+	/* message 3 lost its first packet: nothing taken for it */
+	MR_CHECK_EQ(mr_srq_count(srq), 3);
+	/* a fourth message loses its last packet: it holds WQE 101 */
+	lost[0] = 9;
+	w.l[0].ndrop = 1;
+	MR_CHECK_EQ(post_send(p.a, MR_WR_SEND, 4, src, 1500, 5, NULL, 0, 0,
+			      w.now),
+		    0);
+	run_all();
+	MR_CHECK_EQ(w.n[1].ncqe, 1);
+	MR_CHECK_EQ(mr_srq_count(srq), 2);
+	MR_CHECK_EQ(mr_qp_modify(p.b, &at, MR_QP_STATE), 0);
+	MR_CHECK_EQ(w.n[1].ncqe, 2);
+	MR_CHECK_EQ(w.n[1].cqe[1].wr_id, 101);
+	MR_CHECK_EQ(w.n[1].cqe[1].status, MR_WC_WR_FLUSH_ERR);
+	MR_CHECK_EQ(mr_srq_count(srq), 2);
+	check_b_silent();
+	destroy_pair(&p);
+	MR_CHECK_EQ(mr_srq_destroy(srq), 0);
+	world_fini(&w);
+}
+
 MR_TEST_MAIN(MR_TEST(uc_send_first_lost), MR_TEST(uc_send_middle_lost),
 	     MR_TEST(uc_send_last_lost), MR_TEST(uc_write_imm_loss),
 	     MR_TEST(uc_random_loss), MR_TEST(uc_read_atomic_refused),
-	     MR_TEST(uc_state_machine), MR_TEST(uc_err_flush))
+	     MR_TEST(uc_state_machine), MR_TEST(uc_err_flush),
+	     MR_TEST(uc_srq))
