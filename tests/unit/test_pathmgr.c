@@ -371,6 +371,27 @@ static void test_all_planes_dead(void)
 	world_fini(&w);
 }
 
-MR_TEST_MAIN(MR_TEST(test_module), MR_TEST(test_health),
+/* MR-ACK-8, MR-ACK-11 (issue 9's suspected bug): CE marks on the data
+ * direction reach the sender whole. ecn_ce_rcvd counts marks on what a QP
+ * received (the data receiver's; the sender receives ACKs, unmarked here,
+ * so its own ecn_ce_rcvd is 0), ecn_ce_echoed the marks the peer reported:
+ * the sender's echoed count equals the receiver's received count. */
+static void test_ce_echo(void)
+{
+	struct pair p;
+
+	start(&p, 8, 2, 14);
+	w.l[0].ce_ppm = 20000; /* 2% of the data packets */
+	w.l[0].rng = 99;
+	finish(&p);
+	MR_CHECK(mr_qp_counters(p.b)->ecn_ce_rcvd > 50);
+	MR_CHECK_EQ(mr_qp_counters(p.a)->ecn_ce_rcvd, 0);
+	MR_CHECK_EQ(mr_qp_counters(p.a)->ecn_ce_echoed,
+		    mr_qp_counters(p.b)->ecn_ce_rcvd);
+	destroy_pair(&p);
+	world_fini(&w);
+}
+
+MR_TEST_MAIN(MR_TEST(test_module), MR_TEST(test_health), MR_TEST(test_ce_echo),
 	     MR_TEST(test_dead_path), MR_TEST(test_plane_down_and_back),
 	     MR_TEST(test_all_planes_dead))
