@@ -43,6 +43,35 @@ plot '/tmp/plot_m.$$' using 1:4 with linespoints title 'metaroce', \
      x * 1600 * 4096 / 4162 with lines dt 2 title 'line rate'
 GP
 fi
+if [ -f $d/planes4k/sweep.csv ]; then
+	split $d/planes4k/sweep.csv metaroce >/tmp/plot_m.$$
+	split $d/planes4k/sweep.csv roce >/tmp/plot_r.$$
+	gnuplot <<GP
+set terminal $term
+set output 'planes4k.$ext'
+set datafile separator ','
+set title 'all-to-all, 64 hosts (4032 connections) x 256 KiB per pair, 100 Gb/s per plane'
+set xlabel 'planes'; set ylabel 'aggregate goodput (Gb/s)'
+set logscale x 2; set xtics (1, 2, 4, 8); set grid; set key top left
+plot '/tmp/plot_m.$$' using 1:4 with linespoints title 'metaroce', \
+     '/tmp/plot_r.$$' using 1:4 with linespoints title 'roce (1 plane per QP)', \
+     x * 6400 * 4096 / 4162 with lines dt 2 title 'line rate'
+GP
+fi
+if [ -d $d/blackhole ]; then
+	gnuplot <<GP
+set terminal $term
+set output 'blackhole.$ext'
+set datafile separator ','
+set title 'all-to-all, 16 hosts x 1 MiB, 4 planes; spine 0 of plane 1 black-holes at 100 us'
+set xlabel 'time (us)'; set ylabel 'Gb/s'; set grid; set key outside
+set xrange [0:2000]
+f='$d/blackhole/transport=metaroce/timeseries.csv'
+plot f using 1:2 with lines lw 2 title 'metaroce goodput', \
+     f using 1:4 with lines title 'plane 1', \
+     '$d/blackhole/transport=roce/timeseries.csv' using 1:2 with lines lw 2 title 'roce goodput'
+GP
+fi
 if [ -d $d/incast ]; then
 	gnuplot <<GP
 set terminal $term

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The figures of metaroce-sim (bench/sim/results.md), each one command.
 # Usage: bench/sim/run.sh [BUILD_DIR] [FIGURE...]
-#   figures: loss planes incast planefail collectives (default: all)
+#   figures: loss planes planes4k incast planefail blackhole collectives
+#   (default: all)
 # Writes bench/sim/data/<figure>/ (sweep.csv, each point's summary.json
 # and time series) and then draws the plots (bench/sim/plot.sh).
 set -euo pipefail
@@ -11,7 +12,7 @@ shift || true
 sim=$build/utils/metaroce-sim/metaroce-sim
 [ -x "$sim" ] || { echo "run.sh: build $sim first (ninja -C $build)" >&2; exit 1; }
 figs=("$@")
-[ ${#figs[@]} -gt 0 ] || figs=(loss planes incast planefail collectives)
+[ ${#figs[@]} -gt 0 ] || figs=(loss planes planes4k incast planefail blackhole collectives)
 d=bench/sim/data
 for f in "${figs[@]}"; do
 	rm -rf "${d:?}/$f"
@@ -25,6 +26,21 @@ for f in "${figs[@]}"; do
 			--workload alltoall --size 256K \
 			--vary planes=1,2,4,8 --vary transport=metaroce,roce \
 			--out "$d/planes" ;;
+	planes4k) # all-to-all of 64 hosts: 4032 connections at once
+		"$sim" sweep --hosts 64 --hosts-per-leaf 16 --spines 4 \
+			--workload alltoall --size 256K --stop-ms 3000 \
+			--vary planes=1,2,4,8 --vary transport=metaroce,roce \
+			--out "$d/planes4k" ;;
+	blackhole) # spine 0 of plane 1 black-holes (its four leaf links
+		# drop everything) 100 us into an all-to-all: the ECMP
+		# black hole of a quarter of plane 1's source ports
+		"$sim" sweep --hosts 16 --hosts-per-leaf 4 --spines 4 --planes 4 \
+			--workload alltoall --size 1M --sample-us 5 \
+			--fail plane=1,leaf=0,spine=0,at=100us \
+			--fail plane=1,leaf=1,spine=0,at=100us \
+			--fail plane=1,leaf=2,spine=0,at=100us \
+			--fail plane=1,leaf=3,spine=0,at=100us --stop-ms 3000 \
+			--vary transport=metaroce,roce --out "$d/blackhole" ;;
 	incast) # 64 senders -> 1 under one leaf, queue every 2 us
 		"$sim" sweep --hosts 65 --hosts-per-leaf 65 --workload incast \
 			--size 256K --sample-us 2 \
@@ -53,7 +69,7 @@ done
 find "$d" \( -name '*.png' -o -name queues.csv \) -delete
 for f in "${figs[@]}"; do
 	case $f in
-	incast | planefail)
+	incast | planefail | blackhole)
 		for t in "$d/$f"/*/timeseries.csv; do
 			awk -F, 'NR == 1 || $1 <= 5000' "$t" >"$t.tmp" && mv "$t.tmp" "$t"
 		done ;;

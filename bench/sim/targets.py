@@ -1,0 +1,200 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-2-Clause
+"""Issue 9's simulator targets against the committed data of
+bench/sim/run.sh (bench/sim/data): one Markdown table, each target with
+the figure it is checked on, the figure, and met or missed.
+
+  bench/sim/targets.py [DATA_DIR]   (default: bench/sim/data)
+"""
+
+import csv
+import os
+import sys
+
+
+def rows(path):
+    with open(path) as fh:
+        return list(csv.DictReader(fh))
+
+
+def pick(rs, **kv):
+    for r in rs:
+        if all(r.get(k) == v for k, v in kv.items()):
+            return r
+    return None
+
+
+def f(r, k):
+    try:
+        return float(r[k])
+    except (TypeError, KeyError, ValueError):
+        return float("nan")
+
+
+def series(path):
+    with open(path) as fh:
+        return list(csv.DictReader(fh))
+
+
+OUT = []
+
+
+def line(target, where, figure, ok):
+    OUT.append("| %s | %s | %s | %s |" % (target, where, figure,
+                                          "met" if ok else "**missed**"))
+
+
+def loss(d):
+    rs = rows(os.path.join(d, "loss", "sweep.csv"))
+    m0 = pick(rs, loss="0", transport="metaroce")
+    for p in ("0.001", "0.01", "0.05", "0.1"):
+        m = pick(rs, loss=p, transport="metaroce")
+        if not m or not m0:
+            continue
+        want = 0.95 * (1 - float(p)) * f(m0, "goodput_gbps")
+        line("loss %s%%: goodput >= 0.95 x (1-p) x lossless" %
+             (float(p) * 100), "loss",
+             "%.1f Gb/s (>= %.1f; lossless %.1f; %.0f%% of lossless)" %
+             (f(m, "goodput_gbps"), want, f(m0, "goodput_gbps"),
+              100 * f(m, "goodput_gbps") / f(m0, "goodput_gbps")),
+             f(m, "goodput_gbps") >= want)
+    m = pick(rs, loss="0.01", transport="metaroce")
+    r = pick(rs, loss="0.01", transport="roce")
+    if m and r:
+        x = f(m, "goodput_gbps") / max(f(r, "goodput_gbps"), 1e-9)
+        line("loss 1%: >= 5 x the baseline", "loss",
+             "%.1f / %.3f Gb/s = %.0fx" % (f(m, "goodput_gbps"),
+                                           f(r, "goodput_gbps"), x), x >= 5)
+
+
+def planes(d, fig, what):
+    p = os.path.join(d, fig, "sweep.csv")
+    if not os.path.exists(p):
+        return
+    rs = rows(p)
+    one = pick(rs, planes="1", transport="metaroce")
+    for k in ("2", "4", "8"):
+        m = pick(rs, planes=k, transport="metaroce")
+        if not m or not one:
+            continue
+        want = 0.95 * int(k) * f(one, "goodput_gbps")
+        line("planes k=%s (%s): aggregate >= 0.95 x k x one plane" %
+             (k, what), fig,
+             "%.0f Gb/s (>= %.0f; one plane %.0f; %.2f x)" %
+             (f(m, "goodput_gbps"), want, f(one, "goodput_gbps"),
+              f(m, "goodput_gbps") / f(one, "goodput_gbps")),
+             f(m, "goodput_gbps") >= want)
+
+
+def incast(d):
+    p = os.path.join(d, "incast", "sweep.csv")
+    if not os.path.exists(p):
+        return
+    m = pick(rows(p), transport="metaroce")
+    ts = series(os.path.join(d, "incast", "transport=metaroce",
+                             "timeseries.csv"))
+    ecn = 100 * 1024  # run.sh: the simulator's default ECN threshold
+    # the incast starts with the first queue; "back under" = the first
+    # sample after the peak at or below the threshold
+    start = next((float(r["t_us"]) for r in ts
+                  if float(r["queue_max_bytes"]) > 0), None)
+    peak_t = max(ts, key=lambda r: float(r["queue_max_bytes"]))
+    under = next((float(r["t_us"]) for r in ts
+                  if float(r["t_us"]) > float(peak_t["t_us"]) and
+                  float(r["queue_max_bytes"]) <= ecn), None)
+    # the base RTT of this topology: 2 links each way of 1 us, plus a
+    # 4 KiB packet's serialisation per hop at 100 Gb/s (~0.33 us)
+    rtt = 4 * (1.0 + 0.33)
+    if start is not None and under is not None:
+        line("incast 64-to-1: queue under the ECN threshold within 2 RTTs",
+             "incast", "after %.0f us = %.0f RTTs (RTT ~%.1f us; peak %d B)" %
+             (under - start, (under - start) / rtt, rtt,
+              int(float(peak_t["queue_max_bytes"]))),
+             under - start <= 2 * rtt)
+    line("incast 64-to-1: no buffer-overflow drops", "incast",
+         "%d dropped" % int(f(m, "drops_overflow")),
+         f(m, "drops_overflow") == 0)
+    line("incast 64-to-1: Jain fairness >= 0.95", "incast",
+         "%.3f" % f(m, "jain"), f(m, "jain") >= 0.95)
+
+
+def fail(d, fig, what, healthy):
+    p = os.path.join(d, fig, "sweep.csv")
+    if not os.path.exists(p):
+        return
+    m = pick(rows(p), transport="metaroce")
+    line("%s: no connection fails" % what, fig,
+         "complete %s, %d CQE errors, %d verify errors" %
+         (m["complete"], int(f(m, "cqe_errors")), int(f(m, "verify_errors"))),
+         m["complete"] == "true" and f(m, "cqe_errors") == 0)
+    ts = series(os.path.join(d, fig, "transport=metaroce", "timeseries.csv"))
+    at = 100.0
+    # healthy: the mean goodput over the 50 us before the failure
+    pre = [float(r["goodput_gbps"]) for r in ts
+           if at - 50 <= float(r["t_us"]) < at]
+    pre = sum(pre) / len(pre) if pre else 0
+    want = 0.9 * 3 / 4 * pre
+    # 20 us means after the failure: the first one back at the target
+    # after the dip (0 if goodput never dipped below it)
+    def mean(t):
+        v = [float(r["goodput_gbps"]) for r in ts
+             if t <= float(r["t_us"]) < t + 20]
+        return sum(v) / len(v) if v else 0
+    steps = [at + 5 * i for i in range(200)]
+    dip = next((t for t in steps[:40] if mean(t) < want), None)
+    rec = 0.0 if dip is None else next(
+        (t - at for t in steps if t > dip and mean(t) >= want), None)
+    rtt = 8 * (1.0 + 0.33)  # host-leaf-spine-leaf-host and back
+    if rec is not None:
+        line("%s: goodput back to 0.9 x (k-1)/k of healthy within 10 RTTs"
+             % what, fig,
+             "%.0f us = %.1f RTTs (healthy %.0f Gb/s, RTT ~%.0f us, 5 us "
+             "samples)" % (rec, rec / rtt, pre, rtt), rec <= 10 * rtt)
+    if healthy:
+        line("%s: collective time against no failure" % what, fig,
+             "%.0f us" % f(m, "collective_us"), True)
+
+
+def collectives(d):
+    for fig, what in (("allreduce64", "ring all-reduce 64 hosts"),
+                      ("alltoall64", "all-to-all 64 hosts")):
+        p = os.path.join(d, fig, "sweep.csv")
+        if not os.path.exists(p):
+            continue
+        rs = rows(p)
+        m0 = pick(rs, loss="0", transport="metaroce")
+        r0 = pick(rs, loss="0", transport="roce")
+        m1 = pick(rs, loss="0.01", transport="metaroce")
+        r1 = pick(rs, loss="0.01", transport="roce")
+        if m0 and r0:
+            line("%s lossless: completion no worse than the baseline" % what,
+                 fig, "%.0f us against %.0f us" %
+                 (f(m0, "collective_us"), f(r0, "collective_us")),
+                 f(m0, "collective_us") <= f(r0, "collective_us"))
+        if m1 and r1:
+            rc = f(r1, "collective_us") if r1["complete"] == "true" \
+                else float("inf")
+            line("%s 1%% loss: at least 2x better than the baseline" % what,
+                 fig, "%.0f us against %s" %
+                 (f(m1, "collective_us"),
+                  "%.0f us" % rc if rc != float("inf") else
+                  "baseline did not complete (retry exceeded)"),
+                 2 * f(m1, "collective_us") <= rc)
+
+
+def main(d):
+    print("| target (issue 9) | figure | MetaRoCE | |")
+    print("| --- | --- | --- | --- |")
+    loss(d)
+    planes(d, "planes", "16 hosts, 240 connections")
+    planes(d, "planes4k", "64 hosts, 4032 connections")
+    incast(d)
+    fail(d, "planefail", "plane 1 of 4 fails", False)
+    fail(d, "blackhole", "spine 0 of plane 1 black-holes", False)
+    collectives(d)
+    print("\n".join(OUT))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else
+         os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
