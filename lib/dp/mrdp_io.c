@@ -65,7 +65,7 @@ static void zc_free_cb(void *addr, void *opaque)
 static int pmd_copies_chains(const struct mrdp_dev *d, unsigned idx,
 			     const struct rte_eth_dev_info *info)
 {
-	const char *z;
+	char z[8];
 
 	if (!(info->tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) ||
 	    !info->driver_name)
@@ -73,8 +73,9 @@ static int pmd_copies_chains(const struct mrdp_dev *d, unsigned idx,
 	if (!strcmp(info->driver_name, "net_af_packet"))
 		return 1;
 	if (!strcmp(info->driver_name, "net_memif")) {
-		z = strstr(d->conf.ports[idx], "zero-copy=");
-		return !z || !strncmp(z + 10, "no", 2);
+		return !mrdp_devarg(d->conf.ports[idx], "zero-copy", z,
+				    sizeof(z)) ||
+		       !strcmp(z, "no");
 	}
 	return 0;
 }

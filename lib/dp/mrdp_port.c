@@ -78,29 +78,6 @@ static int is_af_xdp(const char *args)
 	       strncmp(args, "eth_af_xdp", 10) == 0;
 }
 
-/* Value of key=... in a devargs string (after the name), or NULL. */
-const char *mrdp_devarg(const char *args, const char *key, char *val,
-			size_t cap)
-{
-	size_t klen = strlen(key);
-	const char *p = strchr(args, ',');
-
-	while (p) {
-		p++;
-		if (strncmp(p, key, klen) == 0 && p[klen] == '=') {
-			size_t n = strcspn(p + klen + 1, ",");
-
-			if (n >= cap)
-				n = cap - 1;
-			memcpy(val, p + klen + 1, n);
-			val[n] = 0;
-			return val;
-		}
-		p = strchr(p, ',');
-	}
-	return NULL;
-}
-
 static unsigned afp_framesz(const struct mrdp_dev *d)
 {
 	unsigned need = (unsigned)d->max_frame + AFP_RX_OVERHEAD;
