@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "mr_gid.h"
+#include "mrdp_addr.h"
 #include "mrdp_conns.h"
 #include "mrdp_int.h"
 
@@ -59,9 +62,30 @@ enum { MR_CONN_INFO_FIELDS(MR_INFO_IDX) };
 enum { MR_PATH_INFO_FIELDS(MR_INFO_IDX) };
 #undef MR_INFO_IDX
 
-static void conn_json(const struct mr_conn_info *c,
-		      const struct mr_path_info *p, struct mrdp_jbuf *b)
+/* An address id as text: IPv4 ids are the address in host order, IPv6
+ * ids name an address of the book (mrdp.h, MR-ADDR-3). */
+static void peer_text(const struct mrdp_addrs *book, uint64_t id, char *buf,
+		      size_t cap)
 {
+	const uint8_t *a6;
+
+	if (mr_gid_id_is6((uint32_t)id)) {
+		a6 = book ? mrdp_addrs_get(book, (uint32_t)id, NULL) : NULL;
+		if (!a6 || !inet_ntop(AF_INET6, a6, buf, (socklen_t)cap))
+			snprintf(buf, cap, "?");
+		return;
+	}
+	snprintf(buf, cap, "%u.%u.%u.%u", (unsigned)(id >> 24) & 255,
+		 (unsigned)(id >> 16) & 255, (unsigned)(id >> 8) & 255,
+		 (unsigned)id & 255);
+}
+
+static void conn_json(const struct mr_conn_info *c,
+		      const struct mr_path_info *p,
+		      const struct mrdp_addrs *book, struct mrdp_jbuf *b)
+{
+	char peer[INET6_ADDRSTRLEN];
+
 	const uint64_t *v = (const uint64_t *)c;
 	unsigned i, k;
 
@@ -71,13 +95,10 @@ static void conn_json(const struct mr_conn_info *c,
 			mrdp_jp(b, "\"%s\"", mr_qp_state_name(v[i]));
 		else
 			mrdp_jp(b, "%llu", (unsigned long long)v[i]);
-		/* Address ids are IPv4 addresses in host order (mrdp.h). */
-		if (i == CF_dest)
-			mrdp_jp(b, ",\"peer\":\"%u.%u.%u.%u\"",
-				(unsigned)(v[i] >> 24) & 255,
-				(unsigned)(v[i] >> 16) & 255,
-				(unsigned)(v[i] >> 8) & 255,
-				(unsigned)v[i] & 255);
+		if (i == CF_dest) {
+			peer_text(book, v[i], peer, sizeof(peer));
+			mrdp_jp(b, ",\"peer\":\"%s\"", peer);
+		}
 	}
 	mrdp_jp(b, ",\"paths\":[");
 	for (k = 0; k < c->npaths; k++) {
@@ -99,7 +120,8 @@ static void conn_json(const struct mr_conn_info *c,
 	mrdp_jp(b, "]}");
 }
 
-void mrdp_conns_json(const struct mrdp_conns *s, struct mrdp_jbuf *b)
+void mrdp_conns_json(const struct mrdp_conns *s,
+		     const struct mrdp_addrs *book, struct mrdp_jbuf *b)
 {
 	const struct mr_path_info *p = s->p;
 	unsigned i;
@@ -108,7 +130,7 @@ void mrdp_conns_json(const struct mrdp_conns *s, struct mrdp_jbuf *b)
 	for (i = 0; i < s->n; i++) {
 		if (i)
 			mrdp_jp(b, ",");
-		conn_json(&s->c[i], p, b);
+		conn_json(&s->c[i], p, book, b);
 		p += s->c[i].npaths;
 	}
 	mrdp_jp(b, "]");

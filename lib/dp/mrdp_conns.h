@@ -5,7 +5,7 @@
  * under the device lock (ops.conn_count / ops.conn_info), then written as
  * JSON from the field tables of lib/core/mr_path_info.h:
  *   "conns_total":N,"conns":[{"qpn":..,"dest_qpn":..,"dest":..,
- *    "peer":"a.b.c.d","qp_state":"RTS",...,"paths":[{"path":0,
+ *    "peer":"a.b.c.d" or an IPv6 address,"qp_state":"RTS",...,"paths":[{"path":0,
  *    "plane":0,"sport":49152,"state":"active","weight":1,...}]}]
  * At most MRDP_CONNS_MAX connections are written (conns_total says how
  * many there were).
@@ -32,7 +32,11 @@ struct mrdp_conns {
 int mrdp_conns_snapshot(struct mrdp_dev *d, struct mrdp_conns *s);
 void mrdp_conns_free(struct mrdp_conns *s);
 
-/* Append ,"conns_total":N,"conns":[...] to b. */
-void mrdp_conns_json(const struct mrdp_conns *s, struct mrdp_jbuf *b);
+struct mrdp_addrs;
+
+/* Append ,"conns_total":N,"conns":[...] to b; "peer" is the dest id's
+ * address (IPv6 ids from book, which may be NULL: "?"). */
+void mrdp_conns_json(const struct mrdp_conns *s,
+		     const struct mrdp_addrs *book, struct mrdp_jbuf *b);
 
 #endif /* MRDP_CONNS_H */

@@ -162,7 +162,7 @@ int mrdp_stats_write(struct mrdp_dev *d)
 	}
 	counters_json(&c, d->conf.name, &b);
 	if (c.has_engine)
-		mrdp_conns_json(&conns, &b);
+		mrdp_conns_json(&conns, d->addrs, &b);
 	mrdp_conns_free(&conns);
 	mrdp_jp(&b, "}\n");
 	if (b.over) {

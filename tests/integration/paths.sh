@@ -111,7 +111,7 @@ done
 }
 inA "$CTL" paths $DEV_A --json >"$W/a.json" || die "paths $DEV_A --json"
 inB "$CTL" paths $DEV_B >"$W/b.txt" || die "paths $DEV_B"
-timeout 3 ip netns exec "$NSB" "$CTL" paths $DEV_B --json --watch=0.5 \
+timeout 4 ip netns exec "$NSB" "$CTL" paths $DEV_B --json --watch=0.5 \
 	>"$W/watch.json" 2>&1
 rc=$?
 [ $rc = 124 ] || die "paths --watch ended by itself (exit $rc): $(tail -3 "$W/watch.json")"
@@ -157,8 +157,14 @@ cb = b["processes"][0]["conns"][0]
 ca = a["processes"][0]["conns"][0]
 if cb["dest_qpn"] != ca["qpn"] or ca["dest_qpn"] != cb["qpn"]:
     fail(f"QPNs do not pair: {cb['qpn']}->{cb['dest_qpn']}, {ca['qpn']}->{ca['dest_qpn']}")
-if cb["peer"] != "10.87.0.1" or ca["peer"] != "10.87.0.2":
-    fail(f"peers {cb['peer']} {ca['peer']}")
+# GID 0 (perftest -x 0) is the IPv4 address or the IPv6 link-local one.
+import ipaddress
+for side, c, want in (("sender", cb, "10.87.0.1"), ("receiver", ca, "10.87.0.2")):
+    pa = ipaddress.ip_address(c["peer"])
+    if not (str(pa) == want or (pa.version == 6 and pa.is_link_local)):
+        fail(f"{side}: peer {c['peer']}")
+if cb["peer"] == ca["peer"]:
+    fail(f"both peers are {cb['peer']}")
 for p in cb["paths"]:
     if p["tx_pkts"] == 0 or p["acked_pkts"] == 0:
         fail(f"sender path {p['path']}: tx {p['tx_pkts']} acked {p['acked_pkts']}")
@@ -173,10 +179,11 @@ for p in cb["paths"]:
 for p in ca["paths"]:
     if p["rx_pkts"] == 0:
         fail(f"receiver path {p['path']}: nothing received")
-# --watch --json: one object per line, at least 4 in 3 s at 0.5 s.
+# --watch --json: one object per line, at least 3 in 4 s at 0.5 s (each
+# look scans /proc for holders: slow on a loaded machine).
 lines = [l for l in open(sys.argv[3]) if l.strip()]
 objs = [json.loads(l) for l in lines]
-if len(objs) < 4 or any(o["device"] != "pkgb" for o in objs):
+if len(objs) < 3 or any(o["device"] != "pkgb" for o in objs):
     fail(f"--watch printed {len(objs)} objects")
 tx = [o["processes"][0]["conns"][0]["tx_pkts"] for o in objs if o["processes"] and o["processes"][0]["conns"]]
 if len(tx) < 2 or tx[-1] <= tx[0]:
@@ -192,7 +199,7 @@ PY
 # Text: a header and one row per path under the connection line.
 echo "--- metaroce-ctl paths $DEV_B"
 cat "$W/b.txt"
-grep -Eq "^  qpn [0-9]+ -> 10\.87\.0\.1 qpn [0-9]+, RTS, $NPATHS paths" "$W/b.txt" ||
+grep -Eq "^  qpn [0-9]+ -> (10\.87\.0\.1|fe80:[0-9a-f:]+) qpn [0-9]+, RTS, $NPATHS paths" "$W/b.txt" ||
 	die "text: no connection line"
 grep -Eq "^ +path +plane +home +sport +state +weight +min_rtt +srtt" "$W/b.txt" ||
 	die "text: no header"
