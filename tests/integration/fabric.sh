@@ -40,14 +40,7 @@ T=${MRI_TIMEOUT:-150}
 # /dev nodes outlive a namespace), then the fabric, then the scratch dir
 # (which holds the fabric's state).
 fab_cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do
-		kill -9 -- "-$p" 2>/dev/null
-		kill -9 "$p" 2>/dev/null
-	done
-	for p in "${PIDS[@]}"; do
-		wait "$p" 2>/dev/null
-	done
+	hosts_stop_programs
 	if [ -n "$NS_MADE" ]; then
 		inA "$CTL" link del $DEV_A >/dev/null 2>&1
 		inB "$CTL" link del $DEV_B >/dev/null 2>&1

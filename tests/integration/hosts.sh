@@ -17,11 +17,12 @@ hosts_init() { # PREFIX of the scratch directory's name
 	trap 'exit 143' TERM INT
 }
 
-hosts_cleanup() {
+# Kill and reap every background program (bg_in). Each pid leads its own
+# process group: timeout(1), the program and whatever it started go
+# together (killing timeout alone left servers polling in a deleted
+# namespace).
+hosts_stop_programs() {
 	local p
-	# Each pid leads its own process group (bg_in): timeout(1), the
-	# program and whatever it started go together (killing timeout
-	# alone left servers polling in a deleted namespace).
 	for p in "${PIDS[@]}"; do
 		kill -9 -- "-$p" 2>/dev/null
 		kill -9 "$p" 2>/dev/null
@@ -29,6 +30,10 @@ hosts_cleanup() {
 	for p in "${PIDS[@]}"; do
 		wait "$p" 2>/dev/null
 	done
+}
+
+hosts_cleanup() {
+	hosts_stop_programs
 	if [ -n "$NS_MADE" ]; then
 		# Devices first: their /dev nodes outlive a namespace.
 		ip netns exec "$NSA" "$CTL" link del "$DEV_A" >/dev/null 2>&1
