@@ -53,8 +53,10 @@
  * mrdp_progress() take it themselves.
  *
  * Ports: net_af_packet (iface=; framesz/blocksz/framecnt are added for
- * the record's mtu when absent: 16 MiB rings per direction, MAP_LOCKED,
- * so RLIMIT_MEMLOCK must allow 32 MiB per port; the interface MTU must be
+ * the record's mtu when absent: slots of the frame rounded up to 256
+ * bytes, 8 MiB of payload per direction (2,048 frames at mtu 4096, at
+ * most 4,096), every page touched once at open (mrdp_warm.c), MAP_LOCKED,
+ * so RLIMIT_MEMLOCK must allow about 18 MiB per port; the interface MTU must be
  * at least mtu + 124 (IPv6), else open fails saying so), net_memif (bsize and
  * rsize added: one buffer per frame), net_af_xdp (frames up to 2 KiB:
  * record mtu 1024 at most). PCI NICs are refused: this build links no PCI
