@@ -5,6 +5,7 @@ test: the byte-exact vectors of docs/spec/wire.md Appendix A, one packet of
 every other opcode, and malformed packets, each breaking one rule.
 
 golden_pcap.py OUT.pcap   (frame numbers are listed in test_dissector.sh)
+Frame 20 is an ICMP error quoting a MetaRoCE packet cut short.
 """
 import struct
 import sys
@@ -107,9 +108,40 @@ pkts = [
          struct.pack(">HHI", 63, 7, 1) + bytes(32)),
 ]
 
+
+
+def csum(b):
+    if len(b) % 2:
+        b += b"\0"
+    s = sum(struct.unpack(">%dH" % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return ~s & 0xFFFF
+
+
+def icmp_unreachable(inner_frame, keep):
+    """Frame 20: host 10.0.0.2 has no socket on the port and answers with
+    ICMP port unreachable quoting the first KEEP bytes of the IP packet
+    (its lengths still say the whole packet)."""
+    quoted = inner_frame[14:14 + keep]
+    icmp = struct.pack(">BBHI", 3, 3, 0, 0) + quoted
+    icmp = icmp[:2] + struct.pack(">H", csum(icmp)) + icmp[4:]
+    ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + len(icmp), 0, 0x4000,
+                     64, 1, 0, bytes([10, 0, 0, 2]), bytes([10, 0, 0, 1]))
+    ip = ip[:10] + struct.pack(">H", csum(ip)) + ip[12:]
+    eth = bytes.fromhex("020000000001" "020000000002") + b"\x08\x00"
+    return eth + ip + icmp
+
+
+# 20: a 1,000-byte WRITE_FIRST (ssn 42, path 5, ppsn 9) quoted cut to
+# 20 + 8 + 100 bytes: decoded, no ICRC or length verdict (MR-ICRC-1).
+QUOTED = frame(seal(bth(0x03, 0, 0x33, 0x44, 42, 1, 0, 0, 4096) +
+                    pth(5, 9) + struct.pack(">QII", 0x1000, 0xabc, 4096) +
+                    bytes(1000)))
+frames = [frame(p) for p in pkts] + [icmp_unreachable(QUOTED, 128)]
+
 with open(sys.argv[1], "wb") as out:
     out.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
-    for i, p in enumerate(pkts):
-        fr = frame(p)
+    for i, fr in enumerate(frames):
         out.write(struct.pack("<IIII", 1700000000 + i, 0, len(fr), len(fr)))
         out.write(fr)

@@ -61,6 +61,9 @@ expect_row 17 "READ_REQ without its RETH" "READ_REQ needs at least 60 bytes, has
 expect_row 18 "a block for path 64" "SACK block for path 64 or above \(MR-PARSE-5\)"
 N=19; eq "path 63 with 7 CE marks (MR-ACK-11): no expert item" \
 	"$(row metaroce.sack.path_id metaroce.sack.ce_cum metaroce.aeth.ecn_ce _ws.expert.message)" "63|7|9|"
+N=20; eq "a WRITE quoted cut short in an ICMP error: headers decoded, no ICRC or length verdict" \
+	"$(row icmp.type metaroce.opcode metaroce.ssn metaroce.path_id metaroce.ppsn metaroce.icrc.status _ws.expert.message)" \
+	"3|0x03|42|5|9|not checked (quoted in an ICMP error)|"
 n_err=$(fields "$G" _ws.expert.severity | head -8 | grep -c 8388608)
 eq "no error on the 8 good packets" "$n_err" 0
 

@@ -191,7 +191,18 @@ function p.dissector(tvb, pinfo, tree)
 	local len = tvb:reported_length_remaining()
 	pinfo.cols.protocol = "MetaRoCE"
 	local t = tree:add(p, tvb())
-	if len < BTH_LEN + PTH_LEN + ICRC_LEN or tvb:captured_len() < len then
+	-- A packet quoted in an ICMP error (a host with no socket on our port
+	-- answering it) is cut short by design (RFC 4443 2.4(c): at most 1280
+	-- bytes in all): decode the headers it still has, check no length
+	-- or ICRC, and flag nothing.
+	local quoted = pinfo.in_error_pkt
+	if quoted then
+		t:add(f.icrc_status, "not checked (quoted in an ICMP error)"):set_generated()
+		if len < BTH_LEN + PTH_LEN then
+			pinfo.cols.info = "MetaRoCE [quoted, short]"
+			return len
+		end
+	elseif len < BTH_LEN + PTH_LEN + ICRC_LEN or tvb:captured_len() < len then
 		t:add_proto_expert_info(e.short, string.format(
 			"%d bytes: at least 44 (BTH + PTH + ICRC) needed", len))
 		pinfo.cols.info = "MetaRoCE [short]"
@@ -244,15 +255,18 @@ function p.dissector(tvb, pinfo, tree)
 	local ppsn = tvb(36, 4):uint()
 
 	-- ICRC (MR-ICRC-1..3): over everything before it.
-	local want = tvb(len - 4, 4):uint()
-	local got = crc32c(tvb, 0, len - 4)
-	local ci = t:add(f.icrc, tvb(len - 4, 4))
-	if want == got then
-		t:add(f.icrc_status, "good"):set_generated()
-	else
-		t:add(f.icrc_status, "bad"):set_generated()
-		ci:add_proto_expert_info(e.icrc, string.format(
-			"ICRC 0x%08x, computed 0x%08x", want, got))
+	local want, got = 0, 0
+	if not quoted then
+		want = tvb(len - 4, 4):uint()
+		got = crc32c(tvb, 0, len - 4)
+		local ci = t:add(f.icrc, tvb(len - 4, 4))
+		if want == got then
+			t:add(f.icrc_status, "good"):set_generated()
+		else
+			t:add(f.icrc_status, "bad"):set_generated()
+			ci:add_proto_expert_info(e.icrc, string.format(
+				"ICRC 0x%08x, computed 0x%08x", want, got))
+		end
 	end
 
 	local info = string.format("%s dqpn=0x%x sqpn=0x%x", name or
@@ -271,7 +285,10 @@ function p.dissector(tvb, pinfo, tree)
 	for _, x in ipairs(EXT[op]) do
 		need = need + EXT_LEN[x]
 	end
-	if len < need then
+	if quoted and len < need - ICRC_LEN then
+		pinfo.cols.info = "MetaRoCE " .. info .. " [quoted in an ICMP error, short]"
+		return len
+	elseif not quoted and len < need then
 		t:add_proto_expert_info(e.short, string.format(
 			"%s needs at least %d bytes, has %d", name, need, len))
 		pinfo.cols.info = "MetaRoCE " .. info .. " [short]"
@@ -347,6 +364,12 @@ function p.dissector(tvb, pinfo, tree)
 		pos = pos + EXT_LEN[x]
 	end
 
+	if quoted then
+		-- The extension headers are decoded above; what follows them
+		-- (payload, SACK blocks, ICRC) is cut off.
+		pinfo.cols.info = info .. " [quoted in an ICMP error]"
+		return len
+	end
 	local plen = len - ICRC_LEN - pos
 	if op == 0x10 then
 		-- ACK: exactly nblocks SACK blocks, then the ICRC (MR-ACK-1).
