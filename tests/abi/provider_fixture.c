@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 static char rundir[64];
@@ -200,4 +201,23 @@ int mrt_fixture_close(struct mrt_dev *d)
 		ret = ibv_close_device(d->ctx);
 	ibv_free_device_list(d->list);
 	return ret;
+}
+
+int mrt_wait_wc(struct ibv_cq *c, int n, struct ibv_wc *wc)
+{
+	struct timespec t0, t;
+	int got = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (got < n) {
+		int r = ibv_poll_cq(c, n - got, wc + got);
+
+		if (r < 0)
+			return got;
+		got += r;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec > 10)
+			break;
+	}
+	return got;
 }

@@ -45,4 +45,7 @@ int mrt_fixture_open(struct mrt_dev *d, int cqe);
  * first failure's errno. */
 int mrt_fixture_close(struct mrt_dev *d);
 
+/* Up to n completions of c within 10 s; returns how many arrived. */
+int mrt_wait_wc(struct ibv_cq *c, int n, struct ibv_wc *wc);
+
 #endif /* MRT_PROVIDER_FIXTURE_H */

@@ -41,24 +41,9 @@ struct pair {
 	struct ibv_qp *a, *b; /* a: the peer; b: owns the windows */
 };
 
-/* Up to n completions within 10 s; returns how many arrived. */
 static int wait_wc(int n, struct ibv_wc *wc)
 {
-	struct timespec t0, t;
-	int got = 0;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (got < n) {
-		int r = ibv_poll_cq(dev.cq, n - got, wc + got);
-
-		if (r < 0)
-			return got;
-		got += r;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if (t.tv_sec - t0.tv_sec > 10)
-			break;
-	}
-	return got;
+	return mrt_wait_wc(dev.cq, n, wc);
 }
 
 static struct ibv_qp *make_qp(void)

@@ -53,26 +53,6 @@ static void fill_random(uint8_t *p, size_t n)
 		p[i] = (uint8_t)next_rand();
 }
 
-/* Up to n completions within 10 s; returns how many arrived. */
-static int wait_wc(struct ibv_cq *c, int n, struct ibv_wc *wc)
-{
-	struct timespec t0, t;
-	int got = 0;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (got < n) {
-		int r = ibv_poll_cq(c, n - got, wc + got);
-
-		if (r < 0)
-			return got;
-		got += r;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if (t.tv_sec - t0.tv_sec > 10)
-			break;
-	}
-	return got;
-}
-
 static struct ibv_qp *make_qp(enum ibv_qp_type t, struct ibv_srq *srq)
 {
 	struct ibv_qp_init_attr a = {
@@ -247,7 +227,7 @@ static void test_rc_opcodes(void)
 	MR_CHECK_EQ(post_one(a, IBV_WR_RDMA_WRITE, 1, sg, 2,
 			     (uintptr_t)dst + 100, mdst->rkey, 0),
 		    0);
-	MR_CHECK_EQ(wait_wc(cq, 1, wc), 1);
+	MR_CHECK_EQ(mrt_wait_wc(cq, 1, wc), 1);
 	MR_CHECK_EQ(wc[0].status, IBV_WC_SUCCESS);
 	MR_CHECK_EQ(wc[0].opcode, IBV_WC_RDMA_WRITE);
 	MR_CHECK_EQ(wc[0].wr_id, 1);
@@ -264,7 +244,7 @@ static void test_rc_opcodes(void)
 	MR_CHECK_EQ(post_recv(b, 10, &rs, 1), 0);
 	sg[0] = (struct ibv_sge){ (uintptr_t)src, 3000, msrc->lkey };
 	MR_CHECK_EQ(post_one(a, IBV_WR_SEND, 2, sg, 1, 0, 0, 0), 0);
-	MR_CHECK_EQ(wait_wc(cq, 2, wc), 2);
+	MR_CHECK_EQ(mrt_wait_wc(cq, 2, wc), 2);
 	if (wc[0].wr_id != 10) {
 		struct ibv_wc t = wc[0];
 
@@ -299,7 +279,7 @@ static void test_rc_opcodes(void)
 		MR_CHECK_EQ(ibv_post_send(a, &w, &bad), 0);
 	}
 	memset(src, 0, 64);
-	MR_CHECK_EQ(wait_wc(cq, 2, wc), 2);
+	MR_CHECK_EQ(mrt_wait_wc(cq, 2, wc), 2);
 	if (wc[0].wr_id != 11) {
 		struct ibv_wc t = wc[0];
 
@@ -317,7 +297,7 @@ static void test_rc_opcodes(void)
 	MR_CHECK_EQ(post_one(a, IBV_WR_RDMA_WRITE_WITH_IMM, 4, NULL, 0,
 			     (uintptr_t)dst, mdst->rkey, 0),
 		    0);
-	MR_CHECK_EQ(wait_wc(cq, 2, wc), 2);
+	MR_CHECK_EQ(mrt_wait_wc(cq, 2, wc), 2);
 	if (wc[0].wr_id != 12) {
 		struct ibv_wc t = wc[0];
 
@@ -336,7 +316,7 @@ static void test_rc_opcodes(void)
 	MR_CHECK_EQ(post_one(a, IBV_WR_RDMA_READ, 5, sg, 1, (uintptr_t)dst + 7,
 			     mdst->rkey, 0),
 		    0);
-	MR_CHECK_EQ(wait_wc(cq, 1, wc), 1);
+	MR_CHECK_EQ(mrt_wait_wc(cq, 1, wc), 1);
 	MR_CHECK_EQ(wc[0].status, IBV_WC_SUCCESS);
 	MR_CHECK_EQ(wc[0].opcode, IBV_WC_RDMA_READ);
 	MR_CHECK_EQ(wc[0].byte_len, 20000);
@@ -359,7 +339,7 @@ static void test_rc_opcodes(void)
 		w.wr.atomic.rkey = matom->rkey;
 		w.wr.atomic.compare_add = 24;
 		MR_CHECK_EQ(ibv_post_send(a, &w, &bad), 0);
-		MR_CHECK_EQ(wait_wc(cq, 1, wc), 1);
+		MR_CHECK_EQ(mrt_wait_wc(cq, 1, wc), 1);
 		MR_CHECK_EQ(wc[0].status, IBV_WC_SUCCESS);
 		MR_CHECK_EQ(wc[0].opcode, IBV_WC_FETCH_ADD);
 		MR_CHECK_EQ(atom[1], 1000);
@@ -370,7 +350,7 @@ static void test_rc_opcodes(void)
 		w.wr.atomic.compare_add = 1024;
 		w.wr.atomic.swap = 0xabcdef;
 		MR_CHECK_EQ(ibv_post_send(a, &w, &bad), 0);
-		MR_CHECK_EQ(wait_wc(cq, 1, wc), 1);
+		MR_CHECK_EQ(mrt_wait_wc(cq, 1, wc), 1);
 		MR_CHECK_EQ(wc[0].status, IBV_WC_SUCCESS);
 		MR_CHECK_EQ(wc[0].opcode, IBV_WC_COMP_SWAP);
 		MR_CHECK_EQ(atom[1], 1024);
@@ -378,7 +358,7 @@ static void test_rc_opcodes(void)
 
 		w.wr_id = 8; /* compare fails: memory unchanged */
 		MR_CHECK_EQ(ibv_post_send(a, &w, &bad), 0);
-		MR_CHECK_EQ(wait_wc(cq, 1, wc), 1);
+		MR_CHECK_EQ(mrt_wait_wc(cq, 1, wc), 1);
 		MR_CHECK_EQ(wc[0].status, IBV_WC_SUCCESS);
 		MR_CHECK_EQ(atom[1], 0xabcdef);
 		MR_CHECK_EQ(atom[0], 0xabcdef);
@@ -408,7 +388,7 @@ static void test_rc_opcodes(void)
 		w[1].send_flags = IBV_SEND_SIGNALED;
 		w[1].wr.rdma.remote_addr = (uintptr_t)dst + 1024;
 		MR_CHECK_EQ(ibv_post_send(a, w, &bad), 0);
-		MR_CHECK_EQ(wait_wc(cq, 1, wc), 1);
+		MR_CHECK_EQ(mrt_wait_wc(cq, 1, wc), 1);
 		MR_CHECK_EQ(wc[0].wr_id, 21);
 		MR_CHECK_MEM(dst, src, 2048);
 		MR_CHECK_EQ(ibv_poll_cq(cq, 1, wc), 0);
@@ -449,14 +429,14 @@ static void test_rc_errors(void)
 	MR_CHECK_EQ(post_one(a, IBV_WR_RDMA_WRITE, 30, &sg, 1, (uintptr_t)dst,
 			     mro->rkey, 0),
 		    0);
-	MR_CHECK_EQ(wait_wc(cq, 1, wc), 1);
+	MR_CHECK_EQ(mrt_wait_wc(cq, 1, wc), 1);
 	MR_CHECK_EQ(wc[0].wr_id, 30);
 	MR_CHECK_EQ(wc[0].status, IBV_WC_REM_ACCESS_ERR);
 	/* After the error the QP is in ERR and later WRs are flushed. */
 	MR_CHECK_EQ(post_one(a, IBV_WR_RDMA_WRITE, 31, &sg, 1, (uintptr_t)dst,
 			     mdst->rkey, 0),
 		    0);
-	MR_CHECK_EQ(wait_wc(cq, 1, wc), 1);
+	MR_CHECK_EQ(mrt_wait_wc(cq, 1, wc), 1);
 	MR_CHECK_EQ(wc[0].wr_id, 31);
 	MR_CHECK_EQ(wc[0].status, IBV_WC_WR_FLUSH_ERR);
 	MR_CHECK_EQ(ibv_query_qp(a, &qa, IBV_QP_STATE, &qi), 0);
@@ -471,7 +451,7 @@ static void test_rc_errors(void)
 	memset(&qa, 0, sizeof(qa));
 	qa.qp_state = IBV_QPS_ERR;
 	MR_CHECK_EQ(ibv_modify_qp(b, &qa, IBV_QP_STATE), 0);
-	MR_CHECK_EQ(wait_wc(cq, 2, wc), 2);
+	MR_CHECK_EQ(mrt_wait_wc(cq, 2, wc), 2);
 	MR_CHECK_EQ(wc[0].status, IBV_WC_WR_FLUSH_ERR);
 	MR_CHECK_EQ(wc[1].status, IBV_WC_WR_FLUSH_ERR);
 	MR_CHECK_EQ(wc[0].wr_id + wc[1].wr_id, 81);
@@ -492,7 +472,7 @@ static void test_rc_errors(void)
 	MR_CHECK_EQ(post_one(a, IBV_WR_RDMA_READ, 50, &sg, 1,
 			     (uintptr_t)dst + BUF - 32, mdst->rkey, 0),
 		    0);
-	MR_CHECK_EQ(wait_wc(cq, 1, wc), 1);
+	MR_CHECK_EQ(mrt_wait_wc(cq, 1, wc), 1);
 	MR_CHECK_EQ(wc[0].status, IBV_WC_REM_ACCESS_ERR);
 	MR_CHECK(drain_qp_events(a, b) >= 0);
 	MR_CHECK_EQ(ibv_destroy_qp(a), 0);
@@ -505,7 +485,7 @@ static void test_rc_errors(void)
 	MR_CHECK_EQ(post_one(a, IBV_WR_RDMA_WRITE, 51, &sg, 1, (uintptr_t)dst,
 			     mdst->rkey ^ 0x100, 0),
 		    0);
-	MR_CHECK_EQ(wait_wc(cq, 1, wc), 1);
+	MR_CHECK_EQ(mrt_wait_wc(cq, 1, wc), 1);
 	MR_CHECK_EQ(wc[0].status, IBV_WC_REM_ACCESS_ERR);
 	MR_CHECK(drain_qp_events(a, b) >= 0);
 	MR_CHECK_EQ(ibv_destroy_qp(a), 0);
@@ -549,7 +529,7 @@ static int ud_reply(struct ibv_qp *a, struct ibv_qp *b, struct ibv_wc *rwc,
 	w.wr.ud.remote_qkey = 0x11111111;
 	if (!ret && ibv_post_send(b, &w, &bad))
 		ret = 5;
-	if (!ret && wait_wc(cq, 2, wc) != 2)
+	if (!ret && mrt_wait_wc(cq, 2, wc) != 2)
 		ret = 6;
 	if (!ret &&
 	    (wc[0].status != IBV_WC_SUCCESS || wc[1].status != IBV_WC_SUCCESS ||
@@ -610,7 +590,7 @@ static void test_ud(void)
 	w.wr.ud.remote_qpn = b->qp_num;
 	w.wr.ud.remote_qkey = 0x11111111;
 	MR_CHECK_EQ(ibv_post_send(a, &w, &bad), 0);
-	MR_CHECK_EQ(wait_wc(cq, 2, wc), 2);
+	MR_CHECK_EQ(mrt_wait_wc(cq, 2, wc), 2);
 	if (wc[0].wr_id != 60) {
 		struct ibv_wc t = wc[0];
 
@@ -646,7 +626,7 @@ static void test_ud(void)
 		w.wr_id = 63;
 		w.wr.ud.ah = ah4;
 		MR_CHECK_EQ(ibv_post_send(a, &w, &bad), 0);
-		MR_CHECK_EQ(wait_wc(cq, 2, wc), 2);
+		MR_CHECK_EQ(mrt_wait_wc(cq, 2, wc), 2);
 		if (wc[0].wr_id != 62) {
 			struct ibv_wc t = wc[0];
 
@@ -719,7 +699,7 @@ static void test_srq(void)
 				     0, 0, 0),
 			    0);
 	}
-	got = wait_wc(cq, 6, wc);
+	got = mrt_wait_wc(cq, 6, wc);
 	MR_CHECK_EQ(got, 6);
 	for (i = 0; i < 6; i++) {
 		MR_CHECK_EQ(wc[i].status, IBV_WC_SUCCESS);
@@ -798,7 +778,7 @@ static int connect_uc(struct ibv_qp *q, uint32_t peer, uint32_t rq_psn,
 /* The completions of n WRs in any order, sorted by wr_id. */
 static int wait_sorted(int n, struct ibv_wc *wc)
 {
-	int got = wait_wc(cq, n, wc), i, j;
+	int got = mrt_wait_wc(cq, n, wc), i, j;
 
 	for (i = 0; i < got; i++)
 		for (j = i + 1; j < got; j++)
@@ -883,7 +863,7 @@ static void test_uc(void)
 	MR_CHECK_EQ(post_one(a, IBV_WR_RDMA_WRITE, 1, &sg, 1,
 			     (uintptr_t)dst + 10, mdst->rkey, 0),
 		    0);
-	MR_CHECK_EQ(wait_wc(cq, 1, wc), 1);
+	MR_CHECK_EQ(mrt_wait_wc(cq, 1, wc), 1);
 	MR_CHECK_EQ(wc[0].status, IBV_WC_SUCCESS);
 	MR_CHECK_EQ(wc[0].opcode, IBV_WC_RDMA_WRITE);
 	/* UC completes the WRITE when it is sent: a later SEND on the same

@@ -43,28 +43,9 @@ static uint8_t *src, *dst;
 static uint64_t *atom;
 static struct ibv_mr *msrc, *mdst, *matom;
 
-static int wait_wc_on(struct ibv_cq *c, int n, struct ibv_wc *wc)
-{
-	struct timespec t0, t;
-	int got = 0;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (got < n) {
-		int r = ibv_poll_cq(c, n - got, wc + got);
-
-		if (r < 0)
-			return got;
-		got += r;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if (t.tv_sec - t0.tv_sec > 10)
-			break;
-	}
-	return got;
-}
-
 static int wait_wc(int n, struct ibv_wc *wc)
 {
-	return wait_wc_on(cq, n, wc);
+	return mrt_wait_wc(cq, n, wc);
 }
 
 static struct ibv_qp *make_qpx_on(struct ibv_cq *c, enum ibv_qp_type t,
@@ -571,7 +552,7 @@ static void test_cq_ex(void)
 	MR_CHECK_EQ(ibv_resize_cq(c, 0), EINVAL);
 	MR_CHECK_EQ(ibv_resize_cq(c, 40), 0);
 	MR_CHECK_EQ(c->cqe, 64);
-	MR_CHECK_EQ(wait_wc_on(c, 3, wc), 3);
+	MR_CHECK_EQ(mrt_wait_wc(c, 3, wc), 3);
 	for (i = 0; i < 3; i++)
 		MR_CHECK_EQ(wc[i].wr_id, 20 + (uint64_t)i);
 	MR_CHECK_EQ(ibv_destroy_qp(a), 0);
