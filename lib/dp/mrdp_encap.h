@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Ethernet / IPv4 or IPv6 / UDP framing, ARP and IPv6 neighbour discovery
- * of the datapath, over plain byte buffers: no DPDK here, so the unit
- * tests exercise exactly this code. IPv4 in mrdp_encap.c, IPv6 and ND in
- * mrdp_encap6.c (docs/spec/wire.md MR-ENC-11..13, routing.md MR-ADDR-*).
+ * of the datapath, over plain byte buffers. The implementation uses
+ * DPDK's rte_net headers and checksums (inline code, no EAL), this
+ * interface no DPDK type, so the unit tests exercise exactly this code.
+ * IPv4 in mrdp_encap.c, IPv6 and ND in mrdp_encap6.c (docs/spec/wire.md
+ * MR-ENC-11..13, routing.md MR-ADDR-*).
  */
 #ifndef MRDP_ENCAP_H
 #define MRDP_ENCAP_H
@@ -26,11 +28,7 @@
 #define MRDP_ARP_LEN 28
 #define MRDP_ETH_MIN_FRAME 60 /* without FCS */
 
-#define MRDP_ETHERTYPE_IPV4 0x0800
-#define MRDP_ETHERTYPE_ARP 0x0806
-#define MRDP_ETHERTYPE_IPV6 0x86dd
 #define MRDP_IPPROTO_UDP 17
-#define MRDP_IPPROTO_ICMPV6 58
 #define MRDP_ND_NS 135
 #define MRDP_ND_NA 136
 #define MRDP_ND_HOPS 255 /* RFC 4861 7.1.1: ND arrives unrouted */
@@ -79,6 +77,11 @@ void mrdp_encap_write(uint8_t *frame, const struct mrdp_hdr *h, size_t plen,
  * sum (not inverted) in its place for a port that offloads the rest. */
 void mrdp_encap_write6(uint8_t *frame, const struct mrdp_hdr *h, size_t plen,
 		       int udp_csum);
+
+/* For a port that offloads both IPv4 checksums, after mrdp_encap_write
+ * (udp_csum 0): the IPv4 checksum 0 and the UDP one seeded with the
+ * pseudo-header sum, as the port wants them. */
+void mrdp_encap_offload4(uint8_t *frame);
 
 /* Only rewrite the destination MAC (a packet queued while its neighbour
  * was unresolved). */
@@ -156,11 +159,6 @@ int mrdp_ip6_linklocal(const uint8_t a[16]);
  * frame must hold MRDP_ETH_MIN_FRAME bytes. */
 size_t mrdp_arp_write(uint8_t *frame, int op, const uint8_t sha[6],
 		      uint32_t spa, const uint8_t tha[6], uint32_t tpa);
-
-/* The Internet checksum (RFC 1071) of buf, folded, not inverted, starting
- * from sum. */
-uint32_t mrdp_csum_add(uint32_t sum, const void *buf, size_t len);
-uint16_t mrdp_csum_fold(uint32_t sum);
 
 /* Is ip usable as a unicast peer (not 0, multicast, broadcast)? */
 int mrdp_ip_unicast(uint32_t ip);

@@ -660,27 +660,12 @@ static void tx_packet(struct mrdp_dev *d, struct rte_mbuf *m, size_t len,
 		}
 	} else if (p->tx_csum_offload) {
 		mrdp_encap_write(f, &h, len, 0);
-		/* The port fills both checksums; it wants the IPv4 one 0
-		 * and the UDP one seeded with the pseudo-header sum. */
-		f[MRDP_ETH_LEN + 10] = 0;
-		f[MRDP_ETH_LEN + 11] = 0;
+		/* The port fills both checksums. */
+		mrdp_encap_offload4(f);
 		m->l2_len = MRDP_ETH_LEN;
 		m->l3_len = MRDP_IP4_LEN;
 		m->ol_flags |= RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM |
 			       RTE_MBUF_F_TX_UDP_CKSUM;
-		{
-			uint8_t pseudo[12];
-			uint16_t ps;
-
-			memcpy(pseudo, f + MRDP_ETH_LEN + 12, 8);
-			pseudo[8] = 0;
-			pseudo[9] = MRDP_IPPROTO_UDP;
-			pseudo[10] = (uint8_t)((MRDP_UDP_LEN + len) >> 8);
-			pseudo[11] = (uint8_t)(MRDP_UDP_LEN + len);
-			ps = mrdp_csum_fold(mrdp_csum_add(0, pseudo, 12));
-			f[MRDP_ETH_LEN + MRDP_IP4_LEN + 6] = (uint8_t)(ps >> 8);
-			f[MRDP_ETH_LEN + MRDP_IP4_LEN + 7] = (uint8_t)ps;
-		}
 	} else {
 		mrdp_encap_write(f, &h, len, d->udp_csum);
 	}

@@ -35,24 +35,69 @@ static uint8_t rnd8(void)
 	return (uint8_t)rng;
 }
 
+/* The IPv4 pseudo-header (RFC 768) of the frame f, summed by ref_csum. */
+static uint16_t ref_pseudo4(const uint8_t *f, size_t ulen)
+{
+	uint8_t pseudo[12];
+
+	memcpy(pseudo, f + 26, 8);
+	pseudo[8] = 0;
+	pseudo[9] = 17;
+	pseudo[10] = (uint8_t)(ulen >> 8);
+	pseudo[11] = (uint8_t)ulen;
+	return ref_csum(pseudo, 12, 0);
+}
+
+static void fill_hdr(struct mrdp_hdr *h, uint8_t ecn);
+
+/*
+ * The checksums the framing computes (rte_ipv4_cksum, rte_ipv4_udptcp_
+ * cksum, and mrdp_encap_offload4's seed) against the plain reference,
+ * at every payload length from 0 to 80 (odd lengths: the last byte is
+ * the high byte of a word) and at the largest data packets; and
+ * classify takes what write made.
+ */
 static void test_csum_matches_reference(void)
 {
-	uint8_t buf[4200];
+	static const size_t big[] = { 4171, 4172 };
+	static uint8_t f[MRDP_HDR_LEN + 4200];
+	struct mrdp_local me = { .ip = 0xc0a800c7u, .udp_port = 4797 };
+	struct mrdp_hdr h;
+	struct mrdp_rx r;
 	size_t n, i;
 
-	for (i = 0; i < sizeof(buf); i++)
-		buf[i] = rnd8();
-	for (n = 0; n < 80; n++)
-		MR_CHECK_EQ(mrdp_csum_fold(mrdp_csum_add(0, buf, n)),
-			    ref_csum(buf, n, 0));
-	MR_CHECK_EQ(mrdp_csum_fold(mrdp_csum_add(0, buf, 4172)),
-		    ref_csum(buf, 4172, 0));
-	MR_CHECK_EQ(mrdp_csum_fold(mrdp_csum_add(0, buf, 4171)),
-		    ref_csum(buf, 4171, 0));
-	/* Chaining: the second call starts from the first's sum. */
-	MR_CHECK_EQ(mrdp_csum_fold(mrdp_csum_add(mrdp_csum_add(0, buf, 100),
-						 buf + 100, 301)),
-		    ref_csum(buf, 401, 0));
+	memcpy(me.mac, mac_b, 6);
+	for (n = 0; n < 80 + 2; n++) {
+		size_t plen = n < 80 ? n : big[n - 80];
+
+		for (i = 0; i < plen; i++)
+			f[MRDP_HDR_LEN + i] = rnd8();
+		fill_hdr(&h, MRDP_ECN_ECT0);
+		h.sport = (uint16_t)(0xc000 + n);
+		mrdp_encap_write(f, &h, plen, 1);
+		MR_CHECK_EQ(ref_csum(f + 14, 20, 0), 0xffff);
+		MR_CHECK_EQ(
+			ref_csum(f + 34, 8 + plen, ref_pseudo4(f, 8 + plen)),
+			0xffff);
+		MR_CHECK((f[40] | f[41]) != 0);
+		mrdp_encap_classify(f, MRDP_HDR_LEN + plen, &me, 0, &r);
+		MR_CHECK_EQ(r.kind, MRDP_PKT_DATA);
+		MR_CHECK_EQ(r.len, plen);
+		/* One bit flipped in the payload: the UDP checksum fails. */
+		if (plen) {
+			f[MRDP_HDR_LEN + plen - 1] ^= 0x10;
+			mrdp_encap_classify(f, MRDP_HDR_LEN + plen, &me, 0, &r);
+			MR_CHECK_EQ(r.kind, MRDP_PKT_DROP);
+			MR_CHECK_EQ(r.drop, MRDP_RXD_UDP_CSUM);
+		}
+		/* Offload: IPv4 checksum 0, UDP seeded with the pseudo-
+		 * header sum (big-endian on the wire). */
+		mrdp_encap_write(f, &h, plen, 0);
+		mrdp_encap_offload4(f);
+		MR_CHECK_EQ(f[24] | f[25], 0);
+		MR_CHECK_EQ((unsigned)(f[40] << 8 | f[41]),
+			    ref_pseudo4(f, 8 + plen));
+	}
 }
 
 static void fill_hdr(struct mrdp_hdr *h, uint8_t ecn)
