@@ -125,6 +125,7 @@ enum mr_wc_opcode {
 	MR_WC_FETCH_ADD = 4,
 	MR_WC_BIND_MW = 5,
 	MR_WC_LOCAL_INV = 6,
+	MR_WC_ATOMIC_WRITE = 9,
 	MR_WC_RECV = 128,
 	MR_WC_RECV_RDMA_WITH_IMM = 129,
 };
@@ -141,6 +142,10 @@ enum mr_wr_opcode {
 	MR_WR_LOCAL_INV = 7, /* no packet: memreg.invalidate (MR-MW-4) */
 	MR_WR_BIND_MW = 8,   /* no packet: memreg.bind (MR-MW-2) */
 	MR_WR_SEND_WITH_INV = 9,
+	/* 8 bytes placed atomically at an aligned remote address (MR-AW-*):
+	 * from the WR's SGEs (8 bytes, lkey or inline) or, with num_sge 0,
+	 * from `swap`, whose 8 bytes are taken as they lie in memory. */
+	MR_WR_ATOMIC_WRITE = 15,
 };
 
 /* Send flags, numerically equal to enum ibv_send_flags. */

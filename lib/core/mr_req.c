@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "mr_atomicw.h"
 #include "mr_crc32c.h"
 #include "mr_engine.h"
 
@@ -168,6 +169,10 @@ static int post_check(const struct mr_qp *qp, const struct mr_send_wr *wr,
 		    (wr->remote_addr & 7))
 			return -MR_EINVAL;
 		break;
+	case MR_WR_ATOMIC_WRITE:
+		if (mr_atomicw_check_wr(c->type, wr, *len))
+			return -MR_EINVAL;
+		break;
 	default:
 		return -MR_EINVAL;
 	}
@@ -194,9 +199,8 @@ static int consumes_rwqe(uint8_t op)
 
 static uint32_t npkts_of(const struct mr_qp *qp, const struct mr_swqe *w)
 {
-	if (w->opcode == MR_WR_RDMA_READ ||
-	    w->opcode == MR_WR_ATOMIC_CMP_AND_SWP ||
-	    w->opcode == MR_WR_ATOMIC_FETCH_AND_ADD || !w->len)
+	if (w->opcode == MR_WR_RDMA_READ || mr_atomicw_is_atomic(w->opcode) ||
+	    !w->len)
 		return 1;
 	return (uint32_t)(((uint64_t)w->len + qp->mtu - 1) / qp->mtu);
 }
@@ -213,6 +217,8 @@ static enum mr_wc_opcode wc_opcode(uint8_t op)
 		return MR_WC_COMP_SWAP;
 	case MR_WR_ATOMIC_FETCH_AND_ADD:
 		return MR_WC_FETCH_ADD;
+	case MR_WR_ATOMIC_WRITE:
+		return MR_WC_ATOMIC_WRITE;
 	default:
 		return MR_WC_SEND;
 	}
@@ -307,6 +313,8 @@ int mr_req_post(struct mr_qp *qp, const struct mr_send_wr *wr, uint64_t now)
 	} else if (wr->num_sge) {
 		memcpy(w->sge, wr->sg_list, wr->num_sge * sizeof(*w->sge));
 	}
+	if (w->opcode == MR_WR_ATOMIC_WRITE && mr_atomicw_capture(qp, wr, w))
+		return -MR_EACCESS; /* MR-AW-2; nothing posted yet */
 	w->npkts = npkts_of(qp, w);
 	w->rsn = 0;
 	if (qp->cfg.type == MR_QPT_RC && consumes_rwqe(w->opcode))
@@ -352,6 +360,7 @@ static int wqe_done(const struct mr_qp *qp, const struct mr_swqe *w)
 	case MR_WR_RDMA_READ:
 	case MR_WR_ATOMIC_CMP_AND_SWP:
 	case MR_WR_ATOMIC_FETCH_AND_ADD:
+	case MR_WR_ATOMIC_WRITE: /* MR-AW-3: its response says placed */
 		return w->resp_done;
 	default:
 		/* MR-REQ-6: the peer's cum_msn says the message is complete
@@ -363,8 +372,7 @@ static int wqe_done(const struct mr_qp *qp, const struct mr_swqe *w)
 
 static int is_rd_atomic(uint8_t op)
 {
-	return op == MR_WR_RDMA_READ || op == MR_WR_ATOMIC_CMP_AND_SWP ||
-	       op == MR_WR_ATOMIC_FETCH_AND_ADD;
+	return op == MR_WR_RDMA_READ || mr_atomicw_is_atomic(op);
 }
 
 int mr_req_sq_draining(const struct mr_qp *qp)
@@ -455,6 +463,7 @@ static uint8_t wire_opcode(const struct mr_swqe *w)
 		[MR_WR_ATOMIC_CMP_AND_SWP] = MR_OP_ATOMIC_CS,
 		[MR_WR_ATOMIC_FETCH_AND_ADD] = MR_OP_ATOMIC_FA,
 		[MR_WR_SEND_WITH_INV] = MR_OP_SEND_INV,
+		[MR_WR_ATOMIC_WRITE] = MR_OP_ATOMIC_WRITE,
 	};
 	return map[w->opcode];
 }
@@ -551,6 +560,8 @@ static size_t build_req(struct mr_qp *qp, const struct mr_swqe *w,
 		if (w->opcode == MR_WR_ATOMIC_CMP_AND_SWP) {
 			pkt.atom.swap_add = w->swap;
 			pkt.atom.compare = w->compare_add;
+		} else if (w->opcode == MR_WR_ATOMIC_WRITE) {
+			pkt.atom.swap_add = mr_atomicw_wire_value(w);
 		} else {
 			pkt.atom.swap_add = w->compare_add;
 		}

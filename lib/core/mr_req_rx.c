@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "mr_atomicw.h"
 #include "mr_engine.h"
 
 /* ---- ACKs and NAKs in -----------------------------------------------------
@@ -254,8 +255,7 @@ int mr_req_on_resp(struct mr_qp *qp, const struct mr_pkt *pkt,
 		if (b->opcode == MR_OP_READ_RESP
 			    ? w->opcode != MR_WR_RDMA_READ ||
 				      b->msg_len != w->len
-			    : w->opcode != MR_WR_ATOMIC_CMP_AND_SWP &&
-				      w->opcode != MR_WR_ATOMIC_FETCH_AND_ADD) {
+			    : !mr_atomicw_is_atomic(w->opcode)) {
 			MR_CNT(qp, drop_invalid, 1);
 			return -MR_EPROTO;
 		}
@@ -275,7 +275,9 @@ int mr_req_on_resp(struct mr_qp *qp, const struct mr_pkt *pkt,
 	if (b->opcode == MR_OP_ATOMIC_RESP) {
 		uint64_t v = pkt->atomic_orig;
 
-		if (mr_sge_place(MR_QP_MEM(qp), w->sge, w->num_sge, 0,
+		/* MR-AW-3: an ATOMIC_WRITE's response places nothing. */
+		if (w->opcode != MR_WR_ATOMIC_WRITE &&
+		    mr_sge_place(MR_QP_MEM(qp), w->sge, w->num_sge, 0,
 				 (uint8_t *)&v, 8))
 			mr_req_mark_err(qp, w->msn, MR_WC_LOC_PROT_ERR);
 		w->resp_done = 1;
@@ -333,8 +335,7 @@ static uint64_t rd_stall_at(const struct mr_qp *qp)
 		return UINT64_MAX;
 	w = mr_sq_wqe(qp, qp->sq.head);
 	if ((w->opcode != MR_WR_RDMA_READ &&
-	     w->opcode != MR_WR_ATOMIC_CMP_AND_SWP &&
-	     w->opcode != MR_WR_ATOMIC_FETCH_AND_ADD) ||
+	     !mr_atomicw_is_atomic(w->opcode)) ||
 	    w->resp_done || w->err || w->state != MR_SWQE_SENT ||
 	    !mr_seq_lt(w->last_ssn, qp->req.snd_una))
 		return UINT64_MAX;

@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "mr_atomicw.h"
 #include "mr_engine.h"
 
 int mr_resp_alloc(struct mr_qp *qp)
@@ -271,6 +272,8 @@ static uint8_t check_access(struct mr_qp *qp, const struct mr_pkt *pkt,
 				 MR_ACCESS_REMOTE_ATOMIC, host))
 			return MR_NAK_REM_ACCESS;
 		return 0;
+	case MR_OP_ATOMIC_WRITE:
+		return mr_atomicw_check(qp, pkt, host);
 	default:
 		return 0;
 	}
@@ -278,8 +281,7 @@ static uint8_t check_access(struct mr_qp *qp, const struct mr_pkt *pkt,
 
 static int msg_complete(const struct mr_rmsg *e)
 {
-	if (e->opcode == MR_OP_READ_REQ || e->opcode == MR_OP_ATOMIC_CS ||
-	    e->opcode == MR_OP_ATOMIC_FA)
+	if (e->opcode == MR_OP_READ_REQ || mr_atomicw_is_atomic_op(e->opcode))
 		return e->got;
 	return e->got && e->bytes == e->msg_len;
 }
@@ -295,7 +297,7 @@ static void fill_entry(struct mr_rmsg *e, const struct mr_pkt *pkt)
 	e->msg_len = b->msg_len;
 	e->rsn = b->rsn;
 	e->imm = pkt->imm;
-	if (b->opcode == MR_OP_ATOMIC_CS || b->opcode == MR_OP_ATOMIC_FA) {
+	if (mr_atomicw_is_atomic_op(b->opcode)) {
 		e->vaddr = pkt->atom.vaddr;
 		e->rkey = pkt->atom.rkey;
 		e->swap_add = pkt->atom.swap_add;
@@ -518,6 +520,11 @@ static int execute(struct mr_qp *qp, struct mr_rmsg *e)
 					    qp->mtu)
 			       : 1;
 		MR_CNT(qp, reads_executed, 1);
+	} else if (e->opcode == MR_OP_ATOMIC_WRITE) {
+		if (mr_atomicw_execute(qp, e, r)) {
+			set_rx_err(qp, e, MR_NAK_REM_ACCESS);
+			return -MR_EACCESS;
+		}
 	} else {
 		uint8_t *host;
 		uint64_t *p;
@@ -630,6 +637,7 @@ void mr_resp_advance(struct mr_qp *qp, uint64_t now)
 		case MR_OP_READ_REQ:
 		case MR_OP_ATOMIC_CS:
 		case MR_OP_ATOMIC_FA:
+		case MR_OP_ATOMIC_WRITE:
 			if (execute(qp, e))
 				return;
 			break;

@@ -109,6 +109,7 @@ static int opcode_ext(uint8_t opcode)
 		return X_PAYLOAD;
 	case MR_OP_ATOMIC_CS:
 	case MR_OP_ATOMIC_FA:
+	case MR_OP_ATOMIC_WRITE:
 		return X_ATOMETH;
 	case MR_OP_ATOMIC_RESP:
 		return X_ATOMACK;
@@ -325,6 +326,7 @@ static int check_lengths(const struct mr_pkt *pkt, int x)
 		return MR_PARSE_OK;
 	case MR_OP_ATOMIC_CS: /* MR-EXT-5 */
 	case MR_OP_ATOMIC_FA:
+	case MR_OP_ATOMIC_WRITE: /* MR-EXT-9 */
 	case MR_OP_ATOMIC_RESP: /* MR-EXT-6 */
 		if (b->offset || b->msg_len != MR_WIRE_ATOMIC_LEN)
 			return MR_PARSE_FIELD;
@@ -547,6 +549,8 @@ const char *mr_wire_op_name(uint8_t opcode)
 		return "ATOMIC_FA";
 	case MR_OP_ATOMIC_RESP:
 		return "ATOMIC_RESP";
+	case MR_OP_ATOMIC_WRITE:
+		return "ATOMIC_WRITE";
 	case MR_OP_ACK:
 		return "ACK";
 	case MR_OP_PROBE:

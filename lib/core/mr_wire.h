@@ -75,7 +75,7 @@
  *   ATOMIC_RESP   ATOMACKETH        ACK           AETH + SACK blocks
  *   PROBE         -  (no payload)
  *   UD_SEND       DETH              UD_SEND_IMM   DETH IMMDT
- *   SEND_INV      IETH
+ *   SEND_INV      IETH              ATOMIC_WRITE  ATOMETH
  */
 enum mr_wire_opcode {
 	MR_OP_SEND = 0x01,
@@ -88,6 +88,9 @@ enum mr_wire_opcode {
 	MR_OP_ATOMIC_FA = 0x08,
 	MR_OP_ATOMIC_RESP = 0x09,
 	MR_OP_SEND_INV = 0x0a, /* SEND with remote invalidate (MR-EXT-8) */
+	/* 8 bytes placed atomically (MR-EXT-9): the data in atom.swap_add,
+	 * answered with ATOMIC_RESP like the other atomics (MR-AW-3). */
+	MR_OP_ATOMIC_WRITE = 0x0b,
 	MR_OP_ACK = 0x10,
 	/* A path probe (MR-PRB-*): BTH + PTH only, no data, no ssn; it
 	 * takes a ppsn of its path and is acknowledged in that path's SACK
@@ -232,8 +235,8 @@ struct mr_aeth {
  *  - READ_REQ: no payload, offset 0, msg_len == reth.dma_len (the bytes to
  *    read; the READ_RESP packets carry the same msg_len and the request's
  *    msn).
- *  - ATOMIC_CS/FA/RESP: no payload, offset 0, msg_len 8. ATOMIC_FA
- *    ignores atom.compare.
+ *  - ATOMIC_CS/FA/WRITE/RESP: no payload, offset 0, msg_len 8.
+ *    ATOMIC_FA and ATOMIC_WRITE ignore atom.compare.
  *  - UD_SEND*: offset 0, msg_len == payload_len (one packet per message).
  *  - ACK: no payload, rsn/offset/msg_len 0; bth.ssn and bth.msn are not
  *    interpreted by the wire layer (transport.md may give them a meaning).

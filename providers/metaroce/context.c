@@ -216,6 +216,12 @@ static void fill_device_attr(const struct metaroce_device *dev,
 	o->max_qp_init_rd_atom = METAROCE_MAX_QP_RD_ATOM;
 	o->max_res_rd_atom = METAROCE_MAX_QP_RD_ATOM * METAROCE_MAX_QP;
 	o->atomic_cap = IBV_ATOMIC_HCA;
+	/* The 64-bit flags, as the kernel reports them (the low half is
+	 * device_cap_flags); MR-AW-*: ATOMIC WRITE. No FLUSH: rdma-core 44
+	 * has no verb for it, so neither FLUSH_GLOBAL nor FLUSH_PERSISTENT
+	 * is claimed. */
+	a->device_cap_flags_ex =
+		o->device_cap_flags | METAROCE_DEVICE_ATOMIC_WRITE;
 	o->max_srq = METAROCE_MAX_SRQ;
 	o->max_srq_wr = METAROCE_MAX_SRQ_WR;
 	o->max_srq_sge = METAROCE_MAX_SGE;

@@ -37,6 +37,11 @@
 #define METAROCE_MAX_QP_WR 16384
 #define METAROCE_MAX_SRQ 1024
 #define METAROCE_MAX_SRQ_WR 16384
+/* device_cap_flags_ex bit of ATOMIC WRITE: IB_UVERBS_DEVICE_ATOMIC_WRITE of
+ * the kernel's uapi (ib_user_verbs.h since Linux 6.2; rdma-core 44's copy
+ * of the header predates it). rxe reports it there; programs test the bit
+ * of attr.device_cap_flags_ex from ibv_query_device_ex. */
+#define METAROCE_DEVICE_ATOMIC_WRITE (1ull << 40)
 
 struct metaroce_engine; /* engine.h: the core endpoint + datapath */
 

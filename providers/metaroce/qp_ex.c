@@ -170,6 +170,22 @@ static void qx_fetch_add(struct ibv_qp_ex *qx, uint32_t rkey, uint64_t raddr,
 	s->wr.compare_add = add;
 }
 
+/* MR-AW-1: the 8 bytes come with the call (no SGE follows): taken now,
+ * as the core takes them at post. */
+static void qx_atomic_write(struct ibv_qp_ex *qx, uint32_t rkey,
+			    uint64_t raddr, const void *atomic_wr)
+{
+	struct metaroce_wr_stage *s = new_wr(qx, IBV_QP_EX_WITH_ATOMIC_WRITE,
+					     MR_WR_ATOMIC_WRITE);
+
+	if (!s)
+		return;
+	s->wr.rkey = rkey;
+	s->wr.remote_addr = raddr;
+	memcpy(&s->wr.swap, atomic_wr, sizeof(s->wr.swap));
+	s->has_data = 1;
+}
+
 /* MR-MW-*: window binds (type 2: type 1 windows are bound by
  * ibv_bind_mw), local and remote invalidation. */
 static void qx_bind_mw(struct ibv_qp_ex *qx, struct ibv_mw *mw, uint32_t rkey,
@@ -360,6 +376,7 @@ uint64_t metaroce_qp_ex_ops(enum ibv_qp_type type)
 		       IBV_QP_EX_WITH_RDMA_READ |
 		       IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
 		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+		       IBV_QP_EX_WITH_ATOMIC_WRITE |
 		       IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV |
 		       IBV_QP_EX_WITH_SEND_WITH_INV;
 	return ops;
@@ -408,8 +425,9 @@ int metaroce_qp_ex_init(struct metaroce_qp *qp, uint64_t ops)
 	qx->wr_bind_mw = qx_bind_mw;
 	qx->wr_local_inv = qx_local_inv;
 	qx->wr_send_inv = qx_send_inv;
-	/* Not offered (send_ops_flags with them is refused): send_tso,
-	 * xrc_srqn, atomic_write (and flush in rdma-core 56) stay NULL. */
+	qx->wr_atomic_write = qx_atomic_write;
+	/* Not offered (send_ops_flags with them is refused): send_tso and
+	 * xrc_srqn stay NULL (wr_flush is not in rdma-core 44's ibv_qp_ex). */
 	qp->vqp.comp_mask |= MR_PABI_QP_EX;
 	return 0;
 }

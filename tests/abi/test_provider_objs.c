@@ -558,9 +558,19 @@ static void test_send_wr(void)
 	w.opcode = IBV_WR_SEND_WITH_INV;
 	MR_CHECK_EQ(metaroce_xlate_send_wr(&w, IBV_QPT_UC, 2, 0, s, &o),
 		    EINVAL);
+	/* MR-AW-1: ATOMIC_WRITE on RC, its target in wr.rdma */
 	w.opcode = IBV_WR_ATOMIC_WRITE;
-	MR_CHECK_EQ(metaroce_xlate_send_wr(&w, IBV_QPT_RC, 2, 0, s, &o),
+	MR_CHECK_EQ(metaroce_xlate_send_wr(&w, IBV_QPT_UC, 2, 0, s, &o),
 		    EINVAL);
+	MR_CHECK_EQ(metaroce_xlate_send_wr(&w, IBV_QPT_UD, 2, 0, s, &o),
+		    EINVAL);
+	w.wr.rdma.remote_addr = 0x7000;
+	w.wr.rdma.rkey = 0x4242;
+	MR_CHECK_EQ(metaroce_xlate_send_wr(&w, IBV_QPT_RC, 2, 0, s, &o), 0);
+	MR_CHECK_EQ(o.opcode, MR_WR_ATOMIC_WRITE);
+	MR_CHECK_EQ(o.remote_addr, 0x7000);
+	MR_CHECK_EQ(o.rkey, 0x4242);
+	MR_CHECK(o.num_sge >= 1);
 	w.opcode = IBV_WR_SEND;
 	w.send_flags = IBV_SEND_IP_CSUM;
 	MR_CHECK_EQ(metaroce_xlate_send_wr(&w, IBV_QPT_RC, 2, 0, s, &o),

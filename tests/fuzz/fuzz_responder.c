@@ -429,6 +429,7 @@ static const uint8_t opcodes[] = {
 	MR_OP_SEND,	   MR_OP_SEND_IMM,  MR_OP_WRITE,     MR_OP_WRITE_IMM,
 	MR_OP_READ_REQ,	   MR_OP_READ_RESP, MR_OP_ATOMIC_CS, MR_OP_ATOMIC_FA,
 	MR_OP_ATOMIC_RESP, MR_OP_ACK,	    MR_OP_UD_SEND,   MR_OP_UD_SEND_IMM,
+	MR_OP_ATOMIC_WRITE,
 };
 
 static void crafted(struct world *w, struct rd *r)
@@ -476,6 +477,7 @@ static void crafted(struct world *w, struct rd *r)
 		break;
 	case MR_OP_ATOMIC_CS:
 	case MR_OP_ATOMIC_FA:
+	case MR_OP_ATOMIC_WRITE:
 		p.atom.vaddr = pick_addr(r, &key);
 		p.atom.rkey = key;
 		p.atom.swap_add = rd64(r);
@@ -564,6 +566,7 @@ static void post_send(struct world *w, struct rd *r)
 		MR_WR_RDMA_READ,
 		MR_WR_ATOMIC_CMP_AND_SWP,
 		MR_WR_ATOMIC_FETCH_AND_ADD,
+		MR_WR_ATOMIC_WRITE,
 	};
 	uint8_t sel = rd8(r);
 	unsigned i = sel % NQP;
@@ -583,7 +586,8 @@ static void post_send(struct world *w, struct rd *r)
 		sge.length = (uint32_t)(g->vaddr + g->len - sge.addr);
 	sge.lkey = g->key;
 	if (wr.opcode == MR_WR_ATOMIC_CMP_AND_SWP ||
-	    wr.opcode == MR_WR_ATOMIC_FETCH_AND_ADD) {
+	    wr.opcode == MR_WR_ATOMIC_FETCH_AND_ADD ||
+	    wr.opcode == MR_WR_ATOMIC_WRITE) {
 		sge.addr &= ~7ull;
 		sge.length = 8;
 	}

@@ -48,6 +48,8 @@ static const char *op_name(uint8_t op)
 		return "atomic_fa";
 	case MR_OP_ATOMIC_RESP:
 		return "atomic_resp";
+	case MR_OP_ATOMIC_WRITE:
+		return "atomic_write";
 	case MR_OP_ACK:
 		return "ack";
 	case MR_OP_PROBE:
@@ -162,6 +164,7 @@ static void crafted_record(struct script *s, unsigned op, unsigned qp)
 		break;
 	case MR_OP_ATOMIC_CS:
 	case MR_OP_ATOMIC_FA:
+	case MR_OP_ATOMIC_WRITE:
 		put(s, 1, 0);
 		put(s, 2, 0x200);
 		put(s, 8, 5); /* swap/add */

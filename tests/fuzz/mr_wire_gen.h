@@ -19,7 +19,7 @@ static const uint8_t mr_gen_opcodes[] = {
 	MR_OP_SEND,	   MR_OP_SEND_IMM,  MR_OP_WRITE,     MR_OP_WRITE_IMM,
 	MR_OP_READ_REQ,	   MR_OP_READ_RESP, MR_OP_ATOMIC_CS, MR_OP_ATOMIC_FA,
 	MR_OP_ATOMIC_RESP, MR_OP_ACK,	    MR_OP_UD_SEND,   MR_OP_UD_SEND_IMM,
-	MR_OP_PROBE,	   MR_OP_SEND_INV,
+	MR_OP_PROBE,	   MR_OP_SEND_INV,  MR_OP_ATOMIC_WRITE,
 };
 #define MR_GEN_NUM_OPCODES (sizeof(mr_gen_opcodes) / sizeof(mr_gen_opcodes[0]))
 
@@ -119,6 +119,7 @@ static inline void mr_gen_pkt(struct mr_gen_rng *r, uint8_t opcode,
 		break;
 	case MR_OP_ATOMIC_CS:
 	case MR_OP_ATOMIC_FA:
+	case MR_OP_ATOMIC_WRITE:
 		pkt->bth.msg_len = MR_WIRE_ATOMIC_LEN;
 		pkt->atom.vaddr = mr_gen_next(r) & ~7ull;
 		pkt->atom.rkey = (uint32_t)mr_gen_next(r);

@@ -26,7 +26,7 @@ FLOORS = {
         "mr_rq", "mr_sge", "mr_sq", "mr_pathmgr", "mr_mw"],
     # 2 QP parts: requester, responder, datagrams (struct mr_qp)
     2: ["mr_engine", "mr_req", "mr_req_rx", "mr_resp", "mr_ud", "mr_uc",
-        "mr_sqlocal"],
+        "mr_sqlocal", "mr_atomicw"],
     # 3 the endpoint's bookkeeping of its QPs: work queue, timer heap
     #   keys, qpn table; path counters and per-connection path views
     3: ["mr_sched", "mr_ep_stats", "mr_path_info"],

@@ -280,6 +280,7 @@ static void test_ext_len(void)
 	MR_CHECK_EQ(mr_wire_ext_len(MR_OP_UD_SEND), 8);
 	MR_CHECK_EQ(mr_wire_ext_len(MR_OP_UD_SEND_IMM), 12);
 	MR_CHECK_EQ(mr_wire_ext_len(MR_OP_SEND_INV), 4); /* MR-EXT-8 */
+	MR_CHECK_EQ(mr_wire_ext_len(MR_OP_ATOMIC_WRITE), 28); /* MR-EXT-9 */
 	for (v = 0; v < 256; v++) {
 		unsigned i, known = 0;
 
@@ -657,7 +658,7 @@ static void test_length_rules(void)
 		static const uint8_t no_rsn[] = {
 			MR_OP_WRITE,	 MR_OP_WRITE_IMM,   MR_OP_READ_REQ,
 			MR_OP_ATOMIC_CS, MR_OP_ATOMIC_FA,   MR_OP_ACK,
-			MR_OP_UD_SEND,	 MR_OP_UD_SEND_IMM,
+			MR_OP_UD_SEND,	 MR_OP_UD_SEND_IMM, MR_OP_ATOMIC_WRITE,
 		};
 		unsigned i;
 
@@ -689,9 +690,11 @@ static void test_length_rules(void)
 	MR_CHECK_EQ(parse_pkt(&p), MR_PARSE_FIELD);
 	/* MR-EXT-5, MR-EXT-6: atomics: msg_len 8, offset 0, no payload */
 	{
+		/* MR-EXT-9: ATOMIC_WRITE the same */
 		static const uint8_t atomics[] = { MR_OP_ATOMIC_CS,
 						   MR_OP_ATOMIC_FA,
-						   MR_OP_ATOMIC_RESP };
+						   MR_OP_ATOMIC_RESP,
+						   MR_OP_ATOMIC_WRITE };
 		unsigned i;
 
 		for (i = 0; i < sizeof(atomics); i++) {
@@ -918,6 +921,7 @@ static void test_format(void)
 
 	MR_CHECK(!strcmp(mr_wire_op_name(MR_OP_UD_SEND_IMM), "UD_SEND_IMM"));
 	MR_CHECK(!strcmp(mr_wire_op_name(MR_OP_SEND_INV), "SEND_INV"));
+	MR_CHECK(!strcmp(mr_wire_op_name(MR_OP_ATOMIC_WRITE), "ATOMIC_WRITE"));
 	MR_CHECK(!strcmp(mr_wire_op_name(0x7f), "UNKNOWN"));
 	memset(&p, 0, sizeof(p));
 	p.bth.opcode = 0x7f;

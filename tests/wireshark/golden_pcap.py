@@ -88,7 +88,7 @@ pkts = [
     # --- malformed, one defect each
     SEND_IMM[:-1] + bytes([SEND_IMM[-1] ^ 0xFF]),                # 9 ICRC
     seal(bth(0x01, ver=0x20) + pth(0, 0)),                       # 10 version
-    seal(bth(0x0b) + pth(0, 0)),                                 # 11 opcode
+    seal(bth(0x0c) + pth(0, 0)),                                 # 11 opcode
     seal(bth(0x01, 0x10, 1, 2) + pth(0, 0)),                     # 12 flag bit 4
     seal(bth(0x03, 0, 1, 2, 0, 0, 0, 0, 9) + pth(0, 0) +         # 13 dma_len
          struct.pack(">QII", 0, 1, 8) + b"x"),
@@ -138,7 +138,11 @@ def icmp_unreachable(inner_frame, keep):
 QUOTED = frame(seal(bth(0x03, 0, 0x33, 0x44, 42, 1, 0, 0, 4096) +
                     pth(5, 9) + struct.pack(">QII", 0x1000, 0xabc, 4096) +
                     bytes(1000)))
-frames = [frame(p) for p in pkts] + [icmp_unreachable(QUOTED, 128)]
+# 21: ATOMIC_WRITE (MR-EXT-9): the 8 bytes "aw-bytes" in swap_add.
+AW = seal(bth(0x0b, 0x2, 0x33, 0x44, 12, 4, 0, 0, 8) + pth(2, 7) +
+          struct.pack(">QI", 0x3008, 0x66) + b"aw-bytes" + bytes(8))
+frames = [frame(p) for p in pkts] + [icmp_unreachable(QUOTED, 128),
+                                     frame(AW)]
 
 with open(sys.argv[1], "wb") as out:
     out.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))

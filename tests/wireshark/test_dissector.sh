@@ -64,6 +64,9 @@ N=19; eq "path 63 with 7 CE marks (MR-ACK-11): no expert item" \
 N=20; eq "a WRITE quoted cut short in an ICMP error: headers decoded, no ICRC or length verdict" \
 	"$(row icmp.type metaroce.opcode metaroce.ssn metaroce.path_id metaroce.ppsn metaroce.icrc.status _ws.expert.message)" \
 	"3|0x03|42|5|9|not checked (quoted in an ICMP error)|"
+N=21; eq "ATOMIC_WRITE (MR-EXT-9): ATOMETH, no expert item" \
+	"$(row metaroce.opcode metaroce.atometh.vaddr metaroce.atometh.rkey metaroce.atometh.swap_add metaroce.msg_len metaroce.icrc.status _ws.expert.message)" \
+	"0x0b|0x0000000000003008|0x00000066|0x61772d6279746573|8|good|"
 n_err=$(fields "$G" _ws.expert.severity | head -8 | grep -c 8388608)
 eq "no error on the 8 good packets" "$n_err" 0
 

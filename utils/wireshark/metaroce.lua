@@ -18,7 +18,7 @@ local OPCODES = {
 	[0x01] = "SEND", [0x02] = "SEND_IMM", [0x03] = "WRITE",
 	[0x04] = "WRITE_IMM", [0x05] = "READ_REQ", [0x06] = "READ_RESP",
 	[0x07] = "ATOMIC_CS", [0x08] = "ATOMIC_FA", [0x09] = "ATOMIC_RESP",
-	[0x0a] = "SEND_INV", [0x10] = "ACK", [0x11] = "PROBE", [0x20] = "UD_SEND",
+	[0x0a] = "SEND_INV", [0x0b] = "ATOMIC_WRITE", [0x10] = "ACK", [0x11] = "PROBE", [0x20] = "UD_SEND",
 	[0x21] = "UD_SEND_IMM",
 }
 -- Extension headers each opcode implies (MR-HDR-2), in wire order.
@@ -26,7 +26,8 @@ local EXT = {
 	[0x01] = {}, [0x02] = { "imm" }, [0x03] = { "reth" },
 	[0x04] = { "reth", "imm" }, [0x05] = { "reth" }, [0x06] = {},
 	[0x07] = { "atometh" }, [0x08] = { "atometh" },
-	[0x09] = { "atomacketh" }, [0x0a] = { "ieth" }, [0x10] = { "aeth" },
+	[0x09] = { "atomacketh" }, [0x0a] = { "ieth" }, [0x0b] = { "atometh" },
+	[0x10] = { "aeth" },
 	[0x11] = {},
 	[0x20] = { "deth" }, [0x21] = { "deth", "imm" },
 }
@@ -416,8 +417,8 @@ function p.dissector(tvb, pinfo, tree)
 		if op == 0x05 and (plen ~= 0 or offset ~= 0 or msg_len ~= dma_len) then
 			bad(len_i, "READ_REQ: no payload, offset 0, msg_len = dma_len (MR-EXT-2)")
 		end
-		if op >= 0x07 and op <= 0x09 and (plen ~= 0 or offset ~= 0 or msg_len ~= 8) then
-			bad(len_i, "Atomics: no payload, offset 0, msg_len 8 (MR-EXT-5/6)")
+		if ((op >= 0x07 and op <= 0x09) or op == 0x0b) and (plen ~= 0 or offset ~= 0 or msg_len ~= 8) then
+			bad(len_i, "Atomics: no payload, offset 0, msg_len 8 (MR-EXT-5/6/9)")
 		end
 		if (op == 0x20 or op == 0x21) and (offset ~= 0 or msg_len ~= plen) then
 			bad(len_i, "UD: offset 0 and msg_len = payload length (MR-EXT-7)")
