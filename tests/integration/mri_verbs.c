@@ -12,8 +12,9 @@
  * steps beyond NSTEPS are "mixed" ones, each with its own seed, so a long
  * run (through a fabric whose planes fail) keeps checking new data.
  *
- * CASE: data (default), bad_rkey, peer_gone, rtr (client/server only;
- * rtr = data with the server's QP left in RTR).
+ * CASE: data (default), bad_rkey, peer_gone, rtr, mw (client/server
+ * only; rtr = data with the server's QP left in RTR; mw = memory windows,
+ * mri_mw.c).
  *
  * Two "sides": the requester (loopback QP A, or the client) posts every
  * work request; the responder (loopback QP B, or the server) posts the
@@ -49,8 +50,6 @@ static uint8_t qp_timeout = 14, qp_retry = 7;
 static int stay_rtr;
 static int is_server;
 static int nsteps = NSTEPS;
-static void tcp_send(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
 
 void mri_fail(const char *fmt, ...)
 {
@@ -65,15 +64,13 @@ void mri_fail(const char *fmt, ...)
 	fflush(stdout);
 	/* The client reports the server's reason too. */
 	if (is_server && sock >= 0 && !failing++)
-		tcp_send("FAIL (server) %s", msg);
+		mri_tcp_send("FAIL (server) %s", msg);
 	exit(1);
 }
 
 /* ---- TCP: the out-of-band channel, line based, never waits forever ---- */
 
-static void tcp_send(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-static void tcp_send(const char *fmt, ...)
+void mri_tcp_send(const char *fmt, ...)
 {
 	char line[512];
 	va_list ap;
@@ -109,7 +106,7 @@ static char *tcp_recv(char *line, size_t len)
 	return line;
 }
 
-static char *tcp_expect(char *line, size_t len)
+char *mri_tcp_expect(char *line, size_t len)
 {
 	if (!tcp_recv(line, len))
 		mri_fail("peer closed the connection");
@@ -329,9 +326,9 @@ static void exchange(const struct side *s, struct remote *r)
 	local_remote(s, &me);
 	for (i = 0; i < 16; i++)
 		sprintf(g + 2 * i, "%02x", me.gid.raw[i]);
-	tcp_send("Q %x %x %x %x %x %" PRIx64 " %s", me.qpn, me.psn, me.rkey,
+	mri_tcp_send("Q %x %x %x %x %x %" PRIx64 " %s", me.qpn, me.psn, me.rkey,
 		 me.ro_rkey, me.max_inline, me.base, g);
-	tcp_expect(line, sizeof(line));
+	mri_tcp_expect(line, sizeof(line));
 	if (sscanf(line, "Q %x %x %x %x %x %" SCNx64 " %32s", &r->qpn, &r->psn,
 		   &r->rkey, &r->ro_rkey, &r->max_inline, &r->base, g) != 7 ||
 	    strlen(g) != 32)
@@ -441,19 +438,19 @@ static int run_server(const char *cs, const char *port)
 		} else if (sscanf(line, "P %d", &n) == 1 && n == k) {
 			mri_gen_step(k, rm.max_inline, &st);
 			mri_post_recvs(&sd, &st);
-			tcp_send("R");
+			mri_tcp_send("R");
 		} else if (sscanf(line, "V %d", &n) == 1 && n == k) {
 			n = mri_poll_recvs(&sd, &st);
 			mri_verify_mem(&sd, 1, st.what);
 			printf("server: step %2d %-26s %2d recv completions "
 			       "ok, memory ok\n",
 			       k++, st.what, n);
-			tcp_send("OK");
+			mri_tcp_send("OK");
 		} else if (!strcmp(line, "M")) {
 			mri_verify_mem(&sd, 1, "after a bad request");
 			mri_bad_drain(&sd);
 			printf("server: memory ok after a bad request\n");
-			tcp_send("OK");
+			mri_tcp_send("OK");
 		} else if (!strcmp(line, "D")) {
 			/* The driver kills us now (SIGKILL), as a host
 			 * vanishes; until then, wait. */
@@ -461,9 +458,12 @@ static int run_server(const char *cs, const char *port)
 			fflush(stdout);
 			for (;;)
 				pause();
+		} else if (line[0] == 'W') {
+			mri_mw_server(&sd, line); /* case mw */
 		} else if (!strcmp(line, "E")) {
+			mri_mw_free();
 			side_free(&sd);
-			tcp_send("BYE");
+			mri_tcp_send("BYE");
 			printf("server: done\n");
 			return 0;
 		} else {
@@ -479,7 +479,7 @@ static void client_pair(struct side *s, struct remote *rm, uint64_t *rng)
 {
 	qp_destroy(s);
 	qp_new(s, rng);
-	tcp_send("C");
+	mri_tcp_send("C");
 	exchange(s, rm);
 	qp_connect(s, rm);
 	printf("client: QP %#x -> QP %#x, max_inline %u\n", s->qp->qp_num,
@@ -493,13 +493,13 @@ static void client_step(struct side *s, const struct remote *rm, int k)
 	int nsc;
 
 	mri_gen_step(k, s->max_inline, &st);
-	tcp_send("P %d", k);
-	tcp_expect(line, sizeof(line));
+	mri_tcp_send("P %d", k);
+	mri_tcp_expect(line, sizeof(line));
 	mri_post_sends(s, rm, &st);
 	nsc = mri_poll_sends(s, &st);
 	mri_verify_mem(s, 0, st.what);
-	tcp_send("V %d", k);
-	tcp_expect(line, sizeof(line));
+	mri_tcp_send("V %d", k);
+	mri_tcp_expect(line, sizeof(line));
 	mri_step_report(&st, nsc, -1);
 }
 
@@ -572,18 +572,23 @@ static int run_client(const char *cs, const char *host, const char *port)
 		client_pair(&sd, &rm, &rng);
 		for (k = 0; k < nsteps; k++)
 			client_step(&sd, &rm, k);
+	} else if (!strcmp(cs, "mw")) {
+		for (k = 0; k < MRI_MW_CASES; k++) {
+			client_pair(&sd, &rm, &rng);
+			mri_mw_client(&sd, k);
+		}
 	} else if (!strcmp(cs, "bad_rkey")) {
 		for (b = 0; b < BAD_N; b++) {
 			client_pair(&sd, &rm, &rng);
 			mri_bad_run(&sd, &rm, b);
 			mri_verify_mem(&sd, 0, mri_bad_name[b]);
-			tcp_send("M");
-			tcp_expect(line, sizeof(line));
+			mri_tcp_send("M");
+			mri_tcp_expect(line, sizeof(line));
 		}
 	} else {
 		client_pair(&sd, &rm, &rng);
 		client_step(&sd, &rm, 0);
-		tcp_send("D");
+		mri_tcp_send("D");
 		if (tcp_recv(line, sizeof(line)))
 			mri_fail("the server answered '%s' instead of dying",
 				 line);
@@ -594,8 +599,8 @@ static int run_client(const char *cs, const char *host, const char *port)
 		printf("client: done\n");
 		return 0;
 	}
-	tcp_send("E");
-	tcp_expect(line, sizeof(line));
+	mri_tcp_send("E");
+	mri_tcp_expect(line, sizeof(line));
 	side_free(&sd);
 	printf("client: done\n");
 	return 0;
@@ -609,7 +614,7 @@ static void usage(void)
 		"       mri-verbs client -d DEV [-c CASE] [-p PORT] [-s SEED] "
 		"[-n STEPS] HOST\n"
 		"CASE: data (default); client/server only: bad_rkey, "
-		"peer_gone, rtr\n");
+		"peer_gone, rtr, mw\n");
 	exit(2);
 }
 
@@ -646,7 +651,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!dev || (strcmp(cs, "data") && strcmp(cs, "bad_rkey") &&
-		     strcmp(cs, "peer_gone") && strcmp(cs, "rtr")))
+		     strcmp(cs, "peer_gone") && strcmp(cs, "rtr") &&
+		     strcmp(cs, "mw")))
 		usage();
 	if (!strcmp(cs, "rtr")) {
 		cs = "data";

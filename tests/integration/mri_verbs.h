@@ -137,4 +137,14 @@ void mri_bad_post_recv(struct side *s);
 void mri_bad_run(struct side *s, const struct remote *rm, enum bad b);
 void mri_bad_drain(struct side *s);
 
+/* mri_verbs.c: the line-based TCP channel to the peer */
+void mri_tcp_send(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *mri_tcp_expect(char *line, size_t len);
+
+/* mri_mw.c: case mw, memory windows between the two hosts */
+#define MRI_MW_CASES 3
+void mri_mw_client(struct side *s, int i);
+void mri_mw_server(struct side *s, const char *line);
+void mri_mw_free(void);
+
 #endif

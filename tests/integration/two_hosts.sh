@@ -8,7 +8,7 @@
 # Usage: two_hosts.sh CTL RUN CASE [MRI_VERBS]
 #   CASE: ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_atomic_bw
 #         rc_pingpong ud_pingpong srq_pingpong uc_pingpong
-#         verbs_loopback verbs_hosts verbs_rtr verbs_bad_rkey
+#         verbs_loopback verbs_hosts verbs_rtr verbs_bad_rkey verbs_mw
 #         verbs_peer_gone gids nccl
 #   MRI_VERBS: the project's own verbs program (mri-verbs), for verbs_*.
 #
@@ -315,10 +315,11 @@ verbs_loopback)
 		[ $rc = 0 ] || die "mri-verbs loopback exit status $rc"
 	done
 	;;
-verbs_hosts | verbs_bad_rkey | verbs_rtr)
+verbs_hosts | verbs_bad_rkey | verbs_rtr | verbs_mw)
 	need_verbs
 	c=data
 	[ "$CASE" = verbs_bad_rkey ] && c=bad_rkey
+	[ "$CASE" = verbs_mw ] && c=mw
 	[ "$CASE" = verbs_rtr ] && c=rtr
 	client_server verbs 18600 "$VERBS" server -d $DEV_A -c $c \
 		-- "$VERBS" client -d $DEV_B -c $c $TCP_A
