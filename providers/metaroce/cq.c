@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * Completion queues: a ring of ibv_wc filled by the engine's complete
- * callback (metaroce_cq_push, on the progress thread or inline progress)
- * and drained by poll_cq.
+ * callback (metaroce_cq_push, on the progress thread or inline progress,
+ * always under the datapath lock: one producer) and drained by poll_cq
+ * without that lock (metaroce.h: the ring's memory order).
  *
  * Completion channels: libibverbs creates them with a kernel command, so
  * they exist only when a preload shim supplies one whose fd is a pipe (see
@@ -13,6 +14,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,9 +121,11 @@ struct ibv_cq *metaroce_create_cq(struct ibv_context *context, int cqe,
 int metaroce_resize_cq(struct ibv_cq *ibcq, int cqe)
 {
 	struct metaroce_cq *cq = to_mcq(ibcq);
+	struct metaroce_engine *eng;
 	struct ibv_wc *ring;
 	uint64_t *ts = NULL;
-	uint32_t size, n, i;
+	uint32_t size, n, i, head;
+	int ret = 0;
 
 	if (cqe < 1 || (uint32_t)cqe > METAROCE_MAX_CQE)
 		return EINVAL;
@@ -134,17 +138,19 @@ int metaroce_resize_cq(struct ibv_cq *ibcq, int cqe)
 		free(ts);
 		return ENOMEM;
 	}
+	/* The producer runs under the datapath lock, the consumers under
+	 * the CQ lock: moving the ring excludes both (that order). */
+	eng = metaroce_engine_hold(cq->mctx);
 	pthread_mutex_lock(&cq->lock);
-	n = cq->tail - cq->head;
+	head = atomic_load_explicit(&cq->head, memory_order_relaxed);
+	n = atomic_load_explicit(&cq->tail, memory_order_relaxed) - head;
 	if (n > size) {
 		/* Smaller than what it holds: refused, nothing lost. */
-		pthread_mutex_unlock(&cq->lock);
-		free(ring);
-		free(ts);
-		return EINVAL;
+		ret = EINVAL;
+		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		uint32_t from = (cq->head + i) & (cq->size - 1);
+		uint32_t from = (head + i) & (cq->size - 1);
 
 		ring[i] = cq->ring[from];
 		if (ts)
@@ -154,12 +160,19 @@ int metaroce_resize_cq(struct ibv_cq *ibcq, int cqe)
 	free(cq->ts);
 	cq->ring = ring;
 	cq->ts = ts;
+	ring = NULL;
+	ts = NULL;
 	cq->size = size;
-	cq->head = 0;
-	cq->tail = n;
+	atomic_store_explicit(&cq->head, 0, memory_order_relaxed);
+	atomic_store_explicit(&cq->tail, n, memory_order_relaxed);
 	cq->vcq.cq.cqe = (int)size;
+out:
 	pthread_mutex_unlock(&cq->lock);
-	return 0;
+	if (eng)
+		metaroce_engine_unlock(eng);
+	free(ring);
+	free(ts);
+	return ret;
 }
 
 int metaroce_destroy_cq(struct ibv_cq *ibcq)
@@ -180,14 +193,24 @@ int metaroce_destroy_cq(struct ibv_cq *ibcq)
 	return 0;
 }
 
-/* Tell the channel; called with cq->lock held. */
-static void cq_notify(struct metaroce_cq *cq)
+/* Tell the channel. The producer's side of arming: an armed CQ fires
+ * once and is disarmed by that firing; the exchange makes the firing and
+ * a concurrent re-arm by req_notify_cq (which only ever arms) agree. */
+static void cq_notify(struct metaroce_cq *cq, bool solicited)
 {
 	struct ib_uverbs_comp_event_desc d = {
 		.cq_handle = (uintptr_t)&cq->vcq.cq,
 	};
+	int a = atomic_load(&cq->armed);
 
-	cq->armed = METAROCE_CQ_DISARMED;
+	for (;;) {
+		if (a == METAROCE_CQ_DISARMED ||
+		    (a == METAROCE_CQ_ARMED_SOLICITED && !solicited))
+			return;
+		if (atomic_compare_exchange_weak(&cq->armed, &a,
+						 METAROCE_CQ_DISARMED))
+			break;
+	}
 	if (cq->chan_wfd < 0)
 		return;
 	/* A full pipe already holds events the application has not read:
@@ -199,10 +222,11 @@ static void cq_notify(struct metaroce_cq *cq)
 int metaroce_cq_push(struct metaroce_cq *cq, const struct ibv_wc *wc,
 		     bool solicited)
 {
-	int ret = 0;
+	/* The only producer (datapath lock held): tail is ours. */
+	uint32_t tail = atomic_load_explicit(&cq->tail, memory_order_relaxed);
 
-	pthread_mutex_lock(&cq->lock);
-	if (cq->tail - cq->head == cq->size) {
+	if (tail - atomic_load_explicit(&cq->head, memory_order_acquire) ==
+	    cq->size) {
 		/* Overrun: the verbs contract makes this the application's
 		 * error; the completion is lost and an async CQ error is
 		 * raised, once. */
@@ -212,35 +236,40 @@ int metaroce_cq_push(struct metaroce_cq *cq, const struct ibv_wc *wc,
 			metaroce_async_event(cq->mctx, (uintptr_t)&cq->vcq.cq,
 					     IBV_EVENT_CQ_ERR);
 		}
-		ret = ENOSPC;
-		goto out;
+		return ENOSPC;
 	}
-	cq->ring[cq->tail & (cq->size - 1)] = *wc;
+	cq->ring[tail & (cq->size - 1)] = *wc;
 	if (cq->ts)
-		cq->ts[cq->tail & (cq->size - 1)] = metaroce_hca_clock();
-	cq->tail++;
-	if (cq->armed == METAROCE_CQ_ARMED_ANY ||
-	    (cq->armed == METAROCE_CQ_ARMED_SOLICITED &&
-	     (solicited || wc->status != IBV_WC_SUCCESS)))
-		cq_notify(cq);
-out:
-	pthread_mutex_unlock(&cq->lock);
-	return ret;
+		cq->ts[tail & (cq->size - 1)] = metaroce_hca_clock();
+	/* seq_cst: the entry is visible before the arm state is read, so a
+	 * consumer that armed and then found the ring empty gets its event. */
+	atomic_store(&cq->tail, tail + 1);
+	cq_notify(cq, solicited || wc->status != IBV_WC_SUCCESS);
+	return 0;
 }
 
 int metaroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 {
 	struct metaroce_cq *cq = to_mcq(ibcq);
+	uint32_t head, tail;
 	int n = 0;
 
 	if (num_entries < 0)
 		return -EINVAL; /* poll_cq's convention: negative on error */
 	metaroce_progress(cq->mctx);
+	/* Nothing there: no lock, no store (a poll_cq loop spins here). */
+	if (atomic_load_explicit(&cq->tail, memory_order_acquire) ==
+	    atomic_load_explicit(&cq->head, memory_order_relaxed))
+		return 0;
 	pthread_mutex_lock(&cq->lock);
-	while (n < num_entries && cq->head != cq->tail) {
-		wc[n++] = cq->ring[cq->head & (cq->size - 1)];
-		cq->head++;
+	head = atomic_load_explicit(&cq->head, memory_order_relaxed);
+	tail = atomic_load_explicit(&cq->tail, memory_order_acquire);
+	while (n < num_entries && head != tail) {
+		wc[n++] = cq->ring[head & (cq->size - 1)];
+		head++;
 	}
+	/* release: the entries are read before the producer may reuse them */
+	atomic_store_explicit(&cq->head, head, memory_order_release);
 	pthread_mutex_unlock(&cq->lock);
 	return n;
 }
@@ -248,14 +277,16 @@ int metaroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 int metaroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
 	struct metaroce_cq *cq = to_mcq(ibcq);
+	int a = METAROCE_CQ_DISARMED;
 
-	pthread_mutex_lock(&cq->lock);
-	/* "Any" wins over "solicited" until the next event, as on hardware. */
+	/* "Any" wins over "solicited" until the next event, as on hardware.
+	 * Arming only ever raises the state; the producer's firing lowers it
+	 * (cq_notify). */
 	if (!solicited_only)
-		cq->armed = METAROCE_CQ_ARMED_ANY;
-	else if (cq->armed == METAROCE_CQ_DISARMED)
-		cq->armed = METAROCE_CQ_ARMED_SOLICITED;
-	pthread_mutex_unlock(&cq->lock);
+		atomic_store(&cq->armed, METAROCE_CQ_ARMED_ANY);
+	else
+		atomic_compare_exchange_strong(&cq->armed, &a,
+					       METAROCE_CQ_ARMED_SOLICITED);
 	/* The caller is going to wait for the event instead of polling:
 	 * the progress thread must not finish its nap first. */
 	metaroce_progress_handoff(cq->mctx);
@@ -270,10 +301,6 @@ void metaroce_cq_event(struct ibv_cq *ibcq)
 
 uint32_t metaroce_cq_count(struct metaroce_cq *cq)
 {
-	uint32_t n;
-
-	pthread_mutex_lock(&cq->lock);
-	n = cq->tail - cq->head;
-	pthread_mutex_unlock(&cq->lock);
-	return n;
+	return atomic_load_explicit(&cq->tail, memory_order_acquire) -
+	       atomic_load_explicit(&cq->head, memory_order_acquire);
 }

@@ -6,11 +6,12 @@
  *
  * An extended CQ is the same ring of ibv_wc as a plain one (ibv_poll_cq
  * works on it too), plus a time per entry when asked. start_poll and
- * next_poll each take one entry out of the ring under the CQ lock into
- * cq->cur, so no lock is held while the application reads it between
+ * next_poll each take one entry out of the ring under the CQ lock (the
+ * consumers' lock; the producer never takes it) into cq->cur, so no lock is held while the application reads it between
  * the calls; end_poll has nothing left to release.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,19 +27,26 @@ static struct metaroce_cq *cqx_to_mcq(struct ibv_cq_ex *cx)
 	return (struct metaroce_cq *)cx;
 }
 
-/* Take the next entry into cur; ENOENT when the ring is empty. */
+/* Take the next entry into cur; ENOENT when the ring is empty. The
+ * ring's memory order: metaroce.h. */
 static int take(struct metaroce_cq *cq)
 {
 	struct ibv_cq_ex *cx = &cq->vcq.cq_ex;
+	uint32_t head;
 	int ret = ENOENT;
 
+	if (atomic_load_explicit(&cq->tail, memory_order_acquire) ==
+	    atomic_load_explicit(&cq->head, memory_order_relaxed))
+		return ENOENT;
 	pthread_mutex_lock(&cq->lock);
-	if (cq->head != cq->tail) {
-		uint32_t i = cq->head & (cq->size - 1);
+	head = atomic_load_explicit(&cq->head, memory_order_relaxed);
+	if (head != atomic_load_explicit(&cq->tail, memory_order_acquire)) {
+		uint32_t i = head & (cq->size - 1);
 
 		cq->cur = cq->ring[i];
 		cq->cur_ts = cq->ts ? cq->ts[i] : 0;
-		cq->head++;
+		atomic_store_explicit(&cq->head, head + 1,
+				      memory_order_release);
 		cx->wr_id = cq->cur.wr_id;
 		cx->status = cq->cur.status;
 		ret = 0;

@@ -368,6 +368,15 @@ void metaroce_progress_handoff(struct metaroce_context *mctx)
 		mrdp_handoff(eng->dp);
 }
 
+struct metaroce_engine *metaroce_engine_hold(struct metaroce_context *mctx)
+{
+	struct metaroce_engine *eng = mctx->uses_engine ? mctx->dev->eng : NULL;
+
+	if (eng)
+		mrdp_lock(eng->dp);
+	return eng;
+}
+
 void metaroce_progress(struct metaroce_context *mctx)
 {
 	struct metaroce_engine *eng = mctx->uses_engine ? mctx->dev->eng : NULL;

@@ -9,8 +9,10 @@
  * Locking: every call into the endpoint or one of its QPs/SRQs is made
  * between metaroce_engine_lock() and metaroce_engine_unlock() (the
  * datapath's device lock, which its progress thread also takes). The
- * engine's callbacks run with that lock held and take a CQ's lock inside
- * it; nothing takes the engine lock while holding a CQ lock.
+ * engine's callbacks run with that lock held; the CQ ring they fill is
+ * single-producer and takes no lock on that side (metaroce.h). Only
+ * resize_cq takes a CQ's lock inside the engine lock; nothing takes the
+ * engine lock while holding a CQ lock.
  *
  * Callbacks: completions go to the QP's send or receive CQ; a QP that
  * fails on its own raises IBV_EVENT_QP_FATAL and an SRQ below its limit

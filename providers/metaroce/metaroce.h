@@ -94,16 +94,23 @@ enum metaroce_cq_arm {
 	METAROCE_CQ_ARMED_SOLICITED,
 };
 
-/* Completion queue: ring of work completions. Producer: the engine's
- * complete callback (with the datapath lock held); consumer: poll_cq. The
- * CQ lock nests inside the datapath lock, never the other way round. */
+/* Completion queue: a single-producer ring of work completions. The
+ * producer is the engine's complete callback, which always runs with the
+ * datapath lock held (so one producer at a time, whatever the thread); the
+ * consumers are poll_cq / start_poll, serialised among themselves by the
+ * CQ lock, which the producer never takes: a CQ the application polls
+ * while the progress thread fills it costs no lock hand-off (a contended
+ * CQ lock cost ib_send_lat milliseconds, bench/wire FINDINGS 9.4). tail is
+ * published with release after the entry is written, head with release
+ * after it is read. resize takes both locks (datapath, then CQ). */
 struct metaroce_cq {
 	struct verbs_cq vcq;
 	pthread_mutex_t lock;
 	struct ibv_wc *ring;
 	uint32_t size;	     /* power of 2 >= the cqe asked for */
-	uint32_t head, tail; /* free-running; tail - head entries */
-	enum metaroce_cq_arm armed;
+	/* free-running; tail - head entries. tail: producer, head: consumers */
+	_Atomic uint32_t head, tail;
+	_Atomic int armed; /* enum metaroce_cq_arm */
 	bool overrun;	      /* CQ_ERR raised */
 	int chan_wfd;	      /* write end of the channel's pipe, or -1 */
 	uint64_t notify_lost; /* events not written: channel pipe full */
@@ -228,6 +235,11 @@ void metaroce_free_obj(struct metaroce_context *mctx, void *obj,
 void metaroce_progress(struct metaroce_context *mctx);
 /* The caller stops polling: the progress thread takes over now. */
 void metaroce_progress_handoff(struct metaroce_context *mctx);
+/* The context's engine with its lock taken (release it with
+ * metaroce_engine_unlock), or NULL while the context has none (then no
+ * completion can be pushed to its CQs). */
+struct metaroce_engine *metaroce_engine_hold(struct metaroce_context *mctx);
+void metaroce_engine_unlock(struct metaroce_engine *eng);
 /* Resolve the peer's MAC (ARP) before the first packet, as a RoCE kernel
  * does in create_ah and modify_qp: waits up to 1 s for the answer; an
  * unanswered peer is not an error here (packets to it are counted as
