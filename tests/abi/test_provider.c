@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <net/if.h>
 #include <stdarg.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -216,6 +217,19 @@ static void test_gids(void)
 	MR_CHECK_EQ(ent.gid_index, 1);
 	MR_CHECK_EQ(ibv_query_gid_ex(ctx, 1, 0, &ent, 0), 0);
 	MR_CHECK_EQ(ent.gid_type, IBV_GID_TYPE_ROCE_V2);
+	/* gid_attrs/ndevs, as the kernel writes it: libibverbs turns the
+	 * port's netdev (the fixture's veth) into the entry's ifindex. */
+	MR_CHECK(if_nametoindex("mrtv0") != 0);
+	MR_CHECK_EQ(ent.ndev_ifindex, if_nametoindex("mrtv0"));
+	{
+		struct ibv_gid_entry t[4];
+
+		MR_CHECK_EQ(ibv_query_gid_table(ctx, t, 4, 0), 2);
+		MR_CHECK_EQ(t[0].ndev_ifindex, if_nametoindex("mrtv0"));
+		MR_CHECK_EQ(t[1].ndev_ifindex, if_nametoindex("mrtv0"));
+		MR_CHECK_EQ(t[1].gid_type, IBV_GID_TYPE_ROCE_V2);
+		MR_CHECK_MEM(t[1].gid.raw, v4, 16);
+	}
 	/* Beyond the table: no GID (no global IPv6 address configured). */
 	MR_CHECK(ibv_query_gid(ctx, 1, 2, &gid) != 0);
 	MR_CHECK(ibv_query_gid_ex(ctx, 1, 2, &ent, 0) != 0);

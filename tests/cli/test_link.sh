@@ -59,6 +59,12 @@ eq "gid 1 type" "$(val "$IB/mr0/ports/1/gid_attrs/types/1")" "RoCE v2"
 eq "two gids" "$(ls "$IB/mr0/ports/1/gids" | tr '\n' ' ')" "0 1 "
 eq "two gid types" "$(ls "$IB/mr0/ports/1/gid_attrs/types" | tr '\n' ' ')" \
 	"0 1 "
+# As the kernel writes it: the netdev of each GID (libibverbs' sysfs
+# ibv_query_gid_ex takes its ifindex, UCX reads it for bonding).
+eq "gid 0 ndev" "$(val "$IB/mr0/ports/1/gid_attrs/ndevs/0")" "v0"
+eq "gid 1 ndev" "$(val "$IB/mr0/ports/1/gid_attrs/ndevs/1")" "v0"
+eq "two gid ndevs" "$(ls "$IB/mr0/ports/1/gid_attrs/ndevs" | tr '\n' ' ')" \
+	"0 1 "
 eq "pkey 0" "$(val "$IB/mr0/ports/1/pkeys/0")" "0xffff"
 eq "verbs abi_version" "$(val "$V/class/infiniband_verbs/abi_version")" "6"
 eq "uverbs ibdev" "$(val "$V/class/infiniband_verbs/$N0/ibdev")" "mr0"

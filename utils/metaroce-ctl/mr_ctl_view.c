@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
+#include "mr_ctl_port.h"
 #include "mr_ctl_stats.h"
 #include "mr_ctl_view.h"
 #include "mr_gid.h"
@@ -412,21 +413,40 @@ static unsigned view_lid(const struct mr_devconf *c)
 	return host && host != hm && host <= 0xbfff ? host : 0;
 }
 
+/* The kernel netdev a GID of the device is on, as the kernel writes
+ * gid_attrs/ndevs/N: the interface of the first port that drives one of
+ * this namespace (af_packet, af_xdp: iface=). "" when no port does (PCI
+ * ports: the NIC is DPDK's, no netdev has the address). */
+static void view_ndev(const struct mr_devconf *c, char ndev[IF_NAMESIZE])
+{
+	struct mrctl_port p;
+	char err[160];
+
+	ndev[0] = 0;
+	for (unsigned i = 0; i < c->nports; i++)
+		if (!mrctl_port_parse(c->ports[i], &p, err, sizeof(err)) &&
+		    p.iface_exists) {
+			memcpy(ndev, p.iface, IF_NAMESIZE);
+			return;
+		}
+}
+
 /* Build the device's sysfs directory in d (does not exist yet). */
 static int build_device(const char *d, const struct mr_devconf *c)
 {
-	char guid[20], gid[40], path[PATH_MAX];
+	char guid[20], gid[40], path[PATH_MAX], ndev[IF_NAMESIZE];
 	struct mr_gid gids[MR_GID_MAX];
 	unsigned n;
 	FILE *f;
 	int ret;
 
 	mrctl_guid_str(c, guid);
+	view_ndev(c, ndev);
 	/* The GID table in the one order the provider and the datapath
 	 * use (lib/devconf/mr_gid.h, routing.md MR-ADDR-1): every GID is
-	 * one the datapath sends from and receives on, all RoCE v2. No
-	 * gid_attrs/ndevs: the ports are DPDK's, not kernel netdevs
-	 * (KNOWN_ISSUES KI-7). */
+	 * one the datapath sends from and receives on, all RoCE v2, on the
+	 * port's netdev (libibverbs' ibv_query_gid_ex and UCX read
+	 * gid_attrs/ndevs: the kernel's netdev name). */
 	n = mr_gid_table(c, gids);
 	for (unsigned i = 0; i < n; i++) {
 		char name[48];
@@ -437,6 +457,9 @@ static int build_device(const char *d, const struct mr_devconf *c)
 			return -1;
 		snprintf(name, sizeof(name), "ports/1/gid_attrs/types/%u", i);
 		if (put(d, name, "RoCE v2\n"))
+			return -1;
+		snprintf(name, sizeof(name), "ports/1/gid_attrs/ndevs/%u", i);
+		if (ndev[0] && put(d, name, "%s\n", ndev))
 			return -1;
 	}
 	if (put(d, "node_type", "1: CA\n") ||

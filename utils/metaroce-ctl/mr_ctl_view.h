@@ -7,7 +7,8 @@
  *   sysfs/class/infiniband_verbs/abi_version        6 (or the host's)
  *   sysfs/class/infiniband_verbs/<node>/{ibdev,dev,abi_version}
  *   sysfs/class/infiniband/<name>/                  node_type, node_guid,
- *       ..., ports/1/{state,gids/N,gid_attrs/types/N,pkeys/0,...},
+ *       ..., ports/1/{state,gids/N,gid_attrs/{types,ndevs}/N,pkeys/0,
+ *       ...},
  *       metaroce.conf (the record, mr_devconf.h)
  *   /dev/infiniband/<node>                          c 1 7 (/dev/full), 0666
  *
