@@ -59,6 +59,30 @@ out=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
 	"$RUN" ibv_devinfo -d mr0 2>&1)
 check "non-root user opens mr0" "state:	+PORT_ACTIVE" "$out"
 
+# A device made before the GID table change (GID 0 was the IPv4-mapped
+# address, the only one): its view lists other GIDs than the provider
+# serves. Refused when a program lists the devices, with what to do; a
+# recreated device works.
+expect_ok "add mr3" "$CTL" link add mr3 --port net_af_packet3,iface=v1 \
+	--ip 192.0.2.4/24
+IBV=$METAROCE_RUNDIR/net-$(stat -L -c %i /proc/self/ns/net)/sysfs/class/infiniband
+cat "$IBV/mr3/ports/1/gids/1" >"$IBV/mr3/ports/1/gids/0"
+rm "$IBV/mr3/ports/1/gids/1" "$IBV/mr3/ports/1/gid_attrs/types/1"
+out=$("$RUN" ibv_devices 2>&1)
+check_not "an old view's device is not listed" "^ +mr3[[:space:]]" "$out"
+check "the others still are" "^ +mr0[[:space:]]" "$out"
+check "one clear error: which GID, recreate" \
+	"^metaroce: mr3: the view's GID table .* is not the device's: GID 0 is 0000:0000:0000:0000:0000:ffff:c000:0204 there, the device serves fe80:.*recreate it .*metaroce-ctl link del mr3" "$out"
+out=$("$RUN" ibv_devinfo -d mr3 2>&1)
+check "devinfo -d mr3 fails with the reason" "metaroce: mr3: the view's GID table" "$out"
+expect_ok "del mr3" "$CTL" link del mr3
+expect_ok "add mr3 again" "$CTL" link add mr3 --port net_af_packet3,iface=v1 \
+	--ip 192.0.2.4/24
+out=$("$RUN" ibv_devinfo -v -d mr3 2>&1)
+check "the recreated mr3 works" "GID\[  0\]:	+fe80::.*, RoCE v2$" "$out"
+check_not "no error for it" "the view's GID table" "$out"
+expect_ok "del mr3 (end)" "$CTL" link del mr3
+
 expect_ok "del mr1" "$CTL" link del mr1
 out=$("$RUN" ibv_devices 2>&1)
 check_not "deleted device not listed" "^ +mr1[[:space:]]" "$out"
