@@ -48,6 +48,10 @@ int mr_cc_init(struct mr_cc *cc, const struct mr_cc_ops *ops,
 	 * 10 Gb/s and a 400 Gb/s port. */
 	if (!c.ai_bytes)
 		c.ai_bytes = bdp / 32 > c.mtu ? bdp / 32 : c.mtu;
+	if (!c.hint_slack)
+		c.hint_slack = 4 * (uint64_t)c.mtu;
+	if (!c.ack_hold_ns)
+		c.ack_hold_ns = 2000;
 	if (!c.dcqcn_rai_mbps)
 		c.dcqcn_rai_mbps = 40;
 	if (!c.dcqcn_rhai_mbps)

@@ -56,6 +56,12 @@ struct mr_cc_config {
 	 * burst instead of one packet per round (0 = none: a NIC that
 	 * paces every packet). */
 	uint64_t pace_quantum;
+	/* Bytes the hint cap allows above hint x min RTT (MR-CC-5): what
+	 * the receiver holds before it ACKs, at most (0 = 4 x mtu) ... */
+	uint64_t hint_slack;
+	/* ... and at most what arrives at the hint's rate in this long
+	 * (the receiver's ACK delay) plus one packet (0 = 2 us). */
+	uint64_t ack_hold_ns;
 };
 
 /* What one received ACK tells the controller. */

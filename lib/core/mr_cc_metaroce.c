@@ -4,9 +4,11 @@
  * one round per RTT: + ai_bytes after a round without CE, x (1 - F/2)
  * after a round where a fraction F of the acked packets was CE-marked;
  * never reduced on loss. The receiver's rate hint caps the window to
- * hint x min RTT (the smoothed RTT includes the queue: a cap from it
- * would keep an incast's queue standing instead of draining it) and the
- * pacing rate to the hint.
+ * hint x min RTT + what the receiver holds for a coalesced ACK (the
+ * smoothed RTT includes the queue: a cap from it would keep an incast's
+ * queue standing instead of draining it) and the pacing rate to the hint.
+ * A connection starts with one packet until the first hint, then takes
+ * the hint's cap at once until its first CE round (MR-CC-5).
  *
  * Variant `metaroce-nohint`: the same AIMD, hints ignored.
  */
@@ -14,6 +16,7 @@
 
 struct mrc_state {
 	int use_hint;
+	int started; /* a round ended with CE marks: the start is over */
 	uint64_t round_start;
 	uint32_t round_acked, round_ce;
 };
@@ -45,13 +48,19 @@ static void mrc_init(struct mr_cc *cc, uint64_t now)
 	st(cc)->use_hint = 1;
 	st(cc)->round_start = now;
 	cc->cwnd = cc->cfg.init_cwnd;
+	/* MR-CC-5: one packet until the receiver's first hint says what
+	 * share is free (64 senders of an incast starting at one BDP each
+	 * would overflow the buffer in the first RTT). */
+	cc->hint_cap = cc->cfg.min_cwnd;
 	mrc_rate(cc);
 }
 
 static void nohint_init(struct mr_cc *cc, uint64_t now)
 {
-	mrc_init(cc, now);
 	st(cc)->use_hint = 0;
+	st(cc)->round_start = now;
+	cc->cwnd = cc->cfg.init_cwnd;
+	mrc_rate(cc);
 }
 
 /* MR-CC-5: the receiver's share caps the window at once, so an incast is
@@ -59,6 +68,7 @@ static void nohint_init(struct mr_cc *cc, uint64_t now)
 static void take_hint(struct mr_cc *cc, uint32_t hint)
 {
 	uint64_t rtt = cc->min_rtt ? cc->min_rtt : mr_cc_rtt(cc);
+	uint64_t slack;
 
 	if (!hint || !st(cc)->use_hint) {
 		cc->hint_mbps = 0;
@@ -66,9 +76,22 @@ static void take_hint(struct mr_cc *cc, uint32_t hint)
 		return;
 	}
 	cc->hint_mbps = hint;
-	cc->hint_cap = mr_cc_bytes_at(hint, rtt);
+	/* What the receiver holds for a coalesced ACK is in flight but not
+	 * in the pipe: at most ack_every packets, at most what arrives in
+	 * its ACK delay (a slow sender's packets are ACKed one by one). */
+	slack = mr_cc_bytes_at(hint, cc->cfg.ack_hold_ns) + cc->cfg.mtu;
+	if (slack > cc->cfg.hint_slack)
+		slack = cc->cfg.hint_slack;
+	cc->hint_cap = mr_cc_bytes_at(hint, rtt) + slack;
 	if (cc->hint_cap < cc->cfg.min_cwnd)
 		cc->hint_cap = cc->cfg.min_cwnd;
+	/* MR-CC-5: until the first CE mark the window takes the receiver's
+	 * share at once instead of climbing to it by additive steps. */
+	if (!st(cc)->started && cc->cwnd < cc->hint_cap) {
+		cc->cwnd = cc->hint_cap < cc->cfg.max_cwnd ? cc->hint_cap
+							   : cc->cfg.max_cwnd;
+		cc->increases++;
+	}
 }
 
 static void end_round(struct mr_cc *cc, struct mrc_state *s)
@@ -78,9 +101,15 @@ static void end_round(struct mr_cc *cc, struct mrc_state *s)
 
 	if (ce) {
 		/* MR-CC-2: x (1 - F/2), F = CE fraction of the round. */
-		uint64_t cut = cc->cwnd * ce / (2 * s->round_acked);
+		uint64_t cut;
 
+		/* From the window in use: an AIMD window above the hint's
+		 * cap would otherwise take rounds of cuts to bind again. */
+		if (cc->cwnd > cc->hint_cap)
+			cc->cwnd = cc->hint_cap;
+		cut = cc->cwnd * ce / (2 * s->round_acked);
 		cc->cwnd -= cut;
+		s->started = 1;
 		if (cc->cwnd < cc->cfg.min_cwnd)
 			cc->cwnd = cc->cfg.min_cwnd;
 		cc->decreases++;

@@ -430,6 +430,12 @@ int mr_ep_create(const struct mr_ep_config *cfg, const struct mr_mem *mem,
 /* Frees the endpoint. -MR_EBUSY while QPs or SRQs exist (nothing freed). */
 int mr_ep_destroy(struct mr_ep *ep);
 
+/* The port's real rate became known (the provider reads it from the
+ * port's link once the port is up; summed over the planes): the receiver's
+ * rate hints share it from now on (MR-CC-7) and QPs reset from now on use
+ * it as their line rate. Returns 0 or -MR_EINVAL (NULL ep, mbps 0). */
+int mr_ep_set_link_rate(struct mr_ep *ep, uint32_t mbps);
+
 /* The endpoint's effective configuration (defaults filled in). */
 const struct mr_ep_config *mr_ep_config(const struct mr_ep *ep);
 

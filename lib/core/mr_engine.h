@@ -102,6 +102,8 @@ struct mr_ep {
 	struct mr_qp **due; /* [max_qp] */
 	uint32_t nsrq;
 	struct mr_ratehint rh;
+	struct mr_ratehint_conn **rh_act; /* [max_qp]: rh's lists */
+	uint32_t *rh_demand;		  /* [max_qp] */
 	/* Use of each path by QPs destroyed already (mr_ep_stats.c). */
 	struct mr_path_counters paths_gone[MR_MAX_PATHS];
 	uint64_t now_max; /* latest now any entry point was given */

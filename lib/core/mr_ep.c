@@ -96,12 +96,18 @@ int mr_ep_create(const struct mr_ep_config *cfg, const struct mr_mem *mem,
 	ep->due = mem->calloc(mem->user, c.max_qp, sizeof(*ep->due));
 	ep->qpn_tab = mem->calloc(mem->user, (size_t)ep->qpn_mask + 1,
 				  sizeof(*ep->qpn_tab));
-	rc = ep->qps && ep->qpn_tab && ep->work && ep->due ? 0 : -MR_ENOMEM;
+	ep->rh_act = mem->calloc(mem->user, c.max_qp, sizeof(*ep->rh_act));
+	ep->rh_demand = mem->calloc(mem->user, c.max_qp, sizeof(*ep->rh_demand));
+	rc = ep->qps && ep->qpn_tab && ep->work && ep->due && ep->rh_act &&
+			     ep->rh_demand
+		     ? 0
+		     : -MR_ENOMEM;
 	if (!rc)
 		rc = mr_timerq_init(&ep->timers, mem, c.max_qp);
 	if (!rc)
 		rc = mr_ratehint_init(&ep->rh, c.link_rate_mbps,
-				      4 * c.base_rtt_ns);
+				      4 * c.base_rtt_ns, c.max_qp, ep->rh_act,
+				      ep->rh_demand);
 	if (rc) {
 		mr_timerq_fini(&ep->timers);
 		if (ep->qps)
@@ -112,11 +118,23 @@ int mr_ep_create(const struct mr_ep_config *cfg, const struct mr_mem *mem,
 			mem->free(mem->user, ep->work);
 		if (ep->due)
 			mem->free(mem->user, ep->due);
+		if (ep->rh_act)
+			mem->free(mem->user, ep->rh_act);
+		if (ep->rh_demand)
+			mem->free(mem->user, ep->rh_demand);
 		mem->free(mem->user, ep);
 		return rc;
 	}
 	*out = ep;
 	return 0;
+}
+
+int mr_ep_set_link_rate(struct mr_ep *ep, uint32_t mbps)
+{
+	if (!ep || !mbps)
+		return -MR_EINVAL;
+	ep->cfg.link_rate_mbps = mbps;
+	return mr_ratehint_set_link(&ep->rh, mbps);
 }
 
 int mr_ep_destroy(struct mr_ep *ep)
@@ -129,6 +147,8 @@ int mr_ep_destroy(struct mr_ep *ep)
 	ep->mem.free(ep->mem.user, ep->qpn_tab);
 	ep->mem.free(ep->mem.user, ep->work);
 	ep->mem.free(ep->mem.user, ep->due);
+	ep->mem.free(ep->mem.user, ep->rh_act);
+	ep->mem.free(ep->mem.user, ep->rh_demand);
 	mr_timerq_fini(&ep->timers);
 	ep->mem.free(ep->mem.user, ep);
 	return 0;

@@ -163,6 +163,7 @@ int mr_qp_destroy(struct mr_qp *qp)
 		qp->cfg.srq->users--;
 	}
 	mr_ep_stats_qp_gone(qp);
+	mr_ratehint_conn_gone(&ep->rh, &qp->rsp.rh);
 	qp_free(qp);
 	return 0;
 }

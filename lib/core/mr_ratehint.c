@@ -1,48 +1,157 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* The receiver's rate hint (MR-CC-7, MR-CC-8). */
+/* The receiver's demand-aware rate hint (MR-CC-7, MR-CC-8). */
 #include "mr_ratehint.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "mr_err.h"
 
 int mr_ratehint_init(struct mr_ratehint *h, uint32_t link_mbps,
-		     uint64_t epoch_ns)
+		     uint64_t epoch_ns, uint32_t cap,
+		     struct mr_ratehint_conn **act, uint32_t *demand)
 {
-	if (!h || !link_mbps || !epoch_ns)
+	if (!h || !link_mbps || !epoch_ns || !cap || !act || !demand)
 		return -MR_EINVAL;
 	memset(h, 0, sizeof(*h));
 	h->link_mbps = link_mbps;
 	h->epoch_ns = epoch_ns;
+	h->cap = cap;
+	h->act = act;
+	h->demand = demand;
+	h->level = link_mbps;
 	return 0;
 }
 
+uint32_t mr_ratehint_level(uint32_t link_mbps, const uint32_t *demand,
+			   uint32_t n, uint32_t greedy)
+{
+	uint64_t rem = link_mbps;
+	uint64_t left = (uint64_t)n + greedy;
+	uint32_t i;
+
+	if (!left)
+		return link_mbps;
+	/* Water-filling: a demand below the equal share of what is left is
+	 * met in full; the first one at or above it, and all after it
+	 * (ascending), share the rest. The last sender standing gets all
+	 * that is left, whatever it asked: a hint is a ceiling. */
+	for (i = 0; i < n && left > 1; i++) {
+		if (demand[i] >= rem / left)
+			break;
+		rem -= demand[i];
+		left--;
+	}
+	rem /= left;
+	return rem ? (uint32_t)rem : 1;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void relevel(struct mr_ratehint *h)
+{
+	h->level = mr_ratehint_level(h->link_mbps, h->demand, h->ndem, h->nnew);
+}
+
+static void unlist(struct mr_ratehint *h, struct mr_ratehint_conn *c)
+{
+	struct mr_ratehint_conn *m = h->act[--h->nact];
+
+	h->act[c->slot] = m;
+	m->slot = c->slot;
+	c->listed = 0;
+	c->fresh = 0;
+}
+
+/* Close the epochs before now's: each listed connection's demand is
+ * twice its mean rate over those of the two epochs before now's it
+ * delivered in; one silent in both leaves the list. */
 static void hint_roll(struct mr_ratehint *h, uint64_t now)
 {
 	uint64_t e = now / h->epoch_ns;
+	uint32_t i = 0;
 
 	if (e <= h->epoch)
 		return;
-	h->prev = e == h->epoch + 1 ? h->cur : 0;
-	h->cur = 0;
+	h->ndem = 0;
+	while (i < h->nact) {
+		struct mr_ratehint_conn *c = h->act[i];
+		uint64_t b, d;
+
+		if (c->last == e && c->b_prev) /* delivered in both */
+			b = c->b_last + c->b_prev;
+		else if (c->last == e || c->last + 1 == e) /* in one */
+			b = 2 * c->b_last;
+		else {
+			unlist(h, c); /* act[i] is another one now */
+			continue;
+		}
+		d = b * 8000 / h->epoch_ns;
+		h->demand[h->ndem++] =
+			d > UINT32_MAX ? UINT32_MAX : d ? (uint32_t)d : 1;
+		c->fresh = 0;
+		i++;
+	}
+	qsort(h->demand, h->ndem, sizeof(*h->demand), cmp_u32);
+	h->nnew = 0;
 	h->epoch = e;
+	relevel(h);
 }
 
 void mr_ratehint_on_rx(struct mr_ratehint *h, struct mr_ratehint_conn *c,
-		       uint64_t now)
+		       uint32_t bytes, uint64_t now)
 {
 	hint_roll(h, now);
-	if (c->epoch != h->epoch + 1) {
-		c->epoch = h->epoch + 1;
-		h->cur++;
+	if (c->last != h->epoch + 1) {
+		/* Its first packet in this epoch. */
+		c->b_prev = c->last == h->epoch ? c->b_last : 0;
+		c->b_last = 0;
+		c->last = h->epoch + 1;
+		if (!c->listed && h->nact < h->cap) {
+			c->slot = h->nact;
+			h->act[h->nact++] = c;
+			c->listed = 1;
+			c->fresh = 1;
+		}
+		/* A newcomer, or one past the capacity whose demand is never
+		 * measured: greedy in this epoch's hint. */
+		if (c->fresh || !c->listed) {
+			h->nnew++;
+			relevel(h);
+		}
 	}
+	c->b_last += bytes;
+}
+
+void mr_ratehint_conn_gone(struct mr_ratehint *h, struct mr_ratehint_conn *c)
+{
+	int was_new = c->last == h->epoch + 1 && (c->fresh || !c->listed);
+
+	if (c->listed && c->slot < h->nact && h->act[c->slot] == c)
+		unlist(h, c);
+	if (was_new && h->nnew) {
+		h->nnew--;
+		relevel(h);
+	}
+	mr_ratehint_conn_init(c);
+}
+
+int mr_ratehint_set_link(struct mr_ratehint *h, uint32_t link_mbps)
+{
+	if (!link_mbps)
+		return -MR_EINVAL;
+	h->link_mbps = link_mbps;
+	relevel(h);
+	return 0;
 }
 
 uint32_t mr_ratehint_get(struct mr_ratehint *h, uint64_t now)
 {
-	uint32_t n;
-
 	hint_roll(h, now);
-	n = h->cur > h->prev ? h->cur : h->prev;
-	return h->link_mbps / (n ? n : 1);
+	return h->level;
 }

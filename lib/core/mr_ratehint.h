@@ -1,47 +1,86 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Receiver rate hint (docs/spec/reliability.md MR-CC-7, MR-CC-8): one
- * struct mr_ratehint per receiving port (endpoint), one struct
- * mr_ratehint_conn per connection. Time is cut into epochs of `epoch_ns`
- * (a few base RTTs); a connection is active if it delivered a data packet
- * in the current or the previous epoch, and the hint is link_mbps /
- * max(active now, active in the previous epoch). The hint is fair share,
- * so N senders of an incast each drop to 1/N of the link within the RTT
- * that carries the hint back (MR-CC-8).
+ * struct mr_ratehint per receiving endpoint (its port rate, summed over
+ * its planes), one struct mr_ratehint_conn per connection.
  *
- * No allocation. Threading: none.
+ * Time is cut into epochs of `epoch_ns` (a few base RTTs). The hint is the
+ * max-min fair level of the port's rate over the senders it serves: a
+ * connection that delivered data in one of the last two closed epochs
+ * demands twice its mean rate over them (twice, so a sender limited by
+ * the last hint, or unlucky in one short epoch, is not mistaken for one
+ * that wants less, and an application-limited sender may double per
+ * epoch); a connection silent in both that delivers now demands
+ * everything. Water-filling gives each demand below the level its demand
+ * and shares the rest equally among the others: a sender using less than
+ * its share leaves the rest to the others, and N greedy senders of an
+ * incast each get 1/N of the port within the RTT that carries the hint
+ * back (MR-CC-8).
+ *
+ * The caller gives the storage of the lists (capacity `cap` connections:
+ * the endpoint's QPs); a connection past the capacity counts as a greedy
+ * newcomer in every epoch it delivers in. No allocation. Threading: none.
  */
 #ifndef MR_RATEHINT_H
 #define MR_RATEHINT_H
 
 #include <stdint.h>
 
+struct mr_ratehint_conn {
+	uint64_t last;	  /* last epoch it delivered in, + 1 (0: never) */
+	uint64_t b_last;  /* bytes it delivered in that epoch */
+	uint64_t b_prev;  /* ... in the epoch before it */
+	uint32_t slot;	  /* its index in the port's list, if listed */
+	uint8_t listed;	  /* in the port's list */
+	uint8_t fresh;	  /* listed in this epoch as a newcomer */
+};
+
 struct mr_ratehint {
 	uint32_t link_mbps;
 	uint64_t epoch_ns;
-	uint64_t epoch; /* current epoch number (now / epoch_ns) */
-	uint32_t cur;	/* connections active in the current epoch */
-	uint32_t prev;	/* ... in the previous epoch */
+	uint64_t epoch;	/* current epoch number (now / epoch_ns) */
+	uint32_t cap;	/* capacity of act[] and demand[] */
+	uint32_t nact;	/* connections listed: active now or in the last
+			 * two closed epochs */
+	uint32_t ndem;	/* demands of the last closed epoch */
+	uint32_t nnew;	/* greedy newcomers of this epoch */
+	uint32_t level; /* the hint, recomputed when an input changes */
+	struct mr_ratehint_conn **act;
+	uint32_t *demand; /* Mb/s, ascending */
 };
 
-struct mr_ratehint_conn {
-	uint64_t epoch; /* last epoch this connection was counted in, + 1 */
-};
-
-/* Returns 0 or -MR_EINVAL (link_mbps or epoch_ns 0). */
+/* Returns 0 or -MR_EINVAL (link_mbps, epoch_ns or cap 0, NULL storage).
+ * act and demand hold cap entries each and stay the caller's. */
 int mr_ratehint_init(struct mr_ratehint *h, uint32_t link_mbps,
-		     uint64_t epoch_ns);
+		     uint64_t epoch_ns, uint32_t cap,
+		     struct mr_ratehint_conn **act, uint32_t *demand);
+
+/* The port's rate changed (read from the port after it came up). */
+int mr_ratehint_set_link(struct mr_ratehint *h, uint32_t link_mbps);
 
 static inline void mr_ratehint_conn_init(struct mr_ratehint_conn *c)
 {
-	c->epoch = 0;
+	c->last = 0;
+	c->b_last = 0;
+	c->b_prev = 0;
+	c->slot = 0;
+	c->listed = 0;
+	c->fresh = 0;
 }
 
-/* A data packet of connection c arrived at now. */
+/* A data packet of `bytes` (on the wire) of connection c arrived at now. */
 void mr_ratehint_on_rx(struct mr_ratehint *h, struct mr_ratehint_conn *c,
-		       uint64_t now);
+		       uint32_t bytes, uint64_t now);
 
-/* The hint (Mb/s) to put in the AETH of an ACK sent at now. */
+/* Connection c goes away (QP destroyed or reset): off the port's list. */
+void mr_ratehint_conn_gone(struct mr_ratehint *h, struct mr_ratehint_conn *c);
+
+/* The hint (Mb/s, >= 1) to put in the AETH of an ACK sent at now. */
 uint32_t mr_ratehint_get(struct mr_ratehint *h, uint64_t now);
+
+/* Max-min fair level of link_mbps over n ascending demands plus `greedy`
+ * senders that take all they get (>= 1). */
+uint32_t mr_ratehint_level(uint32_t link_mbps, const uint32_t *demand,
+			   uint32_t n, uint32_t greedy);
 
 #endif /* MR_RATEHINT_H */

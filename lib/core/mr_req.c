@@ -113,6 +113,10 @@ void mr_req_reset(struct mr_qp *qp, uint64_t now)
 	ccfg.line_rate_mbps = ep->cfg.link_rate_mbps;
 	ccfg.base_rtt_ns = ep->cfg.base_rtt_ns;
 	ccfg.pace_quantum = ep->cfg.pace_quantum;
+	/* MR-CC-5: the packets the peer holds for one coalesced ACK are in
+	 * flight but not in the pipe (its ack_every is taken to be ours). */
+	ccfg.hint_slack = (uint64_t)ep->cfg.ack_every * ccfg.mtu;
+	ccfg.ack_hold_ns = ep->cfg.ack_delay_ns;
 	mr_cc_init(&qp->cc,
 		   mr_qp_is_gbn(qp) ? ep->cfg.cc_gbn : ep->cfg.cc_metaroce,
 		   &ccfg, now);

@@ -107,7 +107,7 @@ void mr_resp_reset(struct mr_qp *qp)
 	qp->rsp.fail = 0;
 	qp->rsp.last_rx_path = 0;
 	qp->rsp.ack_path_next = 0;
-	mr_ratehint_conn_init(&qp->rsp.rh);
+	mr_ratehint_conn_gone(&qp->ep->rh, &qp->rsp.rh);
 }
 
 /* MR-RSP-11: the peer answered from RTR with a stream that starts at its
@@ -182,7 +182,8 @@ void mr_rx_accept(struct mr_qp *qp, const struct mr_pkt *pkt,
 	if (mr_ssnwin_cum(&qp->rsp.win) != before)
 		qp->rsp.seq_nak_sent = 0;
 	path_record(qp, pkt, meta, now);
-	mr_ratehint_on_rx(&qp->ep->rh, &qp->rsp.rh, now);
+	mr_ratehint_on_rx(&qp->ep->rh, &qp->rsp.rh,
+			  pkt->payload_len + MR_MAX_HDR_LEN + MR_ICRC_LEN, now);
 	/* MR-RSP-8: ACK every ack_every packets, on ACK_REQ, or
 	 * ack_delay_ns after the first unacknowledged packet. */
 	qp->rsp.ack_pkts++;

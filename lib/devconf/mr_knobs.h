@@ -71,8 +71,10 @@ enum mr_knob_type {
 	  "core", NULL,                                                        \
 	  "round-trip time the controller assumes, us (a software "            \
 	  "datapath's, not a NIC's)")                                          \
-	X(LINK_MBPS, "link_mbps", MR_KNOB_UINT, 100000, 1, 1000000, 0, "core", \
-	  NULL, "initial and highest sending rate, Mb/s")                      \
+	X(LINK_MBPS, "link_mbps", MR_KNOB_UINT, 0, 0, 1000000, 0, "core",      \
+	  NULL,                                                                \
+	  "rate of each plane's port, Mb/s (0: read from the port, 100000 "    \
+	  "where it reports none; MR-CC-11)")                                  \
 	X(PACE_QUANTUM, "pace_quantum", MR_KNOB_UINT, 262144, 1, 67108864, 0,  \
 	  "core", NULL,                                                        \
 	  "pacing credit a round may send at once, bytes (MR-CC-4)")           \

@@ -294,6 +294,12 @@ int mrdp_qpn_range(const struct mrdp_dev *dev, uint32_t *base,
 /* Number of planes (ports) of the device. */
 unsigned mrdp_num_planes(const struct mrdp_dev *dev);
 
+/* The sum over the planes of each port's link speed, Mb/s (MR-CC-11,
+ * mrdp_speed.c); a port that reports none counts dflt. *nread (if not
+ * NULL): the ports that reported a speed. */
+uint32_t mrdp_link_mbps(const struct mrdp_dev *dev, uint32_t dflt,
+			unsigned *nread);
+
 /*
  * Start resolving the next hop of every plane toward a peer now (e.g. when
  * a QP moves to RTR), so the first packet does not wait (MR-ROUTE-3: the

@@ -189,6 +189,9 @@ static void engine_close(struct metaroce_engine *eng)
 	free(eng);
 }
 
+/* A port's rate where neither the knob nor the port says (MR-CC-11). */
+#define METAROCE_PORT_MBPS 100000u
+
 static int engine_open(struct metaroce_device *dev,
 		       struct metaroce_engine **out)
 {
@@ -198,6 +201,7 @@ static int engine_open(struct metaroce_device *dev,
 	char stats[IBV_SYSFS_PATH_MAX + 64], pcap[IBV_SYSFS_PATH_MAX + 64];
 	char steer[IBV_SYSFS_PATH_MAX + 16];
 	char err[256];
+	uint32_t link_mbps;
 	struct mr_mem mem = { .calloc = eng_calloc, .free = eng_free };
 	struct mr_rand rnd = { .next = eng_rand };
 	struct mr_memreg memreg = { .lookup = eng_lookup,
@@ -264,8 +268,11 @@ static int engine_open(struct metaroce_device *dev,
 	ecfg.base_rtt_ns =
 		(uint64_t)mr_knob_get(&eng->knobs, MR_KNOB_BASE_RTT_US) *
 		1000ull;
-	ecfg.link_rate_mbps =
-		(uint32_t)mr_knob_get(&eng->knobs, MR_KNOB_LINK_MBPS);
+	/* MR-CC-11: each plane's port rate, summed; read from the ports
+	 * once they are up (below) unless the knob sets it. */
+	link_mbps = (uint32_t)mr_knob_get(&eng->knobs, MR_KNOB_LINK_MBPS);
+	ecfg.link_rate_mbps = (link_mbps ? link_mbps : METAROCE_PORT_MBPS) *
+			      (dev->conf.nports ? dev->conf.nports : 1);
 	ecfg.pace_quantum =
 		(uint64_t)mr_knob_get(&eng->knobs, MR_KNOB_PACE_QUANTUM);
 	ecfg.ack_every = (uint16_t)mr_knob_get(&eng->knobs, MR_KNOB_ACK_EVERY);
@@ -311,6 +318,19 @@ static int engine_open(struct metaroce_device *dev,
 	}
 	if (mrdp_qpn_range(eng->dp, &eng->qpn_base, &eng->qpn_count))
 		eng->qpn_count = 0;
+	if (!link_mbps) {
+		unsigned nread;
+		uint32_t mbps = mrdp_link_mbps(eng->dp, METAROCE_PORT_MBPS,
+					       &nread);
+
+		mrdp_lock(eng->dp);
+		mr_ep_set_link_rate(eng->ep, mbps);
+		mrdp_unlock(eng->dp);
+		metaroce_dbg("%s: port rate %u Mb/s (%u of %u ports report "
+			     "one)",
+			     dev->conf.name, mbps, nread,
+			     mrdp_num_planes(eng->dp));
+	}
 	*out = eng;
 	return 0;
 }

@@ -50,11 +50,19 @@ static void test_init(void)
 	MR_CHECK_EQ(cc.cfg.max_cwnd, 500000);
 	MR_CHECK_EQ(cc.cfg.min_cwnd, 4096);
 	MR_CHECK_EQ(cc.cfg.ai_bytes, 4096);
+	MR_CHECK_EQ(cc.cwnd, 125000);
+	/* MR-CC-5: one packet until the receiver's first hint. */
+	MR_CHECK_EQ(mr_cc_window(&cc), 4096);
+	MR_CHECK_EQ(mr_cc_window_pkts(&cc), 1);
+	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 4096 * 8000 / 10000 * 5 / 4);
+	MR_CHECK(strcmp(cc.ops->name, "metaroce") == 0);
+	/* Without hints: the AIMD window from the start. 125000 B / 10 us =
+	 * 100 Gb/s, x 5/4 capped at line rate. */
+	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("metaroce-nohint"), &cfg100, 0),
+		    0);
 	MR_CHECK_EQ(mr_cc_window(&cc), 125000);
 	MR_CHECK_EQ(mr_cc_window_pkts(&cc), 30);
-	/* 125000 B / 10 us = 100 Gb/s, x 5/4 capped at line rate. */
 	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 100000);
-	MR_CHECK(strcmp(cc.ops->name, "metaroce") == 0);
 }
 
 /* MR-CC-1, MR-CC-2: additive increase per RTT without CE; x (1 - F/2) with CE
@@ -144,8 +152,9 @@ static void test_hint_min_rtt(void)
 
 	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("metaroce"), &cfg100, 0), 0);
 	mr_cc_on_ack(&cc, &a, 1000);
-	/* 10 Gb/s x 10 us = 12500 bytes, not x 50 us = 62500. */
-	MR_CHECK_EQ(mr_cc_window(&cc), 12500);
+	/* 10 Gb/s x 10 us = 12500 bytes, not x 50 us = 62500; plus what the
+	 * receiver holds for an ACK: 10 Gb/s x 2 us + one packet. */
+	MR_CHECK_EQ(mr_cc_window(&cc), 12500 + 2500 + 4096);
 	/* The variant without hints ignores it. */
 	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("metaroce-nohint"), &cfg100, 0),
 		    0);
@@ -189,17 +198,19 @@ static void test_rate_hint(void)
 
 	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("metaroce"), &cfg100, 0), 0);
 	ack(&cc, 1, 0, 10000, 10000, 1000);
-	/* 10 Gb/s x 10 us = 12500 bytes. */
-	MR_CHECK_EQ(mr_cc_window(&cc), 12500);
+	/* 10 Gb/s x 10 us = 12500 bytes, + 10 Gb/s x 2 us ACK hold + one
+	 * packet. */
+	MR_CHECK_EQ(mr_cc_window(&cc), 12500 + 2500 + 4096);
 	MR_CHECK_EQ(cc.cwnd, 125000);
 	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 10000);
 	/* While the hint binds, the window does not grow. */
 	ack(&cc, 10, 0, 10000, 10000, 10000);
 	MR_CHECK_EQ(cc.cwnd, 125000);
 	MR_CHECK_EQ(cc.hint_limited, 1);
-	/* A hint below min_cwnd worth keeps one packet. */
+	/* A hint below one packet's worth: about one packet (125 + 25 +
+	 * 4096 bytes). */
 	ack(&cc, 1, 0, 100, 10000, 11000);
-	MR_CHECK_EQ(mr_cc_window(&cc), 4096);
+	MR_CHECK_EQ(mr_cc_window(&cc), 125 + 25 + 4096);
 	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 100);
 	/* No hint: the AIMD window again. */
 	ack(&cc, 1, 0, 0, 10000, 12000);
@@ -216,35 +227,74 @@ static void test_rate_hint(void)
 	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 72916);
 }
 
-/* MR-CC-7, MR-CC-8. Incast: 8 senders at one BDP each into one 100G receiver.
- * The hint of the first ACK round brings the sum of windows down to one BDP. */
+/* MR-CC-5, MR-CC-7, MR-CC-8. Incast: 8 senders into one 100G receiver. Each
+ * starts with one packet (no hint yet); the hint of the first ACK round
+ * gives each its 1/8 share: the sum of windows is one BDP plus what the
+ * receiver holds per sender for a coalesced ACK. */
 static void test_incast_resolves(void)
 {
 	struct mr_cc cc[8];
 	struct mr_ratehint h;
-	struct mr_ratehint_conn c[8];
-	uint64_t sum = 0;
+	struct mr_ratehint_conn c[8], *act[8];
+	uint32_t dem[8];
+	uint64_t sum = 0, slack;
 	unsigned i;
 
-	MR_CHECK_EQ(mr_ratehint_init(&h, 100000, 40000), 0);
+	MR_CHECK_EQ(mr_ratehint_init(&h, 100000, 40000, 8, act, dem), 0);
 	for (i = 0; i < 8; i++) {
 		MR_CHECK_EQ(mr_cc_init(&cc[i], mr_cc_find("metaroce"), &cfg100, 0),
 			    0);
 		mr_ratehint_conn_init(&c[i]);
 		sum += mr_cc_window(&cc[i]);
 	}
-	MR_CHECK_EQ(sum, 8 * 125000);
+	MR_CHECK_EQ(sum, 8 * 4096);
 	/* All 8 deliver data in the first RTT. */
 	for (i = 0; i < 8; i++)
-		mr_ratehint_on_rx(&h, &c[i], 5000 + i);
+		mr_ratehint_on_rx(&h, &c[i], 4096, 5000 + i);
 	MR_CHECK_EQ(mr_ratehint_get(&h, 6000), 12500);
+	/* 12.5 Gb/s x 2 us ACK hold + one packet, under 4 packets. */
+	slack = 12500ull * 2000 / 8000 + 4096;
+	MR_CHECK_EQ(cc[0].cfg.hint_slack, 4 * 4096);
 	sum = 0;
 	for (i = 0; i < 8; i++) {
 		ack(&cc[i], 1, 0, mr_ratehint_get(&h, 11000), 10000, 11000);
 		sum += mr_cc_window(&cc[i]);
 		MR_CHECK_EQ(mr_cc_rate_mbps(&cc[i]), 12500);
 	}
-	MR_CHECK_EQ(sum, 125000); /* 8 x 15625 */
+	MR_CHECK_EQ(sum, 8 * (15625 + slack));
+}
+
+/* MR-CC-5: before the first CE mark the window takes the hint's cap at
+ * once (up and down); after a CE round it is AIMD's again, cut from the
+ * window in use. */
+static void test_hint_start(void)
+{
+	struct mr_cc cc;
+	struct mr_cc_ack a = {
+		.acked_bytes = 4096,
+		.acked_pkts = 1,
+		.rate_hint_mbps = 100000,
+		.srtt_ns = 10000,
+		.min_rtt_ns = 10000,
+	};
+	uint64_t cap = 125000 + 4 * 4096; /* BDP + ack_every packets */
+
+	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("metaroce"), &cfg100, 0), 0);
+	MR_CHECK_EQ(mr_cc_window(&cc), 4096);
+	mr_cc_on_ack(&cc, &a, 1000);
+	MR_CHECK_EQ(cc.hint_cap, cap);
+	MR_CHECK_EQ(cc.cwnd, cap);
+	MR_CHECK_EQ(mr_cc_window(&cc), cap);
+	/* The round ends at 11 us with 1 of 2 packets marked: x (1 - 1/4)
+	 * from the cap. */
+	a.ce_pkts = 1;
+	mr_cc_on_ack(&cc, &a, 11000);
+	MR_CHECK_EQ(cc.cwnd, cap - cap / 4);
+	/* The start is over: a larger hint no longer lifts the window. */
+	a.ce_pkts = 0;
+	a.rate_hint_mbps = 200000;
+	mr_cc_on_ack(&cc, &a, 12000);
+	MR_CHECK_EQ(cc.cwnd, cap - cap / 4);
 }
 
 /* MR-CC-4 (window and pacing gate), MR-CC-10 (fixed). */
@@ -254,7 +304,8 @@ static void test_can_send_and_pacing(void)
 	struct mr_cc_config c = cfg100;
 
 	c.init_cwnd = 8192;
-	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("metaroce"), &c, 1000), 0);
+	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("metaroce-nohint"), &c, 1000),
+		    0);
 	/* 8192 B / 10 us = 6553 Mb/s x 5/4 = 8191 */
 	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 8191);
 	MR_CHECK(mr_cc_can_send(&cc, 100000, 1000)); /* nothing in flight */
@@ -369,45 +420,127 @@ static void test_dcqcn(void)
 	MR_CHECK_EQ(mr_cc_window(&cc), 500000);
 }
 
-/* MR-CC-7: the hint is the fair share among senders active this or last epoch.
- */
-static void test_ratehint_epochs(void)
+/* MR-CC-7: water-filling. A demand below the equal share of what is left
+ * is met; the others share the rest; the last sender gets all that is left. */
+static void test_ratehint_level(void)
+{
+	const uint32_t one[] = { 10000 };
+	const uint32_t two[] = { 10000, 90000 };
+	const uint32_t three[] = { 10000, 20000, 200000 };
+	const uint32_t big[] = { 60000, 70000 };
+
+	MR_CHECK_EQ(mr_ratehint_level(100000, NULL, 0, 0), 100000);
+	MR_CHECK_EQ(mr_ratehint_level(100000, NULL, 0, 4), 25000);
+	MR_CHECK_EQ(mr_ratehint_level(100000, one, 1, 0), 100000);
+	MR_CHECK_EQ(mr_ratehint_level(100000, one, 1, 3), 30000);
+	MR_CHECK_EQ(mr_ratehint_level(100000, two, 2, 0), 90000);
+	MR_CHECK_EQ(mr_ratehint_level(100000, three, 3, 0), 70000);
+	MR_CHECK_EQ(mr_ratehint_level(100000, three, 3, 1), 35000);
+	MR_CHECK_EQ(mr_ratehint_level(100000, big, 2, 0), 50000);
+	MR_CHECK_EQ(mr_ratehint_level(3, NULL, 0, 8), 1); /* never 0 */
+}
+
+/* Bytes of `mbps` over one epoch of 10 us. */
+#define EPOCH_BYTES(mbps) ((uint32_t)((uint64_t)(mbps) * 10000 / 8000))
+
+/* MR-CC-7: newcomers take an equal share at once; a sender that uses
+ * less than its share leaves the rest to the others (demand: twice what
+ * it delivered); a sender silent for two epochs leaves the list. */
+static void test_ratehint_demand(void)
 {
 	struct mr_ratehint h;
-	struct mr_ratehint_conn a, b;
+	struct mr_ratehint_conn a, b, *act[4];
+	uint32_t dem[4];
 
-	MR_CHECK_EQ(mr_ratehint_init(&h, 0, 10), -MR_EINVAL);
-	MR_CHECK_EQ(mr_ratehint_init(&h, 100, 0), -MR_EINVAL);
-	MR_CHECK_EQ(mr_ratehint_init(&h, 100000, 10000), 0);
+	MR_CHECK_EQ(mr_ratehint_init(&h, 0, 10, 4, act, dem), -MR_EINVAL);
+	MR_CHECK_EQ(mr_ratehint_init(&h, 100, 0, 4, act, dem), -MR_EINVAL);
+	MR_CHECK_EQ(mr_ratehint_init(&h, 100, 10, 0, act, dem), -MR_EINVAL);
+	MR_CHECK_EQ(mr_ratehint_init(&h, 100, 10, 4, NULL, dem), -MR_EINVAL);
+	MR_CHECK_EQ(mr_ratehint_init(&h, 100000, 10000, 4, act, dem), 0);
 	mr_ratehint_conn_init(&a);
 	mr_ratehint_conn_init(&b);
 	MR_CHECK_EQ(mr_ratehint_get(&h, 0), 100000);
-	mr_ratehint_on_rx(&h, &a, 100);
-	mr_ratehint_on_rx(&h, &a, 200); /* counted once */
-	MR_CHECK_EQ(mr_ratehint_get(&h, 300), 100000);
-	mr_ratehint_on_rx(&h, &b, 400);
+	/* Epoch 0: a delivers 10 Gb/s worth, b 90; both newcomers. */
+	mr_ratehint_on_rx(&h, &a, EPOCH_BYTES(10000) / 2, 100);
+	MR_CHECK_EQ(mr_ratehint_get(&h, 150), 100000);
+	mr_ratehint_on_rx(&h, &b, EPOCH_BYTES(90000), 200);
+	MR_CHECK_EQ(mr_ratehint_get(&h, 300), 50000);
+	mr_ratehint_on_rx(&h, &a, EPOCH_BYTES(10000) / 2, 400); /* once */
 	MR_CHECK_EQ(mr_ratehint_get(&h, 500), 50000);
-	/* Epoch 1: only a so far; b still counts from epoch 0. */
-	mr_ratehint_on_rx(&h, &a, 10000);
-	MR_CHECK_EQ(h.cur, 1);
-	MR_CHECK_EQ(h.prev, 2);
-	MR_CHECK_EQ(mr_ratehint_get(&h, 15000), 50000);
-	/* Epoch 2: a only, previous epoch had a only. */
-	mr_ratehint_on_rx(&h, &a, 25000);
-	MR_CHECK_EQ(mr_ratehint_get(&h, 25000), 100000);
-	/* Idle until epoch 7: nobody; the hint is the full link. */
-	MR_CHECK_EQ(mr_ratehint_get(&h, 70000), 100000);
-	MR_CHECK_EQ(h.prev, 0);
+	MR_CHECK_EQ(h.nact, 2);
+	/* Epoch 1: demands 20000 and 180000: a leaves b 80 Gb/s. */
+	MR_CHECK_EQ(mr_ratehint_get(&h, 10000), 80000);
+	MR_CHECK_EQ(h.ndem, 2);
+	MR_CHECK_EQ(h.demand[0], 20000);
+	MR_CHECK_EQ(h.demand[1], 180000);
+	/* a and b go on alike in epoch 1; epoch 2 sees the mean of both. */
+	mr_ratehint_on_rx(&h, &a, EPOCH_BYTES(10000), 10500);
+	mr_ratehint_on_rx(&h, &b, EPOCH_BYTES(90000), 10600);
+	MR_CHECK_EQ(mr_ratehint_get(&h, 10700), 80000); /* not newcomers */
+	MR_CHECK_EQ(mr_ratehint_get(&h, 20000), 80000);
+	/* a goes silent: epoch 3 still counts it from epoch 1 (it delivered
+	 * in one of the two epochs before: twice that); b delivers more. */
+	mr_ratehint_on_rx(&h, &b, EPOCH_BYTES(90000), 20500);
+	MR_CHECK_EQ(mr_ratehint_get(&h, 30000), 80000);
+	MR_CHECK_EQ(h.nact, 2);
+	/* Epoch 4: a silent in epochs 2 and 3: off the list, b alone. */
+	mr_ratehint_on_rx(&h, &b, EPOCH_BYTES(90000), 30500);
+	MR_CHECK_EQ(mr_ratehint_get(&h, 40000), 100000);
+	MR_CHECK_EQ(h.nact, 1);
+	/* a returns: a newcomer, equal share at once. */
+	mr_ratehint_on_rx(&h, &a, 100, 40100);
+	MR_CHECK_EQ(mr_ratehint_get(&h, 40200), 50000);
+	/* a's QP goes away: its newcomer share is returned, the list is
+	 * left consistent. */
+	mr_ratehint_conn_gone(&h, &a);
+	MR_CHECK_EQ(mr_ratehint_get(&h, 40300), 100000);
+	MR_CHECK_EQ(h.nact, 1);
+	MR_CHECK(h.act[0] == &b);
+	MR_CHECK_EQ(b.slot, 0);
+	/* Idle for epochs: nobody listed, the full link. */
+	MR_CHECK_EQ(mr_ratehint_get(&h, 90000), 100000);
+	MR_CHECK_EQ(h.nact, 0);
+	MR_CHECK_EQ(h.ndem, 0);
 	/* Time running backwards does not roll epochs. */
-	mr_ratehint_on_rx(&h, &b, 71000);
-	mr_ratehint_on_rx(&h, &a, 60000);
-	MR_CHECK_EQ(h.epoch, 7);
-	MR_CHECK_EQ(mr_ratehint_get(&h, 72000), 50000);
+	mr_ratehint_on_rx(&h, &b, 100, 91000);
+	mr_ratehint_on_rx(&h, &a, 100, 60000);
+	MR_CHECK_EQ(h.epoch, 9);
+	MR_CHECK_EQ(mr_ratehint_get(&h, 92000), 50000);
+	/* The port's rate read from the port. */
+	MR_CHECK_EQ(mr_ratehint_set_link(&h, 0), -MR_EINVAL);
+	MR_CHECK_EQ(mr_ratehint_set_link(&h, 400000), 0);
+	MR_CHECK_EQ(mr_ratehint_get(&h, 92000), 200000);
+}
+
+/* MR-CC-7: past the list's capacity a connection counts as greedy in every
+ * epoch it delivers in (its demand is never measured). */
+static void test_ratehint_capacity(void)
+{
+	struct mr_ratehint h;
+	struct mr_ratehint_conn a, b, *act[1];
+	uint32_t dem[1];
+
+	MR_CHECK_EQ(mr_ratehint_init(&h, 100000, 10000, 1, act, dem), 0);
+	mr_ratehint_conn_init(&a);
+	mr_ratehint_conn_init(&b);
+	mr_ratehint_on_rx(&h, &a, EPOCH_BYTES(1000), 100);
+	mr_ratehint_on_rx(&h, &b, 100, 200);
+	MR_CHECK_EQ(h.nact, 1);
+	MR_CHECK_EQ(mr_ratehint_get(&h, 300), 50000);
+	/* Epoch 1: a's demand 2000 measured; b greedy again when it
+	 * delivers, not before. */
+	MR_CHECK_EQ(mr_ratehint_get(&h, 10000), 100000);
+	mr_ratehint_on_rx(&h, &b, 100, 10100);
+	MR_CHECK_EQ(mr_ratehint_get(&h, 10200), 98000);
+	mr_ratehint_conn_gone(&h, &b);
+	MR_CHECK_EQ(mr_ratehint_get(&h, 10300), 100000);
 }
 
 MR_TEST_MAIN(MR_TEST(test_init), MR_TEST(test_aimd),
 	     MR_TEST(test_no_decrease_on_loss), MR_TEST(test_rate_hint),
 	     MR_TEST(test_incast_resolves), MR_TEST(test_can_send_and_pacing),
 	     MR_TEST(test_pacing_quantum), MR_TEST(test_dcqcn),
-	     MR_TEST(test_ratehint_epochs), MR_TEST(test_hint_min_rtt),
+	     MR_TEST(test_ratehint_level),
+	     MR_TEST(test_ratehint_demand), MR_TEST(test_ratehint_capacity), MR_TEST(test_hint_min_rtt),
+	     MR_TEST(test_hint_start),
 	     MR_TEST(test_registry))

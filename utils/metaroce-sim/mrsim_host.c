@@ -405,14 +405,25 @@ static void arm(struct mrsim_host *h, uint64_t d)
 	mrsim_evq_push(&w->q, t, MRSIM_EV_TIMER, 0, h);
 }
 
+/* The NIC takes no more from the core when every port has a couple of
+ * packets waiting (all are busy for a while), or one port's transmit ring
+ * is full. Stopping as soon as any one port has two would leave the other
+ * planes idle whenever the core's next packet happened to be for a busy
+ * one (a host of k planes then sent at about 1.3 x one port's rate with
+ * many QPs, whatever k). */
+#define NIC_BACKLOG 2
+#define NIC_RING 16
+
 static int nic_full(const struct mrsim_host *h)
 {
-	int k;
+	int k, busy = 0;
 
-	for (k = 0; k < h->w->scn.planes; k++)
-		if (h->nic[k]->qpkts >= 2)
+	for (k = 0; k < h->w->scn.planes; k++) {
+		if (h->nic[k]->qpkts >= NIC_RING)
 			return 1;
-	return 0;
+		busy += h->nic[k]->qpkts >= NIC_BACKLOG;
+	}
+	return busy == h->w->scn.planes;
 }
 
 /* Hand the core's packets to the NIC ports while each has room for a
