@@ -76,6 +76,12 @@ struct mr_pathsel {
 	uint8_t num_planes;
 	struct mr_rand rand;
 	struct mr_pathsel_path path[MR_MAX_PATHS];
+	/* MR-MP-10: the connection's window (bytes), set by the requester
+	 * before each pick; a path may hold at most twice its weighted share
+	 * of it in flight, and one packet of pkt bytes (0: no per-path
+	 * share). */
+	uint64_t window;
+	uint32_t pkt;
 	uint64_t picks, no_path; /* counters */
 	/* The algorithm's own state (ops->state_size bytes). */
 	_Alignas(8) unsigned char state[MR_PATHSEL_STATE_MAX];

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* Path selection `spray` (MR-MP-3, MR-MP-4): plain round robin. */
+/* Path selection `spray` (MR-MP-3, MR-MP-4, MR-MP-9, MR-MP-10): weighted
+ * round robin, each path under twice its share of the window. */
 #include "mr_pathsel.h"
 
 #include "mr_err.h"
@@ -23,15 +24,34 @@ struct spray_state {
 _Static_assert(sizeof(struct spray_state) <= MR_PATHSEL_STATE_MAX,
 	       "spray state fits the base's area");
 
+/* MR-MP-10: twice the path's weighted share of the connection's window
+ * (and one packet): a path whose packets stay out longer than the others'
+ * (a longer queue, a route that died and is not suspected yet) cannot
+ * take the whole window from them. */
+static int under_share(const struct mr_pathsel *ps, const struct mr_pathtx *t,
+		       uint16_t i, uint32_t wsum)
+{
+	uint64_t cap;
+
+	if (!ps->window || !wsum)
+		return 1;
+	cap = 2 * ps->window * ps->path[i].weight / wsum + ps->pkt;
+	return t->out_bytes < cap;
+}
+
 static int spray_pick(struct mr_pathsel *ps, const struct mr_pathtx *tx,
 		      uint64_t now)
 {
 	struct spray_state *s = MR_PATHSEL_STATE(ps, struct spray_state);
+	uint32_t wsum = 0;
 	uint16_t k;
 
 	int first = -1;
 
 	(void)now;
+	for (k = 0; k < ps->num_paths; k++)
+		if (usable(&tx[k]))
+			wsum += ps->path[k].weight;
 	/* MR-MP-9: weighted round robin. A path visited earns its weight in
 	 * credit and is taken once it has a full weight's worth; at full
 	 * weight every visit takes it (plain round robin, MR-MP-3). If only
@@ -41,7 +61,7 @@ static int spray_pick(struct mr_pathsel *ps, const struct mr_pathtx *tx,
 		uint16_t i = (uint16_t)((s->cursor + k) % ps->num_paths);
 		struct mr_pathsel_path *p = &ps->path[i];
 
-		if (!usable(&tx[i]))
+		if (!usable(&tx[i]) || !under_share(ps, &tx[i], i, wsum))
 			continue;
 		if (first < 0)
 			first = i;
@@ -72,8 +92,9 @@ static void spray_on_rto(struct mr_pathsel *ps, uint16_t path, uint64_t now)
 
 const struct mr_pathsel_ops mr_pathsel_ops_spray = {
 	.name = "spray",
-	.help = "round robin over the paths with window space; none on a "
-		"suspect path, one packet at a time on one that timed out",
+	.help = "weighted round robin over the paths with window space, "
+		"each under twice its share of the connection's window; none "
+		"on a suspect path, one packet at a time on one that timed out",
 	.state_size = sizeof(struct spray_state),
 	.pick = spray_pick,
 	.on_rto = spray_on_rto,

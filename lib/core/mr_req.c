@@ -862,6 +862,8 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 					  : UINT64_MAX;
 		return 0;
 	}
+	qp->ps.window = mr_cc_window(&qp->cc); /* MR-MP-10 */
+	qp->ps.pkt = (uint32_t)bytes;
 	path = mr_pathsel_pick(&qp->ps, qp->ptx, now);
 	if (path < 0)
 		return 0;

@@ -153,8 +153,8 @@ static void test_hint_min_rtt(void)
 	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("metaroce"), &cfg100, 0), 0);
 	mr_cc_on_ack(&cc, &a, 1000);
 	/* 10 Gb/s x 10 us = 12500 bytes, not x 50 us = 62500; plus what the
-	 * receiver holds for an ACK: 10 Gb/s x 2 us + one packet. */
-	MR_CHECK_EQ(mr_cc_window(&cc), 12500 + 2500 + 4096);
+	 * receiver holds for two ACKs: 2 x (10 Gb/s x 2 us + one packet). */
+	MR_CHECK_EQ(mr_cc_window(&cc), 12500 + 2 * (2500 + 4096));
 	/* The variant without hints ignores it. */
 	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("metaroce-nohint"), &cfg100, 0),
 		    0);
@@ -198,19 +198,19 @@ static void test_rate_hint(void)
 
 	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("metaroce"), &cfg100, 0), 0);
 	ack(&cc, 1, 0, 10000, 10000, 1000);
-	/* 10 Gb/s x 10 us = 12500 bytes, + 10 Gb/s x 2 us ACK hold + one
-	 * packet. */
-	MR_CHECK_EQ(mr_cc_window(&cc), 12500 + 2500 + 4096);
+	/* 10 Gb/s x 10 us = 12500 bytes, + twice (10 Gb/s x 2 us ACK hold
+	 * + one packet). */
+	MR_CHECK_EQ(mr_cc_window(&cc), 12500 + 2 * (2500 + 4096));
 	MR_CHECK_EQ(cc.cwnd, 125000);
 	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 10000);
 	/* While the hint binds, the window does not grow. */
 	ack(&cc, 10, 0, 10000, 10000, 10000);
 	MR_CHECK_EQ(cc.cwnd, 125000);
 	MR_CHECK_EQ(cc.hint_limited, 1);
-	/* A hint below one packet's worth: about one packet (125 + 25 +
-	 * 4096 bytes). */
+	/* A hint below one packet's worth: about two packets (125 + 2 x
+	 * (25 + 4096) bytes). */
 	ack(&cc, 1, 0, 100, 10000, 11000);
-	MR_CHECK_EQ(mr_cc_window(&cc), 125 + 25 + 4096);
+	MR_CHECK_EQ(mr_cc_window(&cc), 125 + 2 * (25 + 4096));
 	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 100);
 	/* No hint: the AIMD window again. */
 	ack(&cc, 1, 0, 0, 10000, 12000);
@@ -252,8 +252,9 @@ static void test_incast_resolves(void)
 	for (i = 0; i < 8; i++)
 		mr_ratehint_on_rx(&h, &c[i], 4096, 5000 + i);
 	MR_CHECK_EQ(mr_ratehint_get(&h, 6000), 12500);
-	/* 12.5 Gb/s x 2 us ACK hold + one packet, under 4 packets. */
-	slack = 12500ull * 2000 / 8000 + 4096;
+	/* Twice (12.5 Gb/s x 2 us ACK hold + one packet, under 4
+	 * packets). */
+	slack = 2 * (12500ull * 2000 / 8000 + 4096);
 	MR_CHECK_EQ(cc[0].cfg.hint_slack, 4 * 4096);
 	sum = 0;
 	for (i = 0; i < 8; i++) {
@@ -277,7 +278,7 @@ static void test_hint_start(void)
 		.srtt_ns = 10000,
 		.min_rtt_ns = 10000,
 	};
-	uint64_t cap = 125000 + 4 * 4096; /* BDP + ack_every packets */
+	uint64_t cap = 125000 + 2 * 4 * 4096; /* BDP + 2 ACKs' packets */
 
 	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("metaroce"), &cfg100, 0), 0);
 	MR_CHECK_EQ(mr_cc_window(&cc), 4096);

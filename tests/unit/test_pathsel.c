@@ -267,6 +267,52 @@ static void test_suspect(void)
 	MR_CHECK(mr_pathtx_suspect_at(&tx[1]) == UINT64_MAX);
 }
 
+/* MR-MP-10: a path holds at most twice its weighted share of the
+ * connection's window (+ one packet) in flight; the others keep sending. */
+static void test_pathsel_share(void)
+{
+	struct mr_pathsel ps;
+	struct mr_pathtx tx[4];
+	uint64_t seed = 7;
+	struct mr_rand rnd = { .next = sm_next, .user = &seed };
+	uint32_t ppsn;
+	unsigned i;
+
+	paths(tx, 4, 256);
+	MR_CHECK_EQ(mr_pathsel_init(&ps, mr_pathsel_find("spray"), 4, 1, &rnd),
+		    0);
+	/* Window 8000 bytes over 4 full-weight paths: each under
+	 * 2 x 8000 / 4 + 1000 = 5000 bytes. */
+	ps.window = 8000;
+	ps.pkt = 1000;
+	for (i = 0; i < 4; i++)
+		MR_CHECK_EQ(mr_pathtx_send(&tx[0], i, 1000, 0, 0, 0, &ppsn),
+			    0);
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), 0); /* 4000 < 5000 */
+	MR_CHECK_EQ(mr_pathtx_send(&tx[0], 4, 1000, 0, 0, 0, &ppsn), 0);
+	/* Path 0 holds 5000: skipped while the others take turns. */
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), 1);
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), 2);
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), 3);
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), 1);
+	/* A path of weight 8 of 16 (the others full): its share is
+	 * 2 x 8000 x 8 / 56 + 1000 = 3285 bytes: 4000 is over it. */
+	ps.path[1].weight = 8;
+	for (i = 0; i < 4; i++)
+		MR_CHECK_EQ(mr_pathtx_send(&tx[1], 10 + i, 1000, 0, 0, 0,
+					   &ppsn),
+			    0);
+	for (i = 0; i < 8; i++)
+		MR_CHECK(mr_pathsel_pick(&ps, tx, 0) != 1);
+	/* No share (window 0): only the path's own limit counts, path 0
+	 * is taken again within a round. */
+	ps.window = 0;
+	ps.path[1].weight = MR_PATHSEL_WEIGHT_FULL;
+	for (i = 0; i < 4 && mr_pathsel_pick(&ps, tx, 0) != 0; i++)
+		;
+	MR_CHECK(i < 4);
+}
+
 MR_TEST_MAIN(MR_TEST(test_suspect), MR_TEST(test_init),
 	     MR_TEST(test_spray_round_robin), MR_TEST(test_repath_and_probe),
-	     MR_TEST(test_single))
+	     MR_TEST(test_single), MR_TEST(test_pathsel_share))
