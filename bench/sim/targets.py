@@ -8,6 +8,7 @@ the figure it is checked on, the figure, and met or missed.
 """
 
 import csv
+import json
 import os
 import sys
 
@@ -153,6 +154,29 @@ def fail(d, fig, what, healthy):
     if healthy:
         line("%s: collective time against no failure" % what, fig,
              "%.0f us" % f(m, "collective_us"), True)
+    if fig == "blackhole":
+        redraw(d, fig, what, rtt)
+
+
+def redraw(d, fig, what, rtt):
+    # metaroce-sim's summary: every black-holed path's delay from its
+    # first data packet lost in the hole to its sender's first packet on
+    # that path with another entropy (mrsim_redraw.c)
+    p = os.path.join(d, fig, "transport=metaroce", "summary.json")
+    if not os.path.exists(p):
+        return
+    with open(p) as fh:
+        sm = json.load(fh)
+    n = sm.get("blackholed_paths", 0)
+    if not n:
+        return
+    us = sm.get("redraw_us", [])
+    within = sum(1 for x in us if x <= 3 * rtt)
+    line("%s: affected paths re-drawn within 3 RTTs" % what, fig,
+         "%d of %d paths within %.0f us (re-drawn %d; p50 %.1f, p99 %.1f, "
+         "max %.1f us)" % (within, n, 3 * rtt, len(us),
+                           sm["redraw_p50_us"], sm["redraw_p99_us"],
+                           sm["redraw_max_us"]), within == n)
 
 
 def collectives(d):

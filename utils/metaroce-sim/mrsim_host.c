@@ -19,6 +19,7 @@
 
 #include "mr_counters.h"
 #include "mrsim_net.h"
+#include "mrsim_redraw.h"
 
 #define LKEY 1
 #define VA_CONN_SHIFT 40
@@ -459,6 +460,8 @@ void mrsim_host_pump(struct mrsim_host *h)
 			pkt->src = (uint16_t)h->idx;
 			pkt->dst = (uint16_t)(meta.dest & 0xffff);
 			pkt->sport = meta.entropy;
+			pkt->path_id = meta.path_id;
+			mrsim_redraw_tx(w, pkt, w->q.now);
 			plane = w->roce ? (int)(meta.dest >> 16)
 					: meta.plane % w->scn.planes;
 			pkt->plane = (uint8_t)plane;

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "mrsim_net.h"
+#include "mrsim_redraw.h"
 
 #define MAX_KV 128
 
@@ -283,6 +284,7 @@ static int simulate(const struct mrsim_scn *s)
 			mrsim_pkt_free(w, e.p);
 	mrsim_hosts_free(w);
 	mrsim_net_free(w);
+	mrsim_redraw_free(w);
 	for (i = 0; i < w->nconn; i++)
 		free(w->conn[i].msg);
 	free(w->conn);

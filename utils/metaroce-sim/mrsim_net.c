@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "mrsim_net.h"
+#include "mrsim_redraw.h"
 
 uint64_t mrsim_rand(uint64_t *s)
 {
@@ -143,6 +144,7 @@ void mrsim_port_done(struct mrsim_port *p)
 	if (mrsim_port_failed(p, now)) {
 		/* A failed link carries nothing. */
 		p->drops_failed++;
+		mrsim_redraw_drop(w, pkt, now);
 		mrsim_pkt_free(w, pkt);
 	} else if (p->loss > 0 && rand01(&p->rng) < p->loss) {
 		p->drops_loss++;

@@ -41,6 +41,7 @@ struct mrsim_pkt {
 	uint32_t len;		/* core packet (BTH .. ICRC) */
 	uint16_t src, dst;	/* hosts */
 	uint16_t sport;		/* UDP source port: the path's entropy */
+	uint16_t path_id;	/* the sender's path (mrsim_redraw.c) */
 	uint8_t plane, ce, corrupted;
 	uint8_t data[MRSIM_PKT_MAX];
 };
@@ -161,6 +162,9 @@ struct mrsim_world {
 	FILE *ts, *qcsv;     /* time series being written, or NULL */
 	uint64_t *path_prev; /* [paths] path tx bytes at the last sample */
 	double cpu_s;	     /* CPU time of the event loop */
+	/* Black-holed paths (mrsim_redraw.c), allocated at the first. */
+	struct mrsim_redraw_ent *redraw;
+	uint64_t redraw_affected;
 };
 
 /* mrsim_net.c */

@@ -15,6 +15,7 @@
 
 #include "mr_counters.h"
 #include "mrsim_net.h"
+#include "mrsim_redraw.h"
 
 int mrsim_mkdirs(const char *path)
 {
@@ -242,6 +243,7 @@ int mrsim_out_finish(struct mrsim_world *w, double wall_s, double setup_s)
 	ADD(o, "drops_overflow", json_object_new_uint64(drops[0]));
 	ADD(o, "drops_loss", json_object_new_uint64(drops[1]));
 	ADD(o, "drops_failed", json_object_new_uint64(drops[2]));
+	mrsim_redraw_json(w, o);
 	ADD(o, "corrupted_pkts", json_object_new_uint64(corrupted));
 	ADD(o, "ecn_marked_pkts", json_object_new_uint64(marked));
 	ADD(o, "jain",
