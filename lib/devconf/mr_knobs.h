@@ -103,6 +103,9 @@ enum mr_knob_type {
 	  "never sleeping (-1: off)")                                          \
 	X(DP_STEER, "dp_steer", MR_KNOB_BOOL, 1, 0, 1, 0, "dp", NULL,          \
 	  "each process's sockets take only its own QPs' frames")              \
+	X(DP_SILENCE, "dp_silence", MR_KNOB_BOOL, 1, 0, 1, 0, "dp", NULL,      \
+	  "the interface's kernel stack drops UDP to the device's port "      \
+	  "after our socket took it (tcx ingress, where permitted)")          \
 	X(DP_INLINE, "dp_inline", MR_KNOB_BOOL, 1, 0, 1, 0, "dp", NULL,        \
 	  "poll_cq and post_send run rounds inline; no: only the real-time "   \
 	  "progress thread does")                                              \

@@ -764,6 +764,7 @@ static void teardown(struct mrdp_dev *d)
 		d->has_thread = 0;
 	}
 	capture_close(d);
+	mrdp_silence_close(d);
 	for (i = 0; i < d->nplanes; i++)
 		mrdp_port_close(d, i);
 	mrdp_steer_close(d);
@@ -869,8 +870,10 @@ int mrdp_open(const struct mrdp_config *cfg, struct mrdp_dev **out, char *err,
 	ret = mrdp_busy_config(d, err, errlen);
 	if (ret)
 		goto fail;
-	for (i = 0; i < MR_DEVCONF_MAX_PORTS; i++)
+	for (i = 0; i < MR_DEVCONF_MAX_PORTS; i++) {
 		d->plane[i].wait_fd = -1;
+		d->plane[i].silence_fd = -1;
+	}
 	d->neigh = malloc(sizeof(*d->neigh));
 	d->scratch = malloc(d->max_frame);
 	if (!d->neigh || !d->scratch) {
@@ -906,6 +909,10 @@ int mrdp_open(const struct mrdp_config *cfg, struct mrdp_dev **out, char *err,
 	ret = mrdp_nexthop_init(d, err, errlen);
 	if (ret)
 		goto fail;
+	/* Not fatal: without the privilege or the kernel for it, the
+	 * interface's stack goes on processing our frames (mrdp_silence.c). */
+	if (mr_knob_get(&d->knobs, MR_KNOB_DP_SILENCE))
+		(void)mrdp_silence_open(d);
 	if (cfg->steer_dir && mr_knob_get(&d->knobs, MR_KNOB_DP_STEER)) {
 		ret = mrdp_steer_open(d, cfg->steer_dir, cfg->steer_slot, err,
 				      errlen);

@@ -22,6 +22,7 @@
 struct rte_mbuf;
 struct rte_mempool;
 struct sock_filter;
+struct bpf_insn;
 
 #define MRDP_BURST 32
 #define MRDP_BACKLOG 256   /* frames a port refused, retried next round */
@@ -33,6 +34,7 @@ struct sock_filter;
 #define MRDP_STEER_SLOT_BITS 16
 #define MRDP_STEER_SLOTS (1u << (24 - MRDP_STEER_SLOT_BITS))
 #define MRDP_STEER_PROG_MAX 32
+#define MRDP_SILENCE_PROG_MAX 32
 
 extern int mrdp_debug;
 #define MRDP_LOG(...)                                          \
@@ -60,6 +62,9 @@ struct mrdp_plane {
 	/* The kernel socket a sleeping progress thread polls for frames
 	 * (-1: none); see mrdp_wait.c. */
 	int wait_fd;
+	/* The tcx link that keeps the kernel stack off our frames on this
+	 * plane's interface (mrdp_silence.c; -1: none). */
+	int silence_fd;
 	int wait_ifindex;
 	int wait_xsk; /* looking for an AF_XDP socket, not AF_PACKET */
 	unsigned wait_nbefore;
@@ -246,6 +251,17 @@ int mrdp_steer_open(struct mrdp_dev *d, const char *dir, unsigned want,
 void mrdp_steer_close(struct mrdp_dev *d);
 unsigned mrdp_steer_program(struct sock_filter *f, uint16_t udp_port,
 			    uint32_t lo, uint32_t hi);
+
+/* mrdp_silence.c: a tcx ingress program on every af_packet plane's
+ * interface that drops UDP to the device's port after our socket took it,
+ * so the kernel's IP stack neither processes nor answers our frames.
+ * Returns the planes silenced (0: none could be, nothing changed) or
+ * -errno when the program could not be loaded; the open goes on either
+ * way. The eBPF program itself (f has room for MRDP_SILENCE_PROG_MAX
+ * instructions), for tests. */
+int mrdp_silence_open(struct mrdp_dev *d);
+void mrdp_silence_close(struct mrdp_dev *d);
+unsigned mrdp_silence_program(struct bpf_insn *f, uint16_t udp_port);
 
 /* mrdp_dev.c: the engine's `now`, never going back. Lock held. */
 uint64_t mrdp_locked_now(struct mrdp_dev *d);
