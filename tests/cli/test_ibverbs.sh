@@ -48,6 +48,13 @@ check "devinfo: GID 1 IPv4-mapped RoCE v2" \
 check_not "devinfo: no GID the datapath cannot serve" "GID\[  2\]" \
 	"$out"
 check_not "devinfo: no warnings" "[Ww]arning|[Ff]ailed" "$out"
+# ATOMIC WRITE: bit 40 of device_cap_flags_ex (the kernel's
+# IB_UVERBS_DEVICE_ATOMIC_WRITE, which ibv_devinfo 44 does not name); no
+# FLUSH bits (38, 39).
+check "devinfo: ATOMIC WRITE in device_cap_flags_ex" \
+	"device_cap_flags_ex:	+0x1[0-3][0-9A-Fa-f]{9}$" "$out"
+check "devinfo: the one flag it does not name is bit 40" \
+	"Unknown flags: 0x10000000000$" "$out"
 
 out=$("$RUN" ibv_devinfo -v -d mr1 2>&1)
 check "devinfo mr1: --mtu 2048" "active_mtu:	+2048 \(4\)" "$out"

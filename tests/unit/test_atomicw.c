@@ -3,7 +3,8 @@
  * ATOMIC WRITE (docs/spec/transport.md MR-AW-1..5, wire.md MR-EXT-9)
  * between two endpoints of the scripted link: the 8 bytes from an SGE,
  * inline or from the WR itself; placed only after every earlier WRITE
- * (MR-AW-3 over MR-ORD-2, with the packets reversed); a lost response
+ * (MR-AW-3 over MR-ORD-2, with the packets reversed); a window gone
+ * before its turn (MR-AW-5); a lost response
  * answered from the record, never executed twice (MR-RSP-6); the bad
  * cases (misaligned, no REMOTE_WRITE, outside the region, refused posts)
  * with their IB statuses and every byte of memory compared.
@@ -206,6 +207,80 @@ static void test_outside_region(void)
 	bad_one(RW, 128, 128, MR_WC_REM_ACCESS_ERR);
 }
 
+static struct mr_qp *aw_resp;
+
+static int aw_arrived(struct world *w)
+{
+	(void)w;
+	/* the 7 WRITE packets that got through, and the ATOMIC_WRITE */
+	return mr_qp_counters(aw_resp)->rx_data_pkts >= 8;
+}
+
+/* MR-AW-5: the ATOMIC_WRITE through a window arrives and passes its check
+ * while the WRITE before it still misses its first packet; the window is
+ * invalidated before the ATOMIC_WRITE's turn: it fails with REM_ACCESS
+ * and stores nothing, the WRITE completes. */
+static void test_window_gone_before_turn(void)
+{
+	static struct world w;
+	static uint8_t a[8192], b[8192], win[4096], ref[4096];
+	static const uint64_t drop_first[] = { 0 };
+	struct mr_send_wr inv = {
+		.wr_id = 2,
+		.opcode = MR_WR_LOCAL_INV,
+		.flags = MR_SEND_SIGNALED,
+		.invalidate_rkey = 0x4201,
+	};
+	struct mr_send_wr bind = {
+		.wr_id = 1,
+		.opcode = MR_WR_BIND_MW,
+		.flags = MR_SEND_SIGNALED,
+		.bind = { .mw_rkey = 0x4200,
+			  .new_rkey = 0x4201,
+			  .mr_lkey = 7,
+			  .addr = (uint64_t)(uintptr_t)win,
+			  .length = sizeof(win),
+			  .access = MR_ACCESS_REMOTE_WRITE },
+	};
+	struct pair p;
+
+	MR_CHECK_EQ(world_init(&w, &base_cfg), 0);
+	connect_qps(&w, &p, MR_MODE_METAROCE, 16, NULL);
+	aw_resp = p.b;
+	fill(a, sizeof(a), 6);
+	memset(b, 0, sizeof(b));
+	fill(win, sizeof(win), 7);
+	memcpy(ref, win, sizeof(win));
+	reg(&w.n[0], 5, a, sizeof(a), MR_ACCESS_LOCAL_WRITE);
+	reg(&w.n[1], 6, b, sizeof(b), RW);
+	reg(&w.n[1], 7, win, sizeof(win),
+	    MR_ACCESS_LOCAL_WRITE | MR_ACCESS_MW_BIND);
+	world_alloc_mw(&w.n[1], MR_MW_TYPE_2, 0x4200);
+	MR_CHECK_EQ(mr_qp_post_send(p.b, &bind, w.now), 0);
+	MR_CHECK_EQ(w.n[1].cqe[0].status, MR_WC_SUCCESS);
+	w.l[0].drop_idx = drop_first;
+	w.l[0].ndrop = 1;
+	MR_CHECK_EQ(post_send(p.a, MR_WR_RDMA_WRITE, 1, a, sizeof(a), 5, b, 6,
+			      0, w.now),
+		    0);
+	MR_CHECK_EQ(aw(p.a, 2, NULL, 0, 0, win + 64, 0x4201, w.now), 0);
+	MR_CHECK(run_until(&w, aw_arrived, w.now + 100000000));
+	MR_CHECK_EQ(w.n[0].ncqe, 0); /* the WRITE waits for its first packet */
+	MR_CHECK_EQ(mr_qp_post_send(p.b, &inv, w.now), 0);
+	MR_CHECK_EQ(w.n[1].ncqe, 2);
+	MR_CHECK_EQ(w.n[1].cqe[1].status, MR_WC_SUCCESS);
+	want_a = 2;
+	want_b = 2;
+	MR_CHECK(run_until(&w, cqe_done, w.now + 1000000000));
+	MR_CHECK_EQ(w.n[0].cqe[0].status, MR_WC_SUCCESS);
+	MR_CHECK_EQ(w.n[0].cqe[1].status, MR_WC_REM_ACCESS_ERR);
+	MR_CHECK_MEM(b, a, sizeof(a));
+	MR_CHECK_MEM(win, ref, sizeof(win));
+	MR_CHECK_EQ(mr_qp_counters(p.b)->atomics_executed, 0);
+	destroy_pair(&p);
+	world_fini(&w);
+}
+
 /* MR-AW-1: refused at post, nothing posted. */
 static void test_post_refusals(void)
 {
@@ -236,4 +311,4 @@ static void test_post_refusals(void)
 MR_TEST_MAIN(MR_TEST(test_forms), MR_TEST(test_after_writes),
 	     MR_TEST(test_lost_response), MR_TEST(test_misaligned),
 	     MR_TEST(test_no_remote_write), MR_TEST(test_outside_region),
-	     MR_TEST(test_post_refusals))
+	     MR_TEST(test_window_gone_before_turn), MR_TEST(test_post_refusals))
