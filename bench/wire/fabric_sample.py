@@ -6,7 +6,12 @@ timeline has a finer grain than the device's once-a-second counters file.
 
   fabric_sample.py MODDIR STATE SECONDS PERIOD LINK...  > timeline.csv
       t_s (CLOCK_MONOTONIC, the clock of the links' down windows), then
-      the bytes seen so far on each LINK (direction names).
+      the bytes each LINK (direction names) delivered so far: for a link
+      into a host, what the host's port received (the kernel's rx_bytes,
+      every drop of the link already taken off); otherwise what the link's
+      program passed on (its tx_bytes: not its down, loss and policer
+      drops; a shaped link's later tail drops are in it). Arrivals, drops
+      included, are what `metaroce-fabric stats --json` calls bytes_in.
   fabric_sample.py qdepth NETNS DEV SECONDS PERIOD  > depth.csv
       t_s, backlog_bytes of the link's bfifo (tc's 10:), every PERIOD.
   fabric_sample.py recovery CSV STATE LINK COL
@@ -20,11 +25,29 @@ timeline has a finer grain than the device's once-a-second counters file.
       The 1-based column of the link that carried most bytes so far.
 """
 
+import ctypes
 import json
+import os
 import sys
 import time
 
 WIN = 0.2  # seconds over which a rate is taken
+
+
+def _setns(fd):
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.setns(fd, 0x40000000) != 0:  # CLONE_NEWNET
+        raise OSError(ctypes.get_errno(), "setns")
+
+
+def _rx_bytes(dev):
+    """rx_bytes of dev in the current network namespace."""
+    with open("/proc/net/dev") as fh:
+        for line in fh:
+            name, _, rest = line.partition(":")
+            if name.strip() == dev:
+                return int(rest.split()[0])
+    raise KeyError(dev)
 
 
 def sample(moddir, state, seconds, period, links):
@@ -32,12 +55,28 @@ def sample(moddir, state, seconds, period, links):
     import mrfab_bpf
     with open(state) as fh:
         st = json.load(fh)
-    ids = [st["dirs"][n]["stats_map"] for n in links]
+    name = st["config"]["name"]
+    home = os.open("/proc/self/ns/net", os.O_RDONLY)
+    how = []  # per link: ("port", netns fd, dev) or ("prog", map id)
+    for n in links:
+        d = st["dirs"][n]
+        if d["to"][0] in "ls" and d["to"][1:].isdigit():
+            how.append(("prog", d["stats_map"]))
+        else:
+            fd = os.open("/run/netns/%s-%s" % (name, d["to"]), os.O_RDONLY)
+            how.append(("port", fd, "p%d" % d["plane"]))
     print("t_s," + ",".join(links), flush=True)
     t0 = time.monotonic()
     while time.monotonic() - t0 <= seconds:
         t = time.clock_gettime_ns(time.CLOCK_MONOTONIC) / 1e9
-        vals = [mrfab_bpf.read_stats(i)["bytes"] for i in ids]
+        vals = []
+        for h in how:
+            if h[0] == "prog":
+                vals.append(mrfab_bpf.read_stats(h[1])["tx_bytes"])
+            else:
+                _setns(h[1])
+                vals.append(_rx_bytes(h[2]))
+                _setns(home)
         print("%.3f,%s" % (t, ",".join(str(v) for v in vals)), flush=True)
         time.sleep(period)
 

@@ -4,7 +4,9 @@
 # line naming file, line and field, and makes nothing; a small fabric
 # comes up, routes a host's port to its peer through a leaf, shows and
 # changes its links while up (settings reach the link program), counts,
-# and `down` leaves no namespace and no state behind.
+# and `down` leaves no namespace, process and state behind. A delay set
+# while it runs lengthens the round trip through the link by twice the
+# delay (one way each), and 0 takes it off.
 # Usage: test_fabric.sh METAROCE-FABRIC
 set -u
 FAB=${1:?usage: test_fabric.sh METAROCE-FABRIC}
@@ -48,7 +50,9 @@ bad "${G}link * rate=fast\n" \
 bad "${G}link * loss=2\n" \
 	"5: loss=2: a probability is between 0 and 1 (0% and 100%)"
 bad "${G}link * colour=red\n" \
-	"5: unknown setting 'colour=red' (known: corrupt, dup, ecn, lane, loss, queue, rate, reorder, state)"
+	"5: unknown setting 'colour=red' (known: corrupt, delay, dup, ecn, lane, loss, queue, rate, reorder, state)"
+bad "${G}link * delay=5\n" \
+	"5: delay=5: the delay is 0 (none) or 10us..1s"
 bad "${G}link p3/a-l1 loss=1%\n" \
 	"5: link 'p3/a-l1' names no link of this fabric (names look like p1/h1-l1, p1/l1-s2; 'metaroce-fabric show' lists them)"
 bad "${G}host a\n" "5: host 'a' given twice"
@@ -100,6 +104,45 @@ for i in range(200):
     s.sendto(b"x" * 1000, ("10.101.2.1", 9999)); time.sleep(0.002)'
 wait $rxp
 grep -q "received 50" "$W/rx.log" || fail "UDP across the leaf: $(cat "$W/rx.log")"
+
+# Delay: the median UDP round trip a -> b -> a through p1/a-l1 (both
+# directions delayed: the host-sent one on the leaf's ingress, the
+# leaf-sent one on its egress), in ms.
+ip netns exec "$NAME-b" python3 -c '
+import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("10.101.2.1", 9998))
+while True:
+    d, a = s.recvfrom(2000); s.sendto(d, a)' &
+echo_pid=$!
+rtt() {
+	ip netns exec "$NAME-a" python3 -c '
+import socket, time; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(2); r = []
+for i in range(40):
+    t = time.monotonic(); s.sendto(b"r" * 64, ("10.101.2.1", 9998))
+    s.recv(2000); r.append((time.monotonic() - t) * 1000); time.sleep(0.005)
+print("%.2f" % sorted(r)[20])' 2>&1
+}
+sleep 0.3
+base=$(rtt)
+"$FAB" set p1/a-l1 delay=20ms >/dev/null || fail "set delay=20ms"
+"$FAB" show | grep -Eq "^link p1/l1>a +up .* delay=20000us$" ||
+	fail "show: no delay: $("$FAB" show | grep p1/l1)"
+d20=$(rtt)
+"$FAB" set p1/a-l1 delay=0 >/dev/null || fail "set delay=0"
+d0=$(rtt)
+echo "UDP round trip (median of 40): ${base} ms, delay=20ms: ${d20} ms, delay=0: ${d0} ms"
+# Twice 20 ms, with room for a loaded machine's scheduling above it.
+python3 -c "import sys; b, d, z = map(float, sys.argv[1:]); sys.exit(not (b + 38 <= d <= b + 70 and z < b + 10))" \
+	"$base" "$d20" "$d0" || fail "delay: round trip $base -> $d20 -> $d0 ms"
+kill "$echo_pid"
+wait "$echo_pid" 2>/dev/null
+lines=$(python3 -c '
+import json, sys
+st = json.load(open(sys.argv[1]))
+print(" ".join(str(d["delay_pid"]) for d in st["dirs"].values() if d.get("delay_pid")))' \
+	"$METAROCE_FABRIC_DIR/$NAME.json")
+[ "$(echo $lines | wc -w)" -eq 2 ] || fail "expected 2 delay lines, state has: $lines"
 # set: a link down, then loss; the program's counters see it.
 "$FAB" set p1/a-l1 down >/dev/null || fail "set down"
 "$FAB" show | grep -Eq "^link p1/a>l1 +down" || fail "show after set down"
@@ -112,8 +155,13 @@ st=$("$FAB" stats --json)
 down=$(echo "$st" | python3 -c '
 import json, sys
 d = {r["link"]: r for r in json.load(sys.stdin)["links"]}
-print(d["p1/a>l1"]["drops"]["down"], d["p1/a>l1"]["pkts"] > 0)')
+r = d["p1/a>l1"]
+# Arrivals count what was dropped; delivered (pkts, bytes) does not:
+# the 20 datagrams of 100 bytes are 142-byte frames.
+print(r["drops"]["down"], r["pkts"] > 0,
+      r["pkts_in"] - r["pkts"] >= 20 and r["bytes_in"] - r["bytes"] >= 20 * 142)')
 [ "${down%% *}" -ge 20 ] || fail "stats: p1/a>l1 down drops $down"
+[ "${down##* }" = True ] || fail "stats: delivered counts the dropped: $st"
 "$FAB" set 'p1/*' up down_at=30 >/dev/null || fail "set up down_at"
 "$FAB" show | grep -Eq "^link p1/a>l1 +up .*\(down in (29|30)\.[0-9]s\)$" ||
 	fail "timed down not shown: $("$FAB" show | grep p1/a)"
@@ -126,5 +174,8 @@ out=$("$FAB" set p9/zz loss=1% 2>&1) && fail "set on no link accepted"
 left=$(ip netns list | grep -c "^$NAME-")
 [ "$left" -eq 0 ] || fail "down left $left namespaces"
 [ -z "$(ls "$METAROCE_FABRIC_DIR")" ] || fail "down left state"
+for p in $lines; do
+	! kill -0 "$p" 2>/dev/null || fail "down left delay line $p running"
+done
 echo "$fails failed"
 [ "$fails" -eq 0 ]

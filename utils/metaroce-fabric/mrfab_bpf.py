@@ -4,7 +4,8 @@ bpf(2) system call by the ids tc reports: Debian 12 ships no bpftool in
 the base system and tc loads the object itself, so this is the one piece
 of libbpf's job done here (a dozen lines of struct packing).
 
-The value layouts below must match struct mrfab_cfg / mrfab_stats."""
+The value layouts below must match struct mrfab_cfg / mrfab_stats
+(mrfab_link.h)."""
 
 import ctypes
 import os
@@ -20,12 +21,13 @@ BPF_PROG_GET_FD_BY_ID = 13
 BPF_MAP_GET_FD_BY_ID = 14
 BPF_OBJ_GET_INFO_BY_FD = 15
 
-CFG_FMT = "<5Q8I"      # down_from, down_until, rate_bps, ecn_bytes,
+CFG_FMT = "<5Q8IQII"   # down_from, down_until, rate_bps, ecn_bytes,
                        # police_bytes; loss, corrupt, dup, reorder,
-                       # lane_prio, ifindex, ingress, pad
+                       # lane_prio, ifindex, ingress, pad; delay_ns;
+                       # delay_ifindex, pad2
 STATS_FIELDS = ("pkts", "bytes", "ecn_marked", "drop_down", "drop_loss",
                 "drop_police", "corrupted", "duplicated", "reordered",
-                "not_ect")
+                "not_ect", "tx_pkts", "tx_bytes", "delayed")
 STATS_FMT = "<%dQ" % len(STATS_FIELDS)
 FOREVER = (1 << 64) - 1
 
@@ -92,7 +94,8 @@ def write_cfg(map_id, cfg):
     v = struct.pack(CFG_FMT, cfg["down_from"], cfg["down_until"],
                     cfg["rate_bps"], cfg["ecn_bytes"], cfg["police_bytes"],
                     cfg["loss"], cfg["corrupt"], cfg["dup"], cfg["reorder"],
-                    cfg["lane_prio"], cfg["ifindex"], cfg["ingress"], 0)
+                    cfg["lane_prio"], cfg["ifindex"], cfg["ingress"], 0,
+                    cfg["delay_ns"], cfg["delay_ifindex"], 0)
     _map_op(map_id, BPF_MAP_UPDATE_ELEM, len(v), v)
 
 

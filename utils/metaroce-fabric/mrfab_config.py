@@ -22,6 +22,7 @@ LINK_DEFAULTS = {
     "dup": 0.0,
     "reorder": 0.0,
     "lane": 0.001,      # seconds a reordered full-size packet lags
+    "delay": 0.0,       # seconds the delay line holds every IP packet
     "state": "up",
 }
 # Only for `set` (times, relative to the command, in seconds).
@@ -85,10 +86,22 @@ def parse_lane(v):
     return s
 
 
+def parse_delay(v):
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)(us|ms|s)?", v)
+    if not m:
+        raise ValueError("expected a time such as 100us, 2ms, 0.05s or 0")
+    s = float(m.group(1)) * {"us": 1e-6, "ms": 1e-3, "s": 1.0,
+                             None: 1.0}[m.group(2)]
+    if s != 0 and not 10e-6 <= s <= 1.0:
+        raise ValueError("the delay is 0 (none) or 10us..1s")
+    return s
+
+
 PARSERS = {
     "rate": parse_rate, "queue": parse_size, "ecn": parse_size,
     "loss": parse_prob, "corrupt": parse_prob, "dup": parse_prob,
-    "reorder": parse_prob, "lane": parse_lane, "state": parse_state,
+    "reorder": parse_prob, "lane": parse_lane, "delay": parse_delay,
+    "state": parse_state,
     "down_at": parse_secs, "up_at": parse_secs,
 }
 

@@ -31,37 +31,7 @@
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 
-/* Set on a duplicate while it passes this program again. */
-#define MRFAB_DUP_MARK 0x4d524642u
-
-struct mrfab_cfg {
-	__u64 down_from;  /* CLOCK_MONOTONIC ns; down while from <= now */
-	__u64 down_until; /* ... < until */
-	__u64 rate_bps;	  /* phantom queue drain rate; 0: no phantom queue */
-	__u64 ecn_bytes;  /* CE above this phantom backlog; 0: never */
-	__u64 police_bytes; /* drop above this phantom backlog; 0: never */
-	__u32 loss;	  /* probabilities, out of 2^32 */
-	__u32 corrupt;
-	__u32 dup;
-	__u32 reorder;
-	__u32 lane_prio;   /* skb->priority of the slow lane (HTB classid) */
-	__u32 ifindex;	   /* where duplicates are sent (this interface) */
-	__u32 ingress;	   /* attached on ingress: duplicates go there */
-	__u32 pad;
-};
-
-struct mrfab_stats {
-	__u64 pkts; /* seen, IPv4 and other */
-	__u64 bytes;
-	__u64 ecn_marked;
-	__u64 drop_down;
-	__u64 drop_loss;
-	__u64 drop_police;
-	__u64 corrupted;
-	__u64 duplicated;
-	__u64 reordered;
-	__u64 not_ect; /* above the threshold but not ECN-capable */
-};
+#include "mrfab_link.h"
 
 struct mrfab_queue {
 	struct bpf_spin_lock lock;
@@ -152,6 +122,26 @@ static __always_inline int set_ce(struct __sk_buff *skb, struct iphdr *ip)
 	return 1;
 }
 
+static __always_inline int is_ip(const struct __sk_buff *skb)
+{
+	return skb->protocol == bpf_htons(ETH_P_IP) ||
+	       skb->protocol == bpf_htons(ETH_P_IPV6);
+}
+
+/* Leave on the link: counted as delivered by this program, into the
+ * delay line when the line comes last (ingress). */
+static __always_inline int
+pass(struct __sk_buff *skb, const struct mrfab_cfg *c, struct mrfab_stats *s)
+{
+	__sync_fetch_and_add(&s->tx_pkts, 1);
+	__sync_fetch_and_add(&s->tx_bytes, skb->len);
+	if (c->ingress && c->delay_ns && c->delay_ifindex && is_ip(skb)) {
+		__sync_fetch_and_add(&s->delayed, 1);
+		return bpf_redirect(c->delay_ifindex, 0);
+	}
+	return TC_ACT_OK;
+}
+
 SEC("tc")
 int mrfab_link(struct __sk_buff *skb)
 {
@@ -163,14 +153,22 @@ int mrfab_link(struct __sk_buff *skb)
 	__u32 k = 0, len = skb->len;
 	long backlog;
 
-	if (skb->mark == MRFAB_DUP_MARK) {
-		skb->mark = 0;
-		return TC_ACT_OK;
-	}
 	c = bpf_map_lookup_elem(&mrfab_cfg, &k);
 	s = bpf_map_lookup_elem(&mrfab_stats, &k);
 	if (!c || !s)
 		return TC_ACT_OK;
+	if (skb->mark == MRFAB_DUP_MARK) {
+		skb->mark = 0;
+		return pass(skb, c, s);
+	}
+	if (skb->mark == MRFAB_DELAY_MARK) {
+		/* Back from the delay line (egress): the rest of the path. */
+		skb->mark = 0;
+	} else if (!c->ingress && c->delay_ns && c->delay_ifindex &&
+		   is_ip(skb)) {
+		__sync_fetch_and_add(&s->delayed, 1);
+		return bpf_redirect(c->delay_ifindex, 0);
+	}
 	__sync_fetch_and_add(&s->pkts, 1);
 	__sync_fetch_and_add(&s->bytes, len);
 	if (now >= c->down_from && now < c->down_until) {
@@ -180,13 +178,13 @@ int mrfab_link(struct __sk_buff *skb)
 	/* af_packet frames carry only L2 in the linear area: pull the IPv4
 	 * header in before reading it. */
 	if (bpf_skb_pull_data(skb, ETH_HLEN + sizeof(struct iphdr)))
-		return TC_ACT_OK;
+		return pass(skb, c, s);
 	data = (void *)(long)skb->data;
 	end = (void *)(long)skb->data_end;
 	if (data + ETH_HLEN + sizeof(*ip) > end)
-		return TC_ACT_OK;
+		return pass(skb, c, s);
 	if (((struct ethhdr *)data)->h_proto != bpf_htons(ETH_P_IP))
-		return TC_ACT_OK;
+		return pass(skb, c, s);
 	ip = data + ETH_HLEN;
 	if (chance(c->loss)) {
 		__sync_fetch_and_add(&s->drop_loss, 1);
@@ -229,7 +227,7 @@ int mrfab_link(struct __sk_buff *skb)
 		skb->priority = c->lane_prio;
 		__sync_fetch_and_add(&s->reordered, 1);
 	}
-	return TC_ACT_OK;
+	return pass(skb, c, s);
 }
 
 char _license[] SEC("license") = "Dual BSD/GPL";

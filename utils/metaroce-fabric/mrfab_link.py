@@ -6,6 +6,8 @@ program's map is rewritten in place; a new rate, queue or lag rebuilds the
 qdisc (what it held is dropped, as a real link re-provisioned would)."""
 
 import json
+import os
+import signal
 import subprocess
 import time
 
@@ -78,7 +80,14 @@ def attach_found(d, shown, ifindex):
 
 
 def set_qdisc(d, s, mtu):
-    """Rebuild a direction's queue now (a changed rate, queue or lag)."""
+    """Rebuild a direction's queue now (a changed rate, queue or lag). What
+    the old queue sent stays counted (qbase)."""
+    old = qdisc_stats(d).get("1:", {})
+    base = d.setdefault("qbase", [0, 0, 0])
+    base[0] += old.get("packets", 0)
+    base[1] += old.get("bytes", 0)
+    base[2] += sum(v.get("drops", 0) for k, v in qdisc_stats(d).items()
+                   if k in ("10:", "20:"))
     run(d["ns"], "tc", "qdisc", "del", "dev", d["dev"], "root",
         check=False)
     run_batch(d["ns"], "tc", qdisc_lines(d, s, mtu))
@@ -150,7 +159,70 @@ def write_cfg(d, s):
         "lane_prio": LANE_CLASS if shaped else 0,
         "ifindex": d["ifindex"],
         "ingress": 1 if d["hook"] == "ingress" else 0,
+        "delay_ns": int(round(s.get("delay", 0) * 1e9)),
+        "delay_ifindex": d.get("delay_ifindex", 0),
     })
+
+
+def delay_alive(d):
+    pid = d.get("delay_pid")
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    return True
+
+
+def delay_start(d, tap, mtu, stats_file, delay_bin):
+    """Start the direction's delay line (mrfab_delay.c) in its namespace:
+    a tap named tap that the program redirects IP packets to. Records
+    delay_pid, delay_tap and delay_ifindex in d."""
+    p = subprocess.Popen(
+        ["ip", "netns", "exec", d["ns"], delay_bin, tap, d["hook"],
+         d["dev"], str(d["cfg_map"]), str(mtu), stats_file],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, start_new_session=True, text=True)
+    line = p.stdout.readline().split()
+    if len(line) != 2 or line[0] != "ready":
+        err = p.stderr.read().strip() if p.wait(timeout=5) is not None \
+            else ""
+        raise LinkError("%s %s: delay line did not start: %s"
+                        % (d["ns"], d["dev"], err or "no reply"))
+    # ip netns exec execs the program: the pid is the delay line's.
+    d["delay_pid"], d["delay_tap"] = p.pid, tap
+    d["delay_ifindex"] = int(line[1])
+    d["delay_stats"] = stats_file
+    p.stdout.close()
+    p.stderr.close()
+
+
+def delay_reread(d):
+    """The delay line reads the new delay from the map (SIGHUP)."""
+    if delay_alive(d):
+        os.kill(d["delay_pid"], signal.SIGHUP)
+
+
+def delay_stop(d):
+    """End the delay line (its tap goes with it); True if none is left."""
+    if not delay_alive(d):
+        return True
+    os.kill(d["delay_pid"], signal.SIGTERM)
+    for _ in range(100):
+        if not delay_alive(d):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def delay_stats(d):
+    """The delay line's counters (in, out, dropped, held_bytes...)."""
+    try:
+        with open(d["delay_stats"]) as fh:
+            return json.load(fh)
+    except (KeyError, OSError, ValueError):
+        return {}
 
 
 def state_now(d, now=None):

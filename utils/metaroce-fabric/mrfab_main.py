@@ -79,11 +79,35 @@ def existing_netns():
     return {line.split()[0] for line in out.splitlines() if line.strip()}
 
 
+def delay_file(st, name):
+    return os.path.join(state_dir(), "%s.%s.delay" % (
+        st["config"]["name"], name.replace("/", "_").replace(">", "_")))
+
+
+def ensure_delay(st, name, d, mtu):
+    """A direction with a delay needs its delay line (started once, kept
+    while the fabric is up: idle, it sleeps)."""
+    if d["settings"].get("delay", 0) and not link.delay_alive(d):
+        st["taps"] = st.get("taps", 0) + 1
+        save(st)
+        link.delay_start(d, "dly%d" % st["taps"], mtu, delay_file(st, name),
+                         DELAY_BIN)
+        save(st)
+
+
 def teardown(st):
-    """Delete every namespace of the fabric (their veths, routes,
-    qdiscs and programs go with them)."""
-    have = existing_netns()
+    """Stop the delay lines, delete every namespace of the fabric (their
+    veths, taps, routes, qdiscs and programs go with them)."""
     failed = []
+    for name, d in st.get("dirs", {}).items():
+        if not link.delay_stop(d):
+            failed.append("delay line %d of %s" % (d["delay_pid"], name))
+        if d.get("delay_stats"):
+            try:
+                os.unlink(d["delay_stats"])
+            except FileNotFoundError:
+                pass
+    have = existing_netns()
     for ns in reversed(st.get("netns", [])):
         if ns in have:
             r = subprocess.run(["ip", "netns", "del", ns],
@@ -166,7 +190,10 @@ def cmd_up(a):
                                      % (ns, len(arrays), len(ds)))
             for d, arr in zip(ds, arrays):
                 link.attach_found(d, arr, index[d["dev"]])
-                link.write_cfg(d, d["settings"])
+        for name, d in st["dirs"].items():
+            ensure_delay(st, name, d, f.mtu)
+            link.write_cfg(d, d["settings"])
+            link.delay_reread(d)
         save(st)
     except (link.LinkError, OSError) as e:
         left = teardown(st)
@@ -233,7 +260,9 @@ def cmd_set(a):
             d["down"] = list(link.down_window(d, new, now))
             if any(old[k] != s[k] for k in ("rate", "queue", "lane")):
                 link.set_qdisc(d, s, f.mtu)
+            ensure_delay(st, n, d, f.mtu)
             link.write_cfg(d, s)
+            link.delay_reread(d)
     except (link.LinkError, OSError) as e:
         save(st)
         die("set: %s" % e)
@@ -265,6 +294,8 @@ def describe(s, d):
     for k in ("loss", "corrupt", "dup", "reorder"):
         if s[k]:
             parts.append("%s=%g%%" % (k, s[k] * 100))
+    if s.get("delay", 0):
+        parts.append("delay=%gus" % round(s["delay"] * 1e6, 3))
     if s["reorder"] and not (d["hook"] == "egress" and s["rate"]):
         parts.append("(reorder needs a rate on a router's egress)")
     return " ".join(parts)
@@ -326,6 +357,10 @@ def cmd_show(a):
 
 
 def collect(st):
+    """Per direction: what arrived (pkts_in, bytes_in: after the delay
+    line on an egress), what was delivered onto the link (pkts, bytes: the
+    real queue's transmissions where there is one, else what the program
+    and the delay line passed on) and what was dropped, by cause."""
     rows = []
     for n, d in st["dirs"].items():
         try:
@@ -333,20 +368,35 @@ def collect(st):
         except OSError as e:
             die("stats: %s (is the fabric still up?)" % e)
         q = link.qdisc_stats(d)
+        base = d.get("qbase", [0, 0, 0])
         qdrop = q.get("10:", {}).get("drops", 0)
         lane = q.get("20:", {}).get("drops", 0)
-        dropped = b["drop_down"] + b["drop_loss"] + b["drop_police"]
+        ln = link.delay_stats(d) if d.get("delay_stats") else {}
+        if "1:" in q:
+            pkts = q["1:"]["packets"] + base[0]
+            nbytes = q["1:"]["bytes"] + base[1]
+        else:
+            pkts, nbytes = b["tx_pkts"], b["tx_bytes"]
+            if d["hook"] == "ingress" and ln:
+                # The line comes after the program there: what it
+                # dropped was counted as passed but not delivered.
+                pkts -= ln.get("dropped", 0)
+                nbytes -= ln.get("dropped_bytes", 0)
         rows.append({
             "link": n, "cable": d["cable"], "state": link.state_now(d),
             "pkts_in": b["pkts"], "bytes_in": b["bytes"],
-            "pkts": b["pkts"] - dropped + b["duplicated"] - qdrop - lane,
+            "pkts": pkts, "bytes": nbytes,
             "ecn_marked": b["ecn_marked"],
             "drops": {"down": b["drop_down"], "loss": b["drop_loss"],
-                      "queue": b["drop_police"] + qdrop,
-                      "reorder_lane": lane},
+                      "queue": b["drop_police"] + qdrop + base[2],
+                      "reorder_lane": lane,
+                      "delay": ln.get("dropped", 0)},
             "corrupted": b["corrupted"], "duplicated": b["duplicated"],
             "reordered": b["reordered"],
             "backlog_bytes": q.get("10:", {}).get("backlog", 0),
+            "delay": {"delay_us": d["settings"].get("delay", 0) * 1e6,
+                      "delayed": b["delayed"],
+                      "held_bytes": ln.get("held_bytes", 0)},
         })
     return rows
 
@@ -380,15 +430,15 @@ def cmd_stats(a):
         print(json.dumps({"fabric": st["config"]["name"], "links": rows,
                           "ports": prt}))
         return
-    print("%-14s %-4s %10s %12s %8s %8s %8s %8s %7s %6s %6s"
+    print("%-14s %-4s %10s %12s %8s %8s %8s %8s %7s %7s %6s %6s"
           % ("link", "", "pkts", "bytes", "ecn", "d.loss", "d.queue",
-             "d.down", "corrupt", "dup", "reord"))
+             "d.down", "d.delay", "corrupt", "dup", "reord"))
     for r in rows:
-        print("%-14s %-4s %10d %12d %8d %8d %8d %8d %7d %6d %6d"
-              % (r["link"], r["state"], r["pkts"], r["bytes_in"],
+        print("%-14s %-4s %10d %12d %8d %8d %8d %8d %7d %7d %6d %6d"
+              % (r["link"], r["state"], r["pkts"], r["bytes"],
                  r["ecn_marked"], r["drops"]["loss"], r["drops"]["queue"],
-                 r["drops"]["down"], r["corrupted"], r["duplicated"],
-                 r["reordered"]))
+                 r["drops"]["down"], r["drops"]["delay"], r["corrupted"],
+                 r["duplicated"], r["reordered"]))
     print("%-10s %10s %12s %10s %12s" % ("port", "tx_pkts", "tx_bytes",
                                           "rx_pkts", "rx_bytes"))
     for p in prt:
@@ -424,7 +474,8 @@ def _main(argv):
                    "p1/h1>l1, 'p2/*', '*'")
     p.add_argument("settings", nargs="*", metavar="KEY=VALUE",
                    help="rate= queue= ecn= loss= corrupt= dup= reorder= "
-                   "lane= state=up|down (or up, down) down_at=S up_at=S")
+                   "lane= delay= state=up|down (or up, down) down_at=S "
+                   "up_at=S")
     p = sub.add_parser("stats", help="counters per link and per port")
     p.add_argument("--json", action="store_true")
     p = sub.add_parser("show", help="hosts, addresses and links")
@@ -442,3 +493,4 @@ def _main(argv):
 
 
 BPF_OBJ = None
+DELAY_BIN = None
