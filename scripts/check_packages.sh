@@ -11,7 +11,10 @@
 #          and nothing remains afterwards), then, in two network namespaces
 #          joined by a veth pair, `metaroce-ctl link add` and an unmodified
 #          ibv_rc_pingpong through `metaroce-run` with an empty environment
-#          (PATH only), then dpkg --purge.
+#          (PATH only); then the metaroce-fabric .deb: --help, its manual
+#          page formats without warnings, the shipped configurations check,
+#          a two-host fabric comes up, takes a delay and goes down leaving
+#          no namespace or process; then dpkg --purge.
 # rpm:     `meson dist` tarball -> rpmbuild -bb redhat/metaroce.spec
 #          (Debian's rpm: --nodeps, its database has no RPM packages).
 set -u
@@ -84,7 +87,45 @@ install_inner() {
 	ip netns exec pkgB$tag metaroce-ctl link del mr0
 	ip netns del pkgA$tag
 	ip netns del pkgB$tag
-	dpkg --purge metaroce >/dev/null || rc=1
+	install_fabric_inner "$(dirname "$deb")"/metaroce-fabric_*_amd64.deb || rc=1
+	dpkg --purge metaroce-fabric metaroce >/dev/null || rc=1
+	return $rc
+}
+
+# The fabric package, installed as a user would use it (inside the same
+# private mount namespace as install_inner).
+install_fabric_inner() {
+	local deb=$1 tag=$$ rc=0 w out c pids
+	dpkg -i "$deb" || return 1
+	env -i PATH=/usr/bin:/bin metaroce-fabric --help >/dev/null ||
+		{ echo "metaroce-fabric --help failed"; rc=1; }
+	out=$(MANWIDTH=80 man --warnings -E UTF-8 metaroce-fabric 2>&1 >/dev/null)
+	[ -z "$out" ] || { echo "metaroce-fabric(8): $out"; rc=1; }
+	for c in /usr/share/metaroce/fabric/configs/*.conf; do
+		env -i PATH=/usr/bin:/bin metaroce-fabric check "$c" || rc=1
+	done
+	w=$(mktemp -d)
+	printf 'name pk%s\nplanes 1\nhost a leaf=1\nhost b leaf=1\n' \
+		"${tag:0:6}" >"$w/f.conf"
+	export METAROCE_FABRIC_DIR=$w/state
+	if metaroce-fabric up "$w/f.conf"; then
+		metaroce-fabric set 'p1/a-l1' delay=1ms || rc=1
+		metaroce-fabric show | grep -E "^link p1/a>l1 .*delay=1000us" || rc=1
+		pids=$(python3 -c 'import json, sys
+st = json.load(open(sys.argv[1]))
+print(" ".join(str(d["delay_pid"]) for d in st["dirs"].values()
+               if d.get("delay_pid")))' "$METAROCE_FABRIC_DIR/pk${tag:0:6}.json")
+		echo "delay lines: $pids"
+		metaroce-fabric down || rc=1
+		[ -z "$(ip netns list | grep "^pk${tag:0:6}-")" ] ||
+			{ echo "down left namespaces"; rc=1; }
+		for c in $pids; do
+			! kill -0 "$c" 2>/dev/null || { echo "delay line $c left"; rc=1; }
+		done
+	else
+		rc=1
+	fi
+	rm -rf "$w"
 	return $rc
 }
 
@@ -94,8 +135,8 @@ try_install() {
 	[ -n "$deb" ] || { bad "no .deb built in $OUT/deb"; return 1; }
 	export OUT
 	if unshare -m --propagation private bash -c \
-		"$(declare -f install_inner); install_inner '$deb'"; then
-		say "install: link add + ibv_rc_pingpong through metaroce-run work"
+		"$(declare -f install_inner install_fabric_inner); install_inner '$deb'"; then
+		say "install: link add + ibv_rc_pingpong through metaroce-run work; metaroce-fabric up/set/down"
 	else
 		bad "install test"
 	fi

@@ -33,6 +33,23 @@ if [ -x "$SIM" ]; then
 	[ $n = 0 ] && pass "metaroce-sim(1) lists every key of metaroce-sim keys"
 fi
 
+FAB=$BUILD/utils/metaroce-fabric/metaroce-fabric
+if [ -x "$FAB" ]; then
+	man8f=$(MANWIDTH=200 man -l "$BUILD/utils/metaroce-fabric.8" 2>/dev/null)
+	for c in check up down show set stats; do
+		check "metaroce-fabric(8) documents $c" "$c" "$man8f"
+	done
+	# Every link key the parser knows (its own error lists them).
+	printf 'name mani\nplanes 1\nhost a\nhost b\nlink * nokey=1\n' >"$TMP/k.conf"
+	keys=$("$FAB" check "$TMP/k.conf" 2>&1 | sed -n 's/.*(known: \(.*\))$/\1/p' | tr -d ,)
+	[ -n "$keys" ] || fail "metaroce-fabric check did not list the link keys"
+	for k in $keys; do
+		check "metaroce-fabric(8) documents link key $k" "\b$k\b" "$man8f"
+	done
+	"$FAB" --help >/dev/null && pass "metaroce-fabric --help" ||
+		fail "metaroce-fabric --help: exit $?"
+fi
+
 # Bash completion, with the tools of this build first in PATH.
 BC=/usr/share/bash-completion/bash_completion
 if [ -r "$BC" ]; then
