@@ -58,8 +58,9 @@ bad "${G}link p3/a-l1 loss=1%\n" \
 bad "${G}host a\n" "5: host 'a' given twice"
 bad "${G}host c leaf=2\n" "5: host c: leaf=2 but the fabric has 1 leaves"
 bad "${G}spines 2\nspines 3\n" "6: spines given again (first at line 5)"
+bad "${G}ipv6 maybe\n" "5: ipv6 'maybe': expected yes or no"
 bad "${G}switch x\n" \
-	"5: unknown keyword 'switch' (known: name, planes, leaves, spines, mtu, host, link)"
+	"5: unknown keyword 'switch' (known: name, planes, leaves, spines, mtu, ipv6, host, link)"
 
 # Every shipped configuration is valid.
 for c in "$(dirname "$0")"/../../utils/metaroce-fabric/configs/*.conf; do
@@ -68,9 +69,10 @@ for c in "$(dirname "$0")"/../../utils/metaroce-fabric/configs/*.conf; do
 done
 
 cat >"$W/ok.conf" <<EOC
-# two hosts, two planes, one leaf: host - leaf - host
+# two hosts, two planes, one leaf: host - leaf - host; IPv4 and IPv6
 name $NAME
 planes 2
+ipv6 yes
 host a leaf=1
 host b leaf=1
 link * rate=1gbit queue=128k ecn=32k
@@ -81,13 +83,42 @@ echo "$out"
 [ "$("$FAB" up "$W/ok.conf" 2>&1)" = "metaroce-fabric: fabric '$NAME' is already up (metaroce-fabric -f $NAME down)" ] ||
 	fail "a second up is not refused"
 show=$("$FAB" show)
-echo "$show" | grep -q "^host a: netns $NAME-a, mgmt 10.254.1.1, device address 10.200.0.1/32, ports p1 p2" ||
+echo "$show" | grep -q "^host a: netns $NAME-a, mgmt 10.254.1.1, device address 10.200.0.1/32 and fd00:200::1/128, ports p1 p2" ||
 	fail "show: host a: $show"
 echo "$show" | grep -Eq "^link p2/l1>b +up +rate=1gbit queue=128k ecn=32k loss=10%$" ||
 	fail "show: p2/l1>b: $show"
 # The host's kernel routes the device subnet over both planes.
 ip netns exec "$NAME-a" ip route show 10.200.0.0/24 | grep -q "via 10.102.1.254 dev p2" ||
 	fail "host a has no route over plane 2"
+ip netns exec "$NAME-a" ip -6 route show fd00:200::/64 | grep -q "via fd00:102:1::fe dev p2" ||
+	fail "host a has no IPv6 route over plane 2"
+# IPv6 across the leaf, through a lossy direction: the program drops
+# about half (it acts on IPv6 as on IPv4), the rest arrives.
+"$FAB" set 'p1/l1>b' loss=50% >/dev/null || fail "set loss=50%"
+ip netns exec "$NAME-b" python3 -c '
+import socket; s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+s.bind(("fd00:101:2::1", 9997)); s.settimeout(3)
+n = 0
+try:
+    while True:
+        n += len(s.recv(2000)) > 0
+except socket.timeout:
+    print("received6", n)' >"$W/rx6.log" 2>&1 &
+rxp=$!
+sleep 0.5
+ip netns exec "$NAME-a" python3 -c '
+import socket, time; s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+for i in range(200):
+    s.sendto(b"6" * 1000, ("fd00:101:2::1", 9997)); time.sleep(0.002)'
+wait $rxp
+n6=$(sed -n 's/^received6 //p' "$W/rx6.log")
+l6=$("$FAB" stats --json | python3 -c '
+import json, sys
+print({r["link"]: r for r in json.load(sys.stdin)["links"]}["p1/l1>b"]["drops"]["loss"])')
+echo "IPv6: $n6 of 200 arrived, p1/l1>b dropped $l6"
+[ -n "$n6" ] && [ "$n6" -ge 50 ] && [ "$n6" -le 150 ] && [ "$l6" -ge 50 ] &&
+	[ $((n6 + l6)) -ge 195 ] || fail "IPv6 loss: $(cat "$W/rx6.log"), dropped $l6"
+"$FAB" set 'p1/l1>b' loss=0 >/dev/null
 # Traffic crosses the leaf: the kernel's UDP from a's port 1 to b's.
 ip netns exec "$NAME-b" python3 -c '
 import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)

@@ -142,13 +142,14 @@ class Fabric:
         self.leaves = 1
         self.spines = 1
         self.mtu = 9000
+        self.ipv6 = False     # IPv6 on every plane too (dual stack)
         self.hosts = []       # [(name, leaf)]
         self.rules = []       # [(pattern, settings)]
 
     def to_dict(self):
         return {"name": self.name, "planes": self.planes,
                 "leaves": self.leaves, "spines": self.spines,
-                "mtu": self.mtu, "hosts": self.hosts,
+                "mtu": self.mtu, "ipv6": self.ipv6, "hosts": self.hosts,
                 "rules": self.rules}
 
     @classmethod
@@ -156,6 +157,7 @@ class Fabric:
         f = cls()
         f.name, f.planes, f.leaves = d["name"], d["planes"], d["leaves"]
         f.spines, f.mtu = d["spines"], d["mtu"]
+        f.ipv6 = d.get("ipv6", False)
         f.hosts = [tuple(h) for h in d["hosts"]]
         f.rules = [tuple(r) for r in d["rules"]]
         return f
@@ -183,7 +185,7 @@ def parse(path, text=None):
         if not words:
             continue
         kw, args = words[0], words[1:]
-        if kw in ("name", "planes", "leaves", "spines", "mtu"):
+        if kw in ("name", "planes", "leaves", "spines", "mtu", "ipv6"):
             if len(args) != 1:
                 raise ConfigError("%s: %s takes one value" % (where, kw))
             if kw in seen:
@@ -203,6 +205,11 @@ def parse(path, text=None):
                 f.leaves = _int(where, kw, v, 1, MAX_LEAVES)
             elif kw == "spines":
                 f.spines = _int(where, kw, v, 1, MAX_SPINES)
+            elif kw == "ipv6":
+                if v not in ("yes", "no"):
+                    raise ConfigError("%s: ipv6 '%s': expected yes or no"
+                                      % (where, v))
+                f.ipv6 = v == "yes"
             else:
                 f.mtu = _int(where, kw, v, 1280, 9000)
         elif kw == "host":
@@ -232,7 +239,7 @@ def parse(path, text=None):
         else:
             raise ConfigError(
                 "%s: unknown keyword '%s' (known: name, planes, leaves, "
-                "spines, mtu, host, link)" % (where, kw))
+                "spines, mtu, ipv6, host, link)" % (where, kw))
     if f.name is None:
         raise ConfigError("%s: no 'name' line (the namespaces' prefix)" % path)
     if f.planes is None:

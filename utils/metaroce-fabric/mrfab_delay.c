@@ -61,6 +61,7 @@ struct held {
 struct line {
 	int tap, out, tfd, sfd, map;
 	int egress;
+	uint8_t mac[6]; /* ingress: the tap's, which is DEV's */
 	uint64_t delay;
 	uint8_t *ring;
 	size_t head, tail, used; /* byte offsets; used = bytes held */
@@ -134,16 +135,27 @@ static void ifreq_of(struct ifreq *r, const char *name)
 	snprintf(r->ifr_name, sizeof(r->ifr_name), "%s", name);
 }
 
-/* The tap: created, MTU, MAC (ingress: DEV's), no ARP, no IPv6 (the
- * kernel's own frames would reach the reader), a deep queue, up. */
+static void sysctl_tap(const char *tap, const char *key, const char *v)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/%s", tap, key);
+	f = fopen(path, "w");
+	if (f) {
+		fputs(v, f);
+		fclose(f);
+	}
+}
+
+/* The tap: created, MTU, MAC (ingress: DEV's), no ARP, no IPv6 address
+ * (the kernel's own frames would reach the reader), a deep queue, up. */
 static int open_tap(const char *name, const char *dev, int egress, int mtu,
-		    int *ifindex)
+		    int *ifindex, uint8_t mac[6])
 {
 	struct ifreq r, m;
 	int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	char path[128];
-	FILE *f;
 
 	if (fd < 0 || s < 0)
 		die("/dev/net/tun");
@@ -151,13 +163,13 @@ static int open_tap(const char *name, const char *dev, int egress, int mtu,
 	r.ifr_flags = IFF_TAP | IFF_NO_PI;
 	if (ioctl(fd, TUNSETIFF, &r) != 0)
 		die("TUNSETIFF");
-	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/disable_ipv6",
-		 name);
-	f = fopen(path, "w");
-	if (f) {
-		fputs("1\n", f);
-		fclose(f);
-	}
+	/* Egress: the kernel never receives on the tap, so no IPv6 at all.
+	 * Ingress: it forwards IPv6 arriving there, so IPv6 stays on, but
+	 * with no address (no link-local, DAD, router solicitations). */
+	sysctl_tap(name, "addr_gen_mode", "1");
+	sysctl_tap(name, "accept_ra", "0");
+	if (egress)
+		sysctl_tap(name, "disable_ipv6", "1");
 	ifreq_of(&r, name);
 	r.ifr_mtu = mtu;
 	if (ioctl(s, SIOCSIFMTU, &r) != 0)
@@ -168,6 +180,7 @@ static int open_tap(const char *name, const char *dev, int egress, int mtu,
 			die(dev);
 		ifreq_of(&r, name);
 		r.ifr_hwaddr = m.ifr_hwaddr;
+		memcpy(mac, m.ifr_hwaddr.sa_data, 6);
 		if (ioctl(s, SIOCSIFHWADDR, &r) != 0)
 			die("tap MAC");
 	}
@@ -304,6 +317,11 @@ static void receive(struct line *l)
 
 		if (n <= 0)
 			break;
+		/* Ingress: only what the program redirected (from the link's
+		 * peer), not the kernel's own frames out of the tap, which
+		 * carry our (the interface's) address as their source. */
+		if (!l->egress && n >= 12 && !memcmp(buf + 6, l->mac, 6))
+			continue;
 		now = now_ns();
 		l->n_in++;
 		if (!l->delay && !l->used) {
@@ -390,7 +408,8 @@ int main(int argc, char **argv)
 	l.tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (!l.ring || l.tfd < 0)
 		die("setup");
-	l.tap = open_tap(argv[1], argv[3], l.egress, atoi(argv[5]), &ifindex);
+	l.tap = open_tap(argv[1], argv[3], l.egress, atoi(argv[5]), &ifindex,
+			 l.mac);
 	l.out = l.egress ? open_out(argv[3]) : -1;
 	printf("ready %d\n", ifindex);
 	fflush(stdout);

@@ -17,8 +17,9 @@
  * flips one payload byte (the receiver's checksum or ICRC finds it);
  * random duplication sends a clone on; random reordering puts the packet
  * in the slow lane (a second HTB class, tc classid in skb->priority) that
- * the packets behind it overtake. Non-IPv4 frames (ARP) pass untouched
- * unless the link is down.
+ * the packets behind it overtake. IPv6 packets meet the same (CE in the
+ * traffic class); ARP and ICMPv6 (neighbour discovery, which must reach
+ * the router's own interface) pass untouched unless the link is down.
  *
  * Randomness: bpf_get_prandom_u32 against thresholds out of 2^32.
  */
@@ -26,6 +27,7 @@
 #include <linux/if_ether.h>
 #include <linux/in.h>
 #include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/pkt_cls.h>
 
 #include <bpf/bpf_endian.h>
@@ -122,10 +124,32 @@ static __always_inline int set_ce(struct __sk_buff *skb, struct iphdr *ip)
 	return 1;
 }
 
+/* ECN CE in an IPv6 header: the traffic class's low two bits are bits
+ * 4-5 of the second byte (no header checksum to mend). */
+static __always_inline int set_ce6(struct __sk_buff *skb, __u8 b1)
+{
+	if ((b1 & 0x30) == 0)
+		return 0;
+	if ((b1 & 0x30) == 0x30)
+		return 1;
+	b1 |= 0x30;
+	return !bpf_skb_store_bytes(skb, ETH_HLEN + 1, &b1, 1, 0);
+}
+
+/* IPv4, or IPv6 but not ICMPv6: what the impairments and the delay line
+ * act on (ARP and neighbour discovery pass). */
 static __always_inline int is_ip(const struct __sk_buff *skb)
 {
-	return skb->protocol == bpf_htons(ETH_P_IP) ||
-	       skb->protocol == bpf_htons(ETH_P_IPV6);
+	__u8 nh;
+
+	if (skb->protocol == bpf_htons(ETH_P_IP))
+		return 1;
+	if (skb->protocol != bpf_htons(ETH_P_IPV6))
+		return 0;
+	if (bpf_skb_load_bytes(
+		    skb, ETH_HLEN + offsetof(struct ipv6hdr, nexthdr), &nh, 1))
+		return 0;
+	return nh != IPPROTO_ICMPV6;
 }
 
 /* Leave on the link: counted as delivered by this program, into the
@@ -152,6 +176,7 @@ int mrfab_link(struct __sk_buff *skb)
 	__u64 now = bpf_ktime_get_ns();
 	__u32 k = 0, len = skb->len;
 	long backlog;
+	int v6;
 
 	c = bpf_map_lookup_elem(&mrfab_cfg, &k);
 	s = bpf_map_lookup_elem(&mrfab_stats, &k);
@@ -175,15 +200,18 @@ int mrfab_link(struct __sk_buff *skb)
 		__sync_fetch_and_add(&s->drop_down, 1);
 		return TC_ACT_SHOT;
 	}
-	/* af_packet frames carry only L2 in the linear area: pull the IPv4
+	if (!is_ip(skb))
+		return pass(skb, c, s);
+	v6 = skb->protocol == bpf_htons(ETH_P_IPV6);
+	/* af_packet frames carry only L2 in the linear area: pull the IP
 	 * header in before reading it. */
-	if (bpf_skb_pull_data(skb, ETH_HLEN + sizeof(struct iphdr)))
+	if (bpf_skb_pull_data(skb, ETH_HLEN + (v6 ? sizeof(struct ipv6hdr)
+						  : sizeof(struct iphdr))))
 		return pass(skb, c, s);
 	data = (void *)(long)skb->data;
 	end = (void *)(long)skb->data_end;
-	if (data + ETH_HLEN + sizeof(*ip) > end)
-		return pass(skb, c, s);
-	if (((struct ethhdr *)data)->h_proto != bpf_htons(ETH_P_IP))
+	if (data + ETH_HLEN + sizeof(struct ipv6hdr) > end &&
+	    (v6 || data + ETH_HLEN + sizeof(*ip) > end))
 		return pass(skb, c, s);
 	ip = data + ETH_HLEN;
 	if (chance(c->loss)) {
@@ -197,7 +225,8 @@ int mrfab_link(struct __sk_buff *skb)
 			return TC_ACT_SHOT;
 		}
 		if (c->ecn_bytes && (__u64)backlog > c->ecn_bytes) {
-			if (set_ce(skb, ip))
+			if (v6 ? set_ce6(skb, ((__u8 *)ip)[1])
+			       : set_ce(skb, ip))
 				__sync_fetch_and_add(&s->ecn_marked, 1);
 			else
 				__sync_fetch_and_add(&s->not_ect, 1);

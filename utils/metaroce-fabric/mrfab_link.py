@@ -79,18 +79,37 @@ def attach_found(d, shown, ifindex):
     d["ifindex"] = ifindex
 
 
+def _delivered_raw(d, b, q):
+    """(packets, bytes) delivered onto the link by the counter that sees
+    it last: the real queue's transmissions where there is one, else what
+    the program passed on."""
+    if "1:" in q:
+        return q["1:"]["packets"], q["1:"]["bytes"]
+    return b["tx_pkts"], b["tx_bytes"]
+
+
+def delivered(d, b, q):
+    """What the direction delivered since it was made: the raw counter
+    plus what earlier queues (rebuilt by set) delivered (dbase)."""
+    p, n = _delivered_raw(d, b, q)
+    base = d.get("dbase", [0, 0, 0])
+    return p + base[0], n + base[1]
+
+
 def set_qdisc(d, s, mtu):
     """Rebuild a direction's queue now (a changed rate, queue or lag). What
-    the old queue sent stays counted (qbase)."""
-    old = qdisc_stats(d).get("1:", {})
-    base = d.setdefault("qbase", [0, 0, 0])
-    base[0] += old.get("packets", 0)
-    base[1] += old.get("bytes", 0)
-    base[2] += sum(v.get("drops", 0) for k, v in qdisc_stats(d).items()
+    the old queue delivered and tail-dropped stays counted (dbase)."""
+    q = qdisc_stats(d)
+    before = delivered(d, mrfab_bpf.read_stats(d["stats_map"]), q)
+    base = d.setdefault("dbase", [0, 0, 0])
+    base[2] += sum(v.get("drops", 0) for k, v in q.items()
                    if k in ("10:", "20:"))
     run(d["ns"], "tc", "qdisc", "del", "dev", d["dev"], "root",
         check=False)
     run_batch(d["ns"], "tc", qdisc_lines(d, s, mtu))
+    now = _delivered_raw(d, mrfab_bpf.read_stats(d["stats_map"]),
+                         qdisc_stats(d))
+    base[0], base[1] = before[0] - now[0], before[1] - now[1]
 
 
 def qdisc_lines(d, s, mtu):

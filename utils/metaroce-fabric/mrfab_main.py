@@ -317,6 +317,11 @@ def cmd_show(a):
                   "gateways": [topo.port_gw(f, h, p)
                                for p in range(1, f.planes + 1)]}
                  for h, _ in f.hosts]
+        if f.ipv6:
+            for x, (h, _) in zip(hosts, f.hosts):
+                x["device_ip6"] = topo.device_ip6(f, h)
+                x["gateways6"] = [topo.port_gw6(f, h, p)
+                                  for p in range(1, f.planes + 1)]
         def window(d):
             # CLOCK_MONOTONIC seconds, as scripts' own clocks read them.
             frm, until = d["down"]
@@ -333,14 +338,15 @@ def cmd_show(a):
         print(json.dumps({"fabric": f.name, "planes": f.planes,
                           "hosts": hosts, "links": links}))
         return
-    print("fabric %s: %d planes, %d leaves and %d spines per plane, mtu %d"
-          % (f.name, f.planes, f.leaves, f.spines if f.leaves > 1 else 0,
-             f.mtu))
+    print("fabric %s: %d planes%s, %d leaves and %d spines per plane, mtu %d"
+          % (f.name, f.planes, " (IPv4 and IPv6)" if f.ipv6 else "",
+             f.leaves, f.spines if f.leaves > 1 else 0, f.mtu))
     for h, leaf in f.hosts:
-        print("host %s: netns %s, mgmt %s, device address %s/32, ports %s "
+        print("host %s: netns %s, mgmt %s, device address %s/32%s, ports %s "
               "(leaf l%d of every plane)"
               % (h, topo.ns_of(f, h, 0), topo.mgmt_ip(f, h),
                  topo.device_ip(f, h),
+                 " and %s/128" % topo.device_ip6(f, h) if f.ipv6 else "",
                  " ".join("p%d" % p for p in range(1, f.planes + 1)), leaf))
     for n, d in st["dirs"].items():
         frm, until = d["down"]
@@ -368,15 +374,12 @@ def collect(st):
         except OSError as e:
             die("stats: %s (is the fabric still up?)" % e)
         q = link.qdisc_stats(d)
-        base = d.get("qbase", [0, 0, 0])
+        base = d.get("dbase", [0, 0, 0])
         qdrop = q.get("10:", {}).get("drops", 0)
         lane = q.get("20:", {}).get("drops", 0)
         ln = link.delay_stats(d) if d.get("delay_stats") else {}
-        if "1:" in q:
-            pkts = q["1:"]["packets"] + base[0]
-            nbytes = q["1:"]["bytes"] + base[1]
-        else:
-            pkts, nbytes = b["tx_pkts"], b["tx_bytes"]
+        pkts, nbytes = link.delivered(d, b, q)
+        if "1:" not in q:
             if d["hook"] == "ingress" and ln:
                 # The line comes after the program there: what it
                 # dropped was counted as passed but not delivered.

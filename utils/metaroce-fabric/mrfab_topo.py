@@ -29,6 +29,25 @@ def port_gw(f, host, plane):
     return "10.%d.%d.254" % (100 + plane, host_index(f, host))
 
 
+# IPv6 (ipv6 yes): the same plan in fd00::/16, the IPv4 address's numbers
+# as the groups (docs/fabric.md).
+def device_ip6(f, host):
+    return "fd00:200::%d" % host_index(f, host)
+
+
+def port_ip6(f, host, plane):
+    return "fd00:%d:%d::1" % (100 + plane, host_index(f, host))
+
+
+def port_gw6(f, host, plane):
+    return "fd00:%d:%d::fe" % (100 + plane, host_index(f, host))
+
+
+def uplink_ips6(plane, leaf, spine):
+    base = "fd00:%d:%d:%d::" % (110 + plane, leaf, spine)
+    return base + "1", base + "2"
+
+
 def uplink_ips(plane, leaf, spine):
     """(leaf side, spine side) of a leaf-spine /30."""
     base = "10.%d.%d." % (110 + plane, leaf)
@@ -80,14 +99,21 @@ def build_steps(f):
                           "net.ipv4.fib_multipath_hash_policy=1",
                           "net.ipv4.conf.all.rp_filter=0",
                           "net.ipv4.conf.default.rp_filter=0"]
+            if f.ipv6:
+                sysctl[ns] += ["net.ipv6.conf.all.forwarding=1",
+                               "net.ipv6.fib_multipath_hash_policy=1"]
 
-    def veth(na, a, pa, nb, b, pb, ipa, ipb, plen):
+    def veth(na, a, pa, nb, b, pb, ipa, ipb, plen, v6=None):
         nsa, nsb = ns_of(f, na, pa), ns_of(f, nb, pb)
         ia, ib = ifname(na, nb, pa), ifname(nb, na, pb)
         veths.append((nsa, ia, nsb, ib))
         for ns, i, ip in ((nsa, ia, ipa), (nsb, ib, ipb)):
             cmds[ns] += ["link set dev %s mtu %d up" % (i, f.mtu),
                          "addr add %s/%d dev %s" % (ip, plen, i)]
+        if v6:
+            # nodad: usable at once (DAD would hold them a second or two).
+            for ns, i, ip in ((nsa, ia, v6[0]), (nsb, ib, v6[1])):
+                cmds[ns].append("addr add %s/64 dev %s nodad" % (ip, i))
 
     for h, leaf in f.hosts:
         veth(h, None, 0, "mgmt", None, 0, mgmt_ip(f, h),
@@ -95,49 +121,65 @@ def build_steps(f):
         hns = ns_of(f, h, 0)
         cmds[hns].append("route add default via %s dev mg"
                          % (mgmt_ip(f, h)[:-1] + "254"))
-        hops = []
+        hops, hops6 = [], []
         for p in range(1, f.planes + 1):
             veth(h, None, p, "l%d" % leaf, None, p, port_ip(f, h, p),
-                 port_gw(f, h, p), 24)
+                 port_gw(f, h, p), 24,
+                 (port_ip6(f, h, p), port_gw6(f, h, p)) if f.ipv6 else None)
             hops.append("nexthop via %s dev p%d weight 1"
                         % (port_gw(f, h, p), p))
+            hops6.append("nexthop via %s dev p%d weight 1"
+                         % (port_gw6(f, h, p), p))
             # The other hosts' ports on this plane, through this plane
             # (ping, traceroute and the kernel's own traffic).
             cmds[hns].append("route add 10.%d.0.0/16 via %s dev p%d"
                              % (100 + p, port_gw(f, h, p), p))
+            if f.ipv6:
+                cmds[hns].append("route add fd00:%d::/32 via %s dev p%d"
+                                 % (100 + p, port_gw6(f, h, p), p))
         # Every device address through every plane: the kernel's table is
-        # where the datapath reads each plane's next hop (MR-ROUTE-2).
+        # where the datapath reads each plane's next hop (MR-ROUTE-2,
+        # MR-ADDR-4).
         cmds[hns].append("route add 10.200.0.0/24 " + " ".join(hops))
+        if f.ipv6:
+            cmds[hns].append("route add fd00:200::/64 " + " ".join(hops6))
 
     for p in range(1, f.planes + 1):
         if f.leaves > 1:
             for l in range(1, f.leaves + 1):
                 for s in range(1, f.spines + 1):
                     a, b = uplink_ips(p, l, s)
-                    veth("l%d" % l, None, p, "s%d" % s, None, p, a, b, 30)
+                    veth("l%d" % l, None, p, "s%d" % s, None, p, a, b, 30,
+                         uplink_ips6(p, l, s) if f.ipv6 else None)
         for h, leaf in f.hosts:
-            dst = [device_ip(f, h) + "/32",
-                   "10.%d.%d.0/24" % (100 + p, host_index(f, h))]
-            for l in range(1, f.leaves + 1):
-                lns = ns_of(f, "l%d" % l, p)
-                if l == leaf:
-                    # On-link: the leaf asks ARP for the device address
-                    # and the device answers on that plane.
-                    cmds[lns].append("route add %s dev %s scope link"
-                                     % (dst[0], h))
-                    continue
-                hops = " ".join("nexthop via %s dev s%d weight 1"
-                                % (uplink_ips(p, l, s)[1], s)
-                                for s in range(1, f.spines + 1))
-                for d in dst:
-                    cmds[lns].append("route add %s %s" % (d, hops))
-            if f.leaves > 1:
-                for s in range(1, f.spines + 1):
-                    sns = ns_of(f, "s%d" % s, p)
-                    for d in dst:
-                        cmds[sns].append(
-                            "route add %s via %s dev l%d"
-                            % (d, uplink_ips(p, leaf, s)[0], leaf))
+            dst = [(device_ip(f, h) + "/32",
+                    "10.%d.%d.0/24" % (100 + p, host_index(f, h)),
+                    uplink_ips)]
+            if f.ipv6:
+                dst.append((device_ip6(f, h) + "/128",
+                            "fd00:%d:%d::/64" % (100 + p, host_index(f, h)),
+                            uplink_ips6))
+            for dev_ip, subnet, up in dst:
+                for l in range(1, f.leaves + 1):
+                    lns = ns_of(f, "l%d" % l, p)
+                    if l == leaf:
+                        # On-link: the leaf asks ARP (ND) for the device
+                        # address and the device answers on that plane.
+                        cmds[lns].append("route add %s dev %s scope link"
+                                         % (dev_ip, h))
+                        continue
+                    hops = " ".join("nexthop via %s dev s%d weight 1"
+                                    % (up(p, l, s)[1], s)
+                                    for s in range(1, f.spines + 1))
+                    for d in (dev_ip, subnet):
+                        cmds[lns].append("route add %s %s" % (d, hops))
+                if f.leaves > 1:
+                    for s in range(1, f.spines + 1):
+                        sns = ns_of(f, "s%d" % s, p)
+                        for d in (dev_ip, subnet):
+                            cmds[sns].append(
+                                "route add %s via %s dev l%d"
+                                % (d, up(p, leaf, s)[0], leaf))
     return veths, sysctl, cmds
 
 
