@@ -78,6 +78,12 @@ void mrdp_encap_write(uint8_t *frame, const struct mrdp_hdr *h, size_t plen,
 void mrdp_encap_write6(uint8_t *frame, const struct mrdp_hdr *h, size_t plen,
 		       int udp_csum);
 
+/* A bare IPv6 header (40 bytes at ip) of a UDP datagram of plen bytes,
+ * traffic class and flow label 0, as write6 makes it (the GRH of a packet
+ * looped back to ourselves). */
+void mrdp_encap_ip6(uint8_t *ip, uint16_t plen, const uint8_t src[16],
+		    const uint8_t dst[16]);
+
 /* For a port that offloads both IPv4 checksums, after mrdp_encap_write
  * (udp_csum 0): the IPv4 checksum 0 and the UDP one seeded with the
  * pseudo-header sum, as the port wants them. */

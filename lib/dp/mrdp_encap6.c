@@ -68,6 +68,13 @@ static void ip6_hdr(struct rte_ipv6_hdr *ip, uint8_t tclass, uint32_t flow,
 	memcpy(ip->dst_addr, dst, 16);
 }
 
+void mrdp_encap_ip6(uint8_t *ip, uint16_t plen, const uint8_t src[16],
+		    const uint8_t dst[16])
+{
+	ip6_hdr((struct rte_ipv6_hdr *)ip, 0, 0, plen, IPPROTO_UDP, MRDP_TTL,
+		src, dst);
+}
+
 void mrdp_encap_write6(uint8_t *frame, const struct mrdp_hdr *h, size_t plen,
 		       int udp_csum)
 {

@@ -561,18 +561,11 @@ static int fill_addrs(struct mrdp_dev *d, uint32_t dest, struct mrdp_hdr *h)
 static void loop_l3(struct mrdp_dev *d, uint32_t dest, size_t len,
 		    uint8_t *ip)
 {
+	static const uint8_t none[16];
 	const uint8_t *a = mrdp_addrs_get(d->addrs, dest, NULL);
 
-	memset(ip, 0, MRDP_IP6_LEN);
-	ip[0] = 0x60;
-	ip[4] = (uint8_t)((MRDP_UDP_LEN + len) >> 8);
-	ip[5] = (uint8_t)(MRDP_UDP_LEN + len);
-	ip[6] = MRDP_IPPROTO_UDP;
-	ip[7] = MRDP_TTL;
-	if (a) {
-		memcpy(ip + 8, a, 16);
-		memcpy(ip + 24, a, 16);
-	}
+	mrdp_encap_ip6(ip, (uint16_t)(MRDP_UDP_LEN + len), a ? a : none,
+		       a ? a : none);
 }
 
 /* Frame one engine packet (already at mtod + MRDP_HDR_MAX) and route it. */

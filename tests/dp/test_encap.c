@@ -476,6 +476,15 @@ static void test_ipv6_header(void)
 		memcpy(h.dst6, ip6_b, 16);
 		mrdp_encap_write6(f, &h, 333, 0);
 		MR_CHECK_EQ(f[60] << 8 | f[61], ref_csum(pseudo, 40, 0));
+		/* The bare header of a looped-back packet: the same 40
+		 * bytes (traffic class and flow label 0 here too). */
+		{
+			uint8_t ip[MRDP_IP6_LEN];
+
+			memset(ip, 0xa5, sizeof(ip));
+			mrdp_encap_ip6(ip, 8 + 333, ip6_a, ip6_b);
+			MR_CHECK_MEM(ip, f + MRDP_ETH_LEN, MRDP_IP6_LEN);
+		}
 	}
 }
 
