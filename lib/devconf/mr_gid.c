@@ -73,3 +73,65 @@ void mr_gid_sysfs(const uint8_t r[16], char buf[40])
 		 r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9],
 		 r[10], r[11], r[12], r[13], r[14], r[15]);
 }
+
+/* One line of dir/ports/1/<name>/<i> into buf (newline cut); -1 if it
+ * cannot be read. */
+static int view_line(const char *dir, const char *name, unsigned i, char *buf,
+		     size_t len)
+{
+	char path[4096];
+	FILE *f;
+	int ok;
+
+	if (snprintf(path, sizeof(path), "%s/ports/1/%s/%u", dir, name, i) >=
+	    (int)sizeof(path))
+		return -1;
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	ok = fgets(buf, (int)len, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -1;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+int mr_gid_view_check(const char *dir, const struct mr_devconf *c, char *why,
+		      size_t len)
+{
+	struct mr_gid g[MR_GID_MAX];
+	unsigned n = mr_gid_table(c, g), i;
+	char want[40], got[64], type[64];
+
+	for (i = 0; i <= n; i++) {
+		int have = !view_line(dir, "gids", i, got, sizeof(got));
+
+		if (i == n) {
+			/* the kernel lists unused entries as all zero */
+			if (!have || !strcmp(got, "0000:0000:0000:0000:0000:"
+						  "0000:0000:0000"))
+				return 0;
+			snprintf(why, len,
+				 "GID %u is %s there, the device has %u GIDs",
+				 i, got, n);
+			return -1;
+		}
+		mr_gid_sysfs(g[i].raw, want);
+		if (!have)
+			snprintf(got, sizeof(got), "missing");
+		if (strcmp(got, want)) {
+			snprintf(why, len,
+				 "GID %u is %s there, the device serves %s", i,
+				 got, want);
+			return -1;
+		}
+		if (view_line(dir, "gid_attrs/types", i, type, sizeof(type)) ||
+		    strcmp(type, "RoCE v2")) {
+			snprintf(why, len, "GID %u has no type RoCE v2 there",
+				 i);
+			return -1;
+		}
+	}
+	return 0;
+}

@@ -62,4 +62,13 @@ void mr_gid_sysfs(const uint8_t raw[16], char buf[40]);
  * interface id (RFC 4291 2.5.1). */
 void mr_gid_ll6_of_mac(const uint8_t mac[6], uint8_t ll6[16]);
 
+/* Does the device directory dir of a sysfs view (what metaroce-ctl wrote
+ * at link add: ports/1/gids/N, ports/1/gid_attrs/types/N) list exactly
+ * mr_gid_table(c)? libibverbs reads the GIDs from those files, the
+ * provider serves the table: a view made by a metaroce-ctl from before
+ * the table changed lists others. 0: it does; -1: it does not, and why
+ * says the first difference ("GID 0 is X there, the device serves Y"). */
+int mr_gid_view_check(const char *dir, const struct mr_devconf *c, char *why,
+		      size_t len);
+
 #endif /* MR_GID_H */

@@ -54,73 +54,30 @@ static int read_record(const struct verbs_sysfs_dev *sd, struct mr_devconf *c,
 	return 0;
 }
 
-/* One line of a view file into buf (newline cut); false if unreadable. */
-static bool read_view_line(const char *dir, const char *name, unsigned i,
-			   char *buf, size_t len)
-{
-	char path[IBV_SYSFS_PATH_MAX + 64];
-	FILE *f;
-	bool ok;
-
-	if (snprintf(path, sizeof(path), "%s/ports/1/%s/%u", dir, name, i) >=
-	    (int)sizeof(path))
-		return false;
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	ok = fgets(buf, (int)len, f) != NULL;
-	fclose(f);
-	if (ok)
-		buf[strcspn(buf, "\n")] = 0;
-	return ok;
-}
-
 /*
- * libibverbs without a kernel reads the GIDs from the view's
- * ports/1/gids/N (ibv_query_gid), which metaroce-ctl wrote at link add;
- * the provider serves the table it computes from the record. A view made
+ * libibverbs without a kernel reads the GIDs from the view (ibv_query_gid),
+ * the provider serves the table it computes from the record: a view made
  * before that table changed (GID 0 became the link-local address,
  * routing.md MR-ADDR-1) lists other GIDs at the same indexes, and every
- * QP or AH addressed by index would be refused: refuse the device instead,
- * once, saying how to mend it. 0, or -1 after saying why.
+ * QP or AH addressed by index would be refused. Refuse the device
+ * instead, once, saying how to mend it. 0, or -1 after saying why.
  */
 static int check_view_gids(const struct verbs_sysfs_dev *sd,
-			   const struct metaroce_gids *g)
+			   const struct mr_devconf *c)
 {
-	char want[40], got[64];
-	unsigned i;
+	char why[160];
 
-	for (i = 0; i <= g->n; i++) {
-		bool have = read_view_line(sd->ibdev_path, "gids", i, got,
-					   sizeof(got));
-
-		if (i == g->n) {
-			if (!have || !strcmp(got, "0000:0000:0000:0000:0000:"
-						  "0000:0000:0000"))
-				return 0;
-			snprintf(want, sizeof(want), "(none)");
-		} else {
-			mr_gid_sysfs(g->gid[i].raw, want);
-			if (have && !strcmp(got, want) &&
-			    read_view_line(sd->ibdev_path, "gid_attrs/types", i,
-					   got, sizeof(got)) &&
-			    !strcmp(got, "RoCE v2"))
-				continue;
-			if (!have)
-				snprintf(got, sizeof(got), "(none)");
-		}
-		fprintf(stderr,
-			"metaroce: %s: the view's GID table (%s/ports/1/gids) "
-			"is not the device's: GID %u is %s there, the device "
-			"serves %s. The device was made by an older "
-			"metaroce-ctl: recreate it (note its options with "
-			"'metaroce-ctl link show -v %s', then 'metaroce-ctl "
-			"link del %s' and 'metaroce-ctl link add %s ...')\n",
-			sd->ibdev_name, sd->ibdev_path, i, got, want,
-			sd->ibdev_name, sd->ibdev_name, sd->ibdev_name);
-		return -1;
-	}
-	return 0;
+	if (!mr_gid_view_check(sd->ibdev_path, c, why, sizeof(why)))
+		return 0;
+	fprintf(stderr,
+		"metaroce: %s: the view's GID table (%s/ports/1/gids) is not "
+		"the device's: %s. The device was made by an older "
+		"metaroce-ctl: recreate it (note its options with "
+		"'metaroce-ctl link show -v %s', then 'metaroce-ctl link del "
+		"%s' and 'metaroce-ctl link add %s ...')\n",
+		sd->ibdev_name, sd->ibdev_path, why, sd->ibdev_name,
+		sd->ibdev_name, sd->ibdev_name);
+	return -1;
 }
 
 static bool metaroce_match_device(struct verbs_sysfs_dev *sysfs_dev)
@@ -150,7 +107,7 @@ metaroce_alloc_device(struct verbs_sysfs_dev *sysfs_dev)
 		return NULL;
 	}
 	dev->gids.n = mr_gid_table(&dev->conf, dev->gids.gid);
-	if (check_view_gids(sysfs_dev, &dev->gids)) {
+	if (check_view_gids(sysfs_dev, &dev->conf)) {
 		free(dev);
 		errno = EINVAL;
 		return NULL;

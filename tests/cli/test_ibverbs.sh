@@ -82,6 +82,12 @@ check "one clear error: which GID, recreate" \
 	"^metaroce: mr3: the view's GID table .* is not the device's: GID 0 is 0000:0000:0000:0000:0000:ffff:c000:0204 there, the device serves fe80:.*recreate it .*metaroce-ctl link del mr3" "$out"
 out=$("$RUN" ibv_devinfo -d mr3 2>&1)
 check "devinfo -d mr3 fails with the reason" "metaroce: mr3: the view's GID table" "$out"
+check "link show says the view is stale" \
+	"^    stale view: GID 0 is 0000:0000:0000:0000:0000:ffff:c000:0204 there, the device serves fe80:.*recreate it$" \
+	"$("$CTL" link show mr3)"
+check "link show -j has stale_view" '"stale_view": "GID 0 is ' \
+	"$("$CTL" link show -j mr3)"
+check_not "the other devices are not stale" "stale" "$("$CTL" link show mr0)"
 expect_ok "del mr3" "$CTL" link del mr3
 expect_ok "add mr3 again" "$CTL" link add mr3 --port net_af_packet3,iface=v1 \
 	--ip 192.0.2.4/24

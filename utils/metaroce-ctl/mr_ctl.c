@@ -458,8 +458,22 @@ static void gid_addr_str(const struct mr_devconf *c, const struct mr_gid *g,
 		mr_devconf_ip6_str(g->raw, buf);
 }
 
-static void print_text(const struct mr_devconf *c)
+/* A view made by a metaroce-ctl from before the GID table changed: why
+ * (mr_gid_view_check), else NULL. */
+static const char *stale_view(const struct mrctl_view *v,
+			      const struct mr_devconf *c, char *why, size_t len)
 {
+	char dir[PATH_MAX + 64];
+
+	if (snprintf(dir, sizeof(dir), "%s/class/infiniband/%s", v->sysfs,
+		     c->name) >= (int)sizeof(dir))
+		return NULL;
+	return mr_gid_view_check(dir, c, why, len) ? why : NULL;
+}
+
+static void print_text(const struct mrctl_view *v, const struct mr_devconf *c)
+{
+	char why[160];
 	struct mr_gid gids[MR_GID_MAX];
 	char guid[20], gid[40], a[46];
 	unsigned n = mr_gid_table(c, gids);
@@ -484,6 +498,10 @@ static void print_text(const struct mr_devconf *c)
 		printf("    gid %u %s RoCE v2 %s %s\n", i, gid,
 		       gid_kind_name[gids[i].kind], a);
 	}
+	if (stale_view(v, c, why, sizeof(why)))
+		printf("    stale view: %s (made by an older metaroce-ctl; "
+		       "programs do not list the device): recreate it\n",
+		       why);
 }
 
 /* The knobs a program started from here would run with. */
@@ -507,8 +525,10 @@ static int print_knobs(const struct mr_devconf *c)
 }
 
 /* One device as JSON; verbose: with its knobs in force (print_knobs). */
-static struct json_object *dev_json(const struct mr_devconf *c, int verbose)
+static struct json_object *dev_json(const struct mrctl_view *view,
+				    const struct mr_devconf *c, int verbose)
 {
+	char why[160];
 	struct json_object *o = json_object_new_object(), *a;
 	struct mr_gid gids[MR_GID_MAX];
 	char guid[20], buf[64];
@@ -557,6 +577,9 @@ static struct json_object *dev_json(const struct mr_devconf *c, int verbose)
 		json_object_array_add(a, g);
 	}
 	json_object_object_add(o, "gids", a);
+	if (stale_view(view, c, why, sizeof(why)))
+		json_object_object_add(o, "stale_view",
+				       json_object_new_string(why));
 	if (verbose) {
 		const struct mr_knob_def *defs = mr_knob_defs();
 		struct mr_knobs k;
@@ -632,7 +655,8 @@ static int cmd_show(int argc, char **argv)
 		struct json_object *arr = json_object_new_array();
 
 		for (unsigned i = 0; i < n; i++)
-			json_object_array_add(arr, dev_json(&all[i], verbose));
+			json_object_array_add(
+				arr, dev_json(&view, &all[i], verbose));
 		puts(json_object_to_json_string_ext(
 			arr,
 			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED));
@@ -641,7 +665,7 @@ static int cmd_show(int argc, char **argv)
 	}
 	for (unsigned i = 0; i < n; i++) {
 		{
-			print_text(&all[i]);
+			print_text(&view, &all[i]);
 			if (verbose && print_knobs(&all[i])) {
 				free(all);
 				return 1;
