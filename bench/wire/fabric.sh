@@ -14,7 +14,8 @@
 #      KiB, CE above 32 KiB): per-sender goodput, queue depth (sampled
 #      every 50 ms), drops and ECN marks at the bottleneck;
 #   4. recovery: 4 planes of 1 Gb/s, the busiest plane down for 7 s of a
-#      24 s transfer, the receiver's incoming links sampled every 50 ms:
+#      24 s transfer, what the receiver's four ports received (delivered
+#      bytes: the kernel's rx_bytes of each port) sampled every 50 ms:
 #      time until the surviving planes carry 90% of their share again,
 #      and until the returned plane carries half its share; both modes.
 # Root. Usage: bench/wire/fabric.sh [BUILD_DIR] [SECONDS]  (default 8)
@@ -321,8 +322,9 @@ fi
 	echo "## 4. Recovery: one plane of 4 (1 Gb/s each) down for 7 s of a ${RSECS} s transfer"
 	echo
 	echo "The plane carrying most traffic fails (go-back-N runs on one path, so it"
-	echo "is that path's plane). Rates from the receiver's four incoming links,"
-	echo "sampled every 50 ms (200 ms windows); times from the first traffic."
+	echo "is that path's plane). Rates of what the receiver's four ports received"
+	echo "(delivered bytes, the ports' rx_bytes: a failed link's drops are not in"
+	echo "them), sampled every 50 ms (200 ms windows); times from the first traffic."
 	echo "recover: from the failure until the other three planes carry 90% of 3/4"
 	echo "of the pre-failure total; return: from the plane's return until it"
 	echo "carries half its pre-failure share."
