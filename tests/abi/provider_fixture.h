@@ -45,6 +45,21 @@ int mrt_fixture_open(struct mrt_dev *d, int cqe);
  * first failure's errno. */
 int mrt_fixture_close(struct mrt_dev *d);
 
+/* What the RC QPs of these tests allow a peer: everything but windows. */
+#define MRT_ACC_ALL                                         \
+	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
+
+/* RESET -> INIT of a connected (RC or UC) QP on port 1, MRT_ACC_ALL:
+ * 0 or ibv_modify_qp's errno. */
+int mrt_conn_init(struct ibv_qp *q);
+/* An RC QP INIT -> RTR -> RTS towards QP peer at gid (port 1, GID index
+ * 0, MTU 1024, 4 reads/atomics each way, retries 7, as perftest and the
+ * pingpongs do), receiving from rq_psn and sending from sq_psn: 0 or the
+ * failing ibv_modify_qp's errno. */
+int mrt_rc_up(struct ibv_qp *q, const union ibv_gid *gid, uint32_t peer,
+	      uint32_t rq_psn, uint32_t sq_psn);
+
 /* Up to n completions of c within 10 s; returns how many arrived. */
 int mrt_wait_wc(struct ibv_cq *c, int n, struct ibv_wc *wc);
 

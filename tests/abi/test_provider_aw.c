@@ -20,9 +20,6 @@
 #include "provider_fixture.h"
 
 #define BUF 4096
-#define ACC_ALL                                             \
-	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
-	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
 #define AW_OPS                                             \
 	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE | \
 	 IBV_QP_EX_WITH_ATOMIC_WRITE)
@@ -61,49 +58,14 @@ static struct ibv_qp *make_qp(void)
 	return ibv_create_qp_ex(dev.ctx, &a);
 }
 
-static int up(struct ibv_qp *q, uint32_t peer)
-{
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT,
-				 .port_num = 1,
-				 .qp_access_flags = ACC_ALL };
-
-	if (ibv_modify_qp(q, &a,
-			  IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				  IBV_QP_ACCESS_FLAGS))
-		return -1;
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = peer;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.dgid = dev.gid0;
-	a.ah_attr.grh.hop_limit = 64;
-	if (ibv_modify_qp(q, &a,
-			  IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-				  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-				  IBV_QP_MAX_DEST_RD_ATOMIC |
-				  IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 4;
-	return ibv_modify_qp(q, &a,
-			     IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-				     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-				     IBV_QP_MAX_QP_RD_ATOMIC);
-}
-
 static int pair_up(struct pair *p)
 {
 	p->a = make_qp();
 	p->b = make_qp();
 	if (!p->a || !p->b)
 		return -1;
-	return up(p->a, p->b->qp_num) || up(p->b, p->a->qp_num);
+	return mrt_rc_up(p->a, &dev.gid0, p->b->qp_num, 0, 0) ||
+	       mrt_rc_up(p->b, &dev.gid0, p->a->qp_num, 0, 0);
 }
 
 static void pair_down(struct pair *p)
@@ -138,8 +100,8 @@ static void setup(void)
 	MR_CHECK(src && dst && noww && ref);
 	for (int i = 0; i < BUF; i++)
 		src[i] = (uint8_t)(i * 11 + 1);
-	msrc = ibv_reg_mr(dev.pd, src, BUF, ACC_ALL);
-	mdst = ibv_reg_mr(dev.pd, dst, BUF, ACC_ALL);
+	msrc = ibv_reg_mr(dev.pd, src, BUF, MRT_ACC_ALL);
+	mdst = ibv_reg_mr(dev.pd, dst, BUF, MRT_ACC_ALL);
 	/* READ and ATOMIC but no REMOTE_WRITE: MR-AW-4 needs the latter */
 	mnoww = ibv_reg_mr(dev.pd, noww, BUF,
 			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |

@@ -25,9 +25,6 @@
 #include "provider_fixture.h"
 
 #define BUF 65536
-#define ACC_ALL                                             \
-	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
-	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
 #define MW_OPS                                               \
 	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE |   \
 	 IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV | \
@@ -65,49 +62,13 @@ static struct ibv_qp *make_qp(void)
 	return ibv_create_qp_ex(dev.ctx, &a);
 }
 
-static int up(struct ibv_qp *q, uint32_t peer)
-{
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT,
-				 .port_num = 1,
-				 .qp_access_flags = ACC_ALL };
-
-	if (ibv_modify_qp(q, &a,
-			  IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				  IBV_QP_ACCESS_FLAGS))
-		return -1;
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = peer;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.dgid = dev.gid0;
-	a.ah_attr.grh.hop_limit = 64;
-	if (ibv_modify_qp(q, &a,
-			  IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-				  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-				  IBV_QP_MAX_DEST_RD_ATOMIC |
-				  IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 4;
-	return ibv_modify_qp(q, &a,
-			     IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-				     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-				     IBV_QP_MAX_QP_RD_ATOMIC);
-}
-
 static void pair_up(struct pair *p)
 {
 	p->a = make_qp();
 	p->b = make_qp();
 	MR_CHECK(p->a && p->b);
-	MR_CHECK_EQ(up(p->a, p->b->qp_num), 0);
-	MR_CHECK_EQ(up(p->b, p->a->qp_num), 0);
+	MR_CHECK_EQ(mrt_rc_up(p->a, &dev.gid0, p->b->qp_num, 0, 0), 0);
+	MR_CHECK_EQ(mrt_rc_up(p->b, &dev.gid0, p->a->qp_num, 0, 0), 0);
 }
 
 static void pair_down(struct pair *p)
@@ -159,11 +120,11 @@ static void setup(void)
 	MR_CHECK(src && win && rbuf && seen);
 	for (int i = 0; i < BUF; i++)
 		src[i] = (uint8_t)(i * 13 + 5);
-	msrc = ibv_reg_mr(dev.pd, src, BUF, ACC_ALL);
+	msrc = ibv_reg_mr(dev.pd, src, BUF, MRT_ACC_ALL);
 	mwin = ibv_reg_mr(dev.pd, win, BUF,
 			  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
 	mrbuf = ibv_reg_mr(dev.pd, rbuf, 4096, IBV_ACCESS_LOCAL_WRITE);
-	mplain = ibv_reg_mr(dev.pd, seen, BUF, ACC_ALL); /* no MW_BIND */
+	mplain = ibv_reg_mr(dev.pd, seen, BUF, MRT_ACC_ALL); /* no MW_BIND */
 	MR_CHECK(msrc && mwin && mrbuf && mplain);
 }
 
@@ -281,7 +242,7 @@ static void test_bind_without_mw_access(void)
 	MR_CHECK_EQ(wc[1].status, IBV_WC_WR_FLUSH_ERR);
 	/* the region was never bound: it goes at once */
 	MR_CHECK_EQ(ibv_dereg_mr(mplain), 0);
-	mplain = ibv_reg_mr(dev.pd, seen, BUF, ACC_ALL);
+	mplain = ibv_reg_mr(dev.pd, seen, BUF, MRT_ACC_ALL);
 	MR_CHECK(mplain);
 	pair_down(&p);
 	MR_CHECK_EQ(ibv_dealloc_mw(mw), 0);

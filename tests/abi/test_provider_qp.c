@@ -23,9 +23,6 @@
 #include "provider_fixture.h"
 
 #define BUF 65536
-#define ACC_ALL                                             \
-	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
-	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
 
 static struct mrt_dev dev;
 static struct ibv_context *ctx;
@@ -80,52 +77,7 @@ static int to_init(struct ibv_qp *q)
 				     IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 					     IBV_QP_PORT | IBV_QP_QKEY);
 	}
-	a.qp_access_flags = ACC_ALL;
-	return ibv_modify_qp(q, &a,
-			     IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				     IBV_QP_ACCESS_FLAGS);
-}
-
-/* RC: INIT -> RTR -> RTS towards peer, as perftest and the pingpongs do. */
-static int connect_rc(struct ibv_qp *q, uint32_t peer, uint32_t rq_psn,
-		      uint32_t sq_psn)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_RTR,
-		.path_mtu = IBV_MTU_1024,
-		.dest_qp_num = peer,
-		.rq_psn = rq_psn,
-		.max_dest_rd_atomic = 4,
-		.min_rnr_timer = 12,
-	};
-	int ret;
-
-	ret = to_init(q);
-	if (ret)
-		return ret;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.dgid = gid1;
-	a.ah_attr.grh.sgid_index = 0;
-	a.ah_attr.grh.hop_limit = 64;
-	ret = ibv_modify_qp(q, &a,
-			    IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-				    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-				    IBV_QP_MAX_DEST_RD_ATOMIC |
-				    IBV_QP_MIN_RNR_TIMER);
-	if (ret)
-		return ret;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = sq_psn;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 4;
-	return ibv_modify_qp(q, &a,
-			     IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-				     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-				     IBV_QP_MAX_QP_RD_ATOMIC);
+	return mrt_conn_init(q);
 }
 
 static int post_one(struct ibv_qp *q, enum ibv_wr_opcode op, uint64_t wr_id,
@@ -187,10 +139,10 @@ static void setup(void)
 	loc = aligned_alloc(4096, BUF);
 	atom = aligned_alloc(64, 64);
 	MR_CHECK(src && dst && loc && atom);
-	msrc = ibv_reg_mr(pd, src, BUF, ACC_ALL);
-	mdst = ibv_reg_mr(pd, dst, BUF, ACC_ALL);
-	mloc = ibv_reg_mr(pd, loc, BUF, ACC_ALL);
-	matom = ibv_reg_mr(pd, atom, 64, ACC_ALL);
+	msrc = ibv_reg_mr(pd, src, BUF, MRT_ACC_ALL);
+	mdst = ibv_reg_mr(pd, dst, BUF, MRT_ACC_ALL);
+	mloc = ibv_reg_mr(pd, loc, BUF, MRT_ACC_ALL);
+	matom = ibv_reg_mr(pd, atom, 64, MRT_ACC_ALL);
 	/* Remote-read-only view of dst: remote writes must be refused. */
 	mro = ibv_reg_mr(pd, dst, BUF,
 			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
@@ -207,8 +159,8 @@ static void test_rc_opcodes(void)
 	a = make_qp(IBV_QPT_RC, NULL);
 	b = make_qp(IBV_QPT_RC, NULL);
 	MR_CHECK(a && b);
-	MR_CHECK_EQ(connect_rc(a, b->qp_num, 0x100, 0x200), 0);
-	MR_CHECK_EQ(connect_rc(b, a->qp_num, 0x200, 0x100), 0);
+	MR_CHECK_EQ(mrt_rc_up(a, &gid1, b->qp_num, 0x100, 0x200), 0);
+	MR_CHECK_EQ(mrt_rc_up(b, &gid1, a->qp_num, 0x200, 0x100), 0);
 	/* The first QP started the datapath: the port is active. */
 	{
 		struct ibv_async_event ev;
@@ -409,8 +361,8 @@ static void test_rc_errors(void)
 	a = make_qp(IBV_QPT_RC, NULL);
 	b = make_qp(IBV_QPT_RC, NULL);
 	MR_CHECK(a && b);
-	MR_CHECK_EQ(connect_rc(a, b->qp_num, 7, 9), 0);
-	MR_CHECK_EQ(connect_rc(b, a->qp_num, 9, 7), 0);
+	MR_CHECK_EQ(mrt_rc_up(a, &gid1, b->qp_num, 7, 9), 0);
+	MR_CHECK_EQ(mrt_rc_up(b, &gid1, a->qp_num, 9, 7), 0);
 	MR_CHECK_EQ(ibv_query_qp(a, &qa,
 				 IBV_QP_STATE | IBV_QP_DEST_QPN |
 					 IBV_QP_SQ_PSN | IBV_QP_TIMEOUT,
@@ -465,8 +417,8 @@ static void test_rc_errors(void)
 	a = make_qp(IBV_QPT_RC, NULL);
 	b = make_qp(IBV_QPT_RC, NULL);
 	MR_CHECK(a && b);
-	MR_CHECK_EQ(connect_rc(a, b->qp_num, 1, 2), 0);
-	MR_CHECK_EQ(connect_rc(b, a->qp_num, 2, 1), 0);
+	MR_CHECK_EQ(mrt_rc_up(a, &gid1, b->qp_num, 1, 2), 0);
+	MR_CHECK_EQ(mrt_rc_up(b, &gid1, a->qp_num, 2, 1), 0);
 	sg.addr = (uintptr_t)loc;
 	sg.lkey = mloc->lkey;
 	MR_CHECK_EQ(post_one(a, IBV_WR_RDMA_READ, 50, &sg, 1,
@@ -480,8 +432,8 @@ static void test_rc_errors(void)
 	a = make_qp(IBV_QPT_RC, NULL);
 	b = make_qp(IBV_QPT_RC, NULL);
 	MR_CHECK(a && b);
-	MR_CHECK_EQ(connect_rc(a, b->qp_num, 1, 2), 0);
-	MR_CHECK_EQ(connect_rc(b, a->qp_num, 2, 1), 0);
+	MR_CHECK_EQ(mrt_rc_up(a, &gid1, b->qp_num, 1, 2), 0);
+	MR_CHECK_EQ(mrt_rc_up(b, &gid1, a->qp_num, 2, 1), 0);
 	MR_CHECK_EQ(post_one(a, IBV_WR_RDMA_WRITE, 51, &sg, 1, (uintptr_t)dst,
 			     mdst->rkey ^ 0x100, 0),
 		    0);
@@ -673,8 +625,8 @@ static void test_srq(void)
 	a = make_qp(IBV_QPT_RC, NULL);
 	b = make_qp(IBV_QPT_RC, srq);
 	MR_CHECK(a && b);
-	MR_CHECK_EQ(connect_rc(a, b->qp_num, 3, 4), 0);
-	MR_CHECK_EQ(connect_rc(b, a->qp_num, 4, 3), 0);
+	MR_CHECK_EQ(mrt_rc_up(a, &gid1, b->qp_num, 3, 4), 0);
+	MR_CHECK_EQ(mrt_rc_up(b, &gid1, a->qp_num, 4, 3), 0);
 	for (i = 0; i < 4; i++) {
 		struct ibv_recv_wr w = { .wr_id = 70 + (uint64_t)i,
 					 .sg_list = &rs,

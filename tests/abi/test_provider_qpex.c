@@ -25,9 +25,6 @@
 #include "provider_fixture.h"
 
 #define BUF 65536
-#define ACC_ALL                                             \
-	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
-	 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
 #define RC_OPS                                                            \
 	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |             \
 	 IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | \
@@ -75,56 +72,24 @@ static struct ibv_qp *make_qpx(enum ibv_qp_type t, uint64_t ops,
 	return make_qpx_on(cq, t, ops, max_wr);
 }
 
-static int modify(struct ibv_qp *q, enum ibv_qp_state s, uint32_t peer)
-{
-	struct ibv_qp_attr a = { .qp_state = s, .port_num = 1 };
-	int ud = q->qp_type == IBV_QPT_UD;
-
-	switch (s) {
-	case IBV_QPS_INIT:
-		a.qkey = 0x1234;
-		a.qp_access_flags = ACC_ALL;
-		return ibv_modify_qp(
-			q, &a,
-			IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				(ud ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS));
-	case IBV_QPS_RTR:
-		if (ud)
-			return ibv_modify_qp(q, &a, IBV_QP_STATE);
-		a.path_mtu = IBV_MTU_1024;
-		a.dest_qp_num = peer;
-		a.max_dest_rd_atomic = 4;
-		a.min_rnr_timer = 12;
-		a.ah_attr.is_global = 1;
-		a.ah_attr.port_num = 1;
-		a.ah_attr.grh.dgid = gid0;
-		a.ah_attr.grh.hop_limit = 64;
-		return ibv_modify_qp(q, &a,
-				     IBV_QP_STATE | IBV_QP_AV |
-					     IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-					     IBV_QP_RQ_PSN |
-					     IBV_QP_MAX_DEST_RD_ATOMIC |
-					     IBV_QP_MIN_RNR_TIMER);
-	default:
-		if (ud)
-			return ibv_modify_qp(q, &a,
-					     IBV_QP_STATE | IBV_QP_SQ_PSN);
-		a.timeout = 14;
-		a.retry_cnt = 7;
-		a.rnr_retry = 7;
-		a.max_rd_atomic = 4;
-		return ibv_modify_qp(q, &a,
-				     IBV_QP_STATE | IBV_QP_SQ_PSN |
-					     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-					     IBV_QP_RNR_RETRY |
-					     IBV_QP_MAX_QP_RD_ATOMIC);
-	}
-}
-
+/* RC towards peer (mrt_rc_up), or UD INIT -> RTR -> RTS. */
 static int up(struct ibv_qp *q, uint32_t peer)
 {
-	return modify(q, IBV_QPS_INIT, 0) || modify(q, IBV_QPS_RTR, peer) ||
-	       modify(q, IBV_QPS_RTS, 0);
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT,
+				 .port_num = 1,
+				 .qkey = 0x1234 };
+
+	if (q->qp_type != IBV_QPT_UD)
+		return mrt_rc_up(q, &gid0, peer, 0, 0);
+	if (ibv_modify_qp(q, &a,
+			  IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				  IBV_QP_QKEY))
+		return -1;
+	a.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(q, &a, IBV_QP_STATE))
+		return -1;
+	a.qp_state = IBV_QPS_RTS;
+	return ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
 }
 
 static void setup(void)
@@ -142,9 +107,9 @@ static void setup(void)
 	MR_CHECK(src && dst && atom);
 	for (i = 0; i < BUF; i++)
 		src[i] = (uint8_t)(i * 7 + 3);
-	msrc = ibv_reg_mr(pd, src, BUF, ACC_ALL);
-	mdst = ibv_reg_mr(pd, dst, BUF, ACC_ALL);
-	matom = ibv_reg_mr(pd, atom, 64, ACC_ALL);
+	msrc = ibv_reg_mr(pd, src, BUF, MRT_ACC_ALL);
+	mdst = ibv_reg_mr(pd, dst, BUF, MRT_ACC_ALL);
+	matom = ibv_reg_mr(pd, atom, 64, MRT_ACC_ALL);
 	MR_CHECK(msrc && mdst && matom);
 }
 
@@ -591,7 +556,7 @@ static void test_rereg_mr(void)
 	MR_CHECK(ctx && ra && rb);
 	memset(ra, 0, 4096);
 	memset(rb, 0, 4096);
-	m = ibv_reg_mr(pd, ra, 4096, ACC_ALL);
+	m = ibv_reg_mr(pd, ra, 4096, MRT_ACC_ALL);
 	MR_CHECK(m);
 	k = m->rkey;
 	a = make_qpx(IBV_QPT_RC, IBV_QP_EX_WITH_SEND, 8);
