@@ -129,6 +129,21 @@ static int copy_str(char *dst, size_t cap, const char *v)
 	return 0;
 }
 
+int mr_devconf_read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fgets(buf, (int)len, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -1;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
 int mr_devconf_read(const char *path, struct mr_devconf *c, char *err,
 		    size_t errlen)
 {

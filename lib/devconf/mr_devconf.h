@@ -85,6 +85,9 @@ int mr_devconf_valid_name(const char *s);
  * opt. line naming no knob, or out of its range, is refused). */
 int mr_devconf_read(const char *path, struct mr_devconf *c, char *err,
 		    size_t errlen);
+/* The first line of the file at path (a sysfs attribute, a view's file)
+ * into buf, newline cut: 0, or -1 if it cannot be opened or is empty. */
+int mr_devconf_read_line(const char *path, char *buf, size_t len);
 /* Write a record to f. Returns 0 or -1 (errno set). */
 int mr_devconf_write(FILE *f, const struct mr_devconf *c);
 

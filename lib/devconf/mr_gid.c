@@ -80,21 +80,11 @@ static int view_line(const char *dir, const char *name, unsigned i, char *buf,
 		     size_t len)
 {
 	char path[4096];
-	FILE *f;
-	int ok;
 
 	if (snprintf(path, sizeof(path), "%s/ports/1/%s/%u", dir, name, i) >=
 	    (int)sizeof(path))
 		return -1;
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	ok = fgets(buf, (int)len, f) != NULL;
-	fclose(f);
-	if (!ok)
-		return -1;
-	buf[strcspn(buf, "\n")] = 0;
-	return 0;
+	return mr_devconf_read_line(path, buf, len);
 }
 
 int mr_gid_view_check(const char *dir, const struct mr_devconf *c, char *why,

@@ -349,21 +349,6 @@ void mrctl_view_close(struct mrctl_view *v)
 	v->made_rundir = 0;
 }
 
-static int read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "re");
-	int ok;
-
-	if (!f)
-		return -1;
-	ok = fgets(buf, (int)len, f) != NULL;
-	fclose(f);
-	if (!ok)
-		return -1;
-	buf[strcspn(buf, "\n")] = 0;
-	return 0;
-}
-
 /* The view's skeleton: directories, cookie, global abi_version. */
 static int make_skeleton(const struct mrctl_view *v, char *err, size_t errlen)
 {
@@ -389,7 +374,7 @@ static int make_skeleton(const struct mrctl_view *v, char *err, size_t errlen)
 		pathf(host, sizeof(host),
 		      "%s/class/infiniband_verbs/abi_version",
 		      mrctl_host_sysfs());
-		if (read_line(host, abi, sizeof(abi)) || !abi[0])
+		if (mr_devconf_read_line(host, abi, sizeof(abi)) || !abi[0])
 			snprintf(abi, sizeof(abi), "%d", MRCTL_VERBS_ABI);
 		if (put(v->sysfs, "class/infiniband_verbs/abi_version", "%s\n",
 			abi))
@@ -704,7 +689,7 @@ static int find_verbs_entry(const struct mrctl_view *v, const char *name,
 		    !S_ISDIR(st.st_mode))
 			continue;
 		pathf(ibdev, sizeof(ibdev), "%s/%s/ibdev", path, d->d_name);
-		if (!read_line(ibdev, line, sizeof(line)) &&
+		if (!mr_devconf_read_line(ibdev, line, sizeof(line)) &&
 		    !strcmp(line, name) && strlen(d->d_name) < len) {
 			strcpy(node, d->d_name);
 			found = 0;
