@@ -413,6 +413,57 @@ void connect_qps(struct world *w, struct pair *p, enum mr_mode mode,
 	p->b = q[1];
 }
 
+void world_connect(struct world *w, struct pair *p,
+		   const struct mr_qp_config *c, const struct world_conn *k)
+{
+	struct mr_qp_config qc = *c;
+	struct mr_qp_attr at;
+	struct mr_qp *q[2];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		qc.qpn = k->qpn[i];
+		MR_CHECK_EQ(mr_qp_create(w->n[i].ep, &qc, &q[i]), 0);
+	}
+	for (i = 0; i < 2; i++) {
+		memset(&at, 0, sizeof(at));
+		at.state = MR_QPS_INIT;
+		at.access = RW;
+		MR_CHECK_EQ(mr_qp_modify(q[i], &at,
+					 MR_QP_STATE | MR_QP_ACCESS_FLAGS),
+			    0);
+		at.state = MR_QPS_RTR;
+		at.dest_qpn = k->qpn[!i];
+		at.rq_psn = k->rq_psn[i];
+		at.path_mtu_bytes = k->path_mtu;
+		at.max_dest_rd_atomic = k->rd_atomic;
+		at.min_rnr_timer = k->min_rnr_timer;
+		MR_CHECK_EQ(mr_qp_modify(q[i], &at,
+					 MR_QP_STATE | MR_QP_DEST |
+						 MR_QP_PATH_MTU |
+						 MR_QP_DEST_QPN | MR_QP_RQ_PSN |
+						 MR_QP_MAX_DEST_RD_ATOMIC |
+						 MR_QP_MIN_RNR_TIMER),
+			    0);
+		if (i >= k->rts)
+			continue;
+		at.state = MR_QPS_RTS;
+		at.sq_psn = k->sq_psn[i];
+		at.timeout = k->timeout;
+		at.retry_cnt = 7;
+		at.rnr_retry = 7;
+		at.max_rd_atomic = k->rd_atomic;
+		MR_CHECK_EQ(mr_qp_modify(
+				    q[i], &at,
+				    MR_QP_STATE | MR_QP_SQ_PSN | MR_QP_TIMEOUT |
+					    MR_QP_RETRY_CNT | MR_QP_RNR_RETRY |
+					    MR_QP_MAX_QP_RD_ATOMIC),
+			    0);
+	}
+	p->a = q[0];
+	p->b = q[1];
+}
+
 void fill(uint8_t *p, size_t n, uint32_t seed)
 {
 	size_t i;

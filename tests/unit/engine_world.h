@@ -122,6 +122,20 @@ int world_step(struct world *w);
 int run_until(struct world *w, int (*done)(struct world *), uint64_t t);
 void connect_qps(struct world *w, struct pair *p, enum mr_mode mode,
 		 uint32_t max_wr, struct mr_srq *srq_b);
+/* How world_connect() joins its two QPs: index i is node i's QP. */
+struct world_conn {
+	uint32_t qpn[2];
+	uint32_t rq_psn[2], sq_psn[2];
+	uint32_t path_mtu;
+	uint8_t rd_atomic; /* max_dest_rd_atomic and max_rd_atomic */
+	uint8_t min_rnr_timer, timeout;
+	int rts; /* how many, from node 0's, go on from RTR to RTS */
+};
+/* Two QPs connected in a world: c (its qpn replaced) created on each
+ * node, INIT (RW), RTR towards the other, RTS as k says (retries 7);
+ * every call checked. */
+void world_connect(struct world *w, struct pair *p,
+		   const struct mr_qp_config *c, const struct world_conn *k);
 void fill(uint8_t *p, size_t n, uint32_t seed);
 int post_send(struct mr_qp *qp, enum mr_wr_opcode op, uint64_t wr_id,
 	      void *laddr, uint32_t len, uint32_t lkey, void *raddr,

@@ -8,13 +8,6 @@
  */
 #include "engine_world.h"
 
-#define RTR_MASK                                                      \
-	(MR_QP_STATE | MR_QP_DEST | MR_QP_PATH_MTU | MR_QP_DEST_QPN | \
-	 MR_QP_RQ_PSN | MR_QP_MAX_DEST_RD_ATOMIC | MR_QP_MIN_RNR_TIMER)
-#define RTS_MASK                                                        \
-	(MR_QP_STATE | MR_QP_SQ_PSN | MR_QP_TIMEOUT | MR_QP_RETRY_CNT | \
-	 MR_QP_RNR_RETRY | MR_QP_MAX_QP_RD_ATOMIC)
-
 static struct world w;
 
 /* a: requester in RTS, rq_psn 0x123456 (what the passive side advertised
@@ -30,39 +23,18 @@ static void connect_rtr(struct pair *p, enum mr_mode mode)
 		.max_send_sge = 4,
 		.max_recv_sge = 4,
 	};
-	struct mr_qp_attr at;
-	struct mr_qp *q[2];
-	int i;
+	static const struct world_conn k = {
+		.qpn = { 0x11, 0x22 },
+		.rq_psn = { 0x123456, 0xfffffffau },
+		.sq_psn = { 0xfffffffau },
+		.path_mtu = 1024,
+		.rd_atomic = 4,
+		.min_rnr_timer = 1,
+		.timeout = 14,
+		.rts = 1,
+	};
 
-	c.qpn = 0x11;
-	MR_CHECK_EQ(mr_qp_create(w.n[0].ep, &c, &q[0]), 0);
-	c.qpn = 0x22;
-	MR_CHECK_EQ(mr_qp_create(w.n[1].ep, &c, &q[1]), 0);
-	for (i = 0; i < 2; i++) {
-		memset(&at, 0, sizeof(at));
-		at.state = MR_QPS_INIT;
-		at.access = RW;
-		MR_CHECK_EQ(mr_qp_modify(q[i], &at,
-					 MR_QP_STATE | MR_QP_ACCESS_FLAGS),
-			    0);
-		at.state = MR_QPS_RTR;
-		at.dest_qpn = i ? 0x11 : 0x22;
-		at.rq_psn = i ? 0xfffffffau : 0x123456;
-		at.path_mtu_bytes = 1024;
-		at.max_dest_rd_atomic = 4;
-		at.min_rnr_timer = 1;
-		MR_CHECK_EQ(mr_qp_modify(q[i], &at, RTR_MASK), 0);
-	}
-	memset(&at, 0, sizeof(at));
-	at.state = MR_QPS_RTS;
-	at.sq_psn = 0xfffffffau;
-	at.timeout = 14;
-	at.retry_cnt = 7;
-	at.rnr_retry = 7;
-	at.max_rd_atomic = 4;
-	MR_CHECK_EQ(mr_qp_modify(q[0], &at, RTS_MASK), 0);
-	p->a = q[0];
-	p->b = q[1];
+	world_connect(&w, p, &c, &k);
 }
 
 static void run_reads(enum mr_mode mode, uint32_t loss_ppm)

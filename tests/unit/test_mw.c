@@ -374,54 +374,21 @@ static void test_local_inv(void)
 /* A second connection between the same nodes (QPNs 0x33 -> 0x44). */
 static void connect_second(struct pair *p)
 {
-	struct mr_qp_config c = { .type = MR_QPT_RC,
-				  .pd = 1,
-				  .max_send_wr = 16,
-				  .max_recv_wr = 16,
-				  .max_send_sge = 1,
-				  .max_recv_sge = 1 };
-	struct mr_qp_attr at;
-	struct mr_qp *q[2];
-	int i;
+	static const struct mr_qp_config c = { .type = MR_QPT_RC,
+					       .pd = 1,
+					       .max_send_wr = 16,
+					       .max_recv_wr = 16,
+					       .max_send_sge = 1,
+					       .max_recv_sge = 1 };
+	const struct world_conn k = { .qpn = { 0x33, 0x44 },
+				      .rq_psn = { 100, 100 },
+				      .sq_psn = { 100, 100 },
+				      .path_mtu = world_path_mtu,
+				      .rd_atomic = 1,
+				      .timeout = 10,
+				      .rts = 2 };
 
-	c.qpn = 0x33;
-	MR_CHECK_EQ(mr_qp_create(w.n[0].ep, &c, &q[0]), 0);
-	c.qpn = 0x44;
-	MR_CHECK_EQ(mr_qp_create(w.n[1].ep, &c, &q[1]), 0);
-	for (i = 0; i < 2; i++) {
-		memset(&at, 0, sizeof(at));
-		at.state = MR_QPS_INIT;
-		at.access = RW;
-		MR_CHECK_EQ(mr_qp_modify(q[i], &at,
-					 MR_QP_STATE | MR_QP_ACCESS_FLAGS),
-			    0);
-		at.state = MR_QPS_RTR;
-		at.dest_qpn = i ? 0x33 : 0x44;
-		at.rq_psn = 100;
-		at.path_mtu_bytes = world_path_mtu;
-		at.max_dest_rd_atomic = 1;
-		MR_CHECK_EQ(mr_qp_modify(q[i], &at,
-					 MR_QP_STATE | MR_QP_DEST |
-						 MR_QP_PATH_MTU |
-						 MR_QP_DEST_QPN | MR_QP_RQ_PSN |
-						 MR_QP_MAX_DEST_RD_ATOMIC |
-						 MR_QP_MIN_RNR_TIMER),
-			    0);
-		at.state = MR_QPS_RTS;
-		at.sq_psn = 100;
-		at.timeout = 10;
-		at.retry_cnt = 7;
-		at.rnr_retry = 7;
-		at.max_rd_atomic = 1;
-		MR_CHECK_EQ(mr_qp_modify(
-				    q[i], &at,
-				    MR_QP_STATE | MR_QP_SQ_PSN | MR_QP_TIMEOUT |
-					    MR_QP_RETRY_CNT | MR_QP_RNR_RETRY |
-					    MR_QP_MAX_QP_RD_ATOMIC),
-			    0);
-	}
-	p->a = q[0];
-	p->b = q[1];
+	world_connect(&w, p, &c, &k);
 }
 
 /* MR-MW-3: a type 2 window answers only through the QP it was bound
