@@ -35,6 +35,17 @@ static void paths(struct mr_pathtx *tx, unsigned n, uint32_t max_inflight)
 	}
 }
 
+/* n paths of max_inflight packets each (paths()) and a selector of
+ * policy name over them on planes planes. */
+static void selector(struct mr_pathsel *ps, const char *name,
+		     struct mr_pathtx *tx, unsigned n, uint32_t max_inflight,
+		     unsigned planes, struct mr_rand *rnd)
+{
+	paths(tx, n, max_inflight);
+	MR_CHECK_EQ(mr_pathsel_init(ps, mr_pathsel_find(name), n, planes, rnd),
+		    0);
+}
+
 static void check_distinct(const struct mr_pathsel *ps, int *ok)
 {
 	unsigned i, j;
@@ -120,9 +131,7 @@ static void test_spray_round_robin(void)
 	uint32_t ppsn;
 	unsigned i;
 
-	paths(tx, 4, 2);
-	MR_CHECK_EQ(mr_pathsel_init(&ps, mr_pathsel_find("spray"), 4, 2, &rnd),
-		    0);
+	selector(&ps, "spray", tx, 4, 2, 2, &rnd);
 	for (i = 0; i < 6; i++)
 		MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), (int)(i % 4));
 	/* Fill path 2's window (2 packets): it is skipped. */
@@ -154,9 +163,7 @@ static void test_repath_and_probe(void)
 	uint32_t ppsn;
 	int ok;
 
-	paths(tx, 3, 0);
-	MR_CHECK_EQ(mr_pathsel_init(&ps, mr_pathsel_find("spray"), 3, 1, &rnd),
-		    0);
+	selector(&ps, "spray", tx, 3, 0, 1, &rnd);
 	MR_CHECK_EQ(mr_pathtx_send(&tx[1], 5, 100, 0, 0, 0, &ppsn), 0);
 	MR_CHECK_EQ(mr_pathtx_on_timeout(&tx[1], 1000000), MR_PATHTX_EV_RTO);
 	old = mr_pathsel_entropy(&ps, 1);
@@ -198,9 +205,7 @@ static void test_single(void)
 	uint16_t e;
 	uint32_t ppsn;
 
-	paths(tx, 1, 1);
-	MR_CHECK_EQ(mr_pathsel_init(&ps, mr_pathsel_find("single"), 1, 1, &rnd),
-		    0);
+	selector(&ps, "single", tx, 1, 1, 1, &rnd);
 	MR_CHECK(strcmp(ps.ops->name, "single") == 0);
 	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), 0);
 	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), 0);
@@ -228,9 +233,7 @@ static void test_suspect(void)
 	uint16_t old;
 	uint32_t ppsn;
 
-	paths(tx, 2, 0);
-	MR_CHECK_EQ(mr_pathsel_init(&ps, mr_pathsel_find("spray"), 2, 1, &rnd),
-		    0);
+	selector(&ps, "spray", tx, 2, 0, 1, &rnd);
 	MR_CHECK_EQ(mr_pathtx_send(&tx[1], 1, 100, 0, 0, 1000, &ppsn), 0);
 	MR_CHECK_EQ(mr_pathtx_send(&tx[1], 2, 100, 0, 0, 2000, &ppsn), 0);
 	tx[1].suspect_ns = 50000;
@@ -278,9 +281,7 @@ static void test_pathsel_share(void)
 	uint32_t ppsn;
 	unsigned i;
 
-	paths(tx, 4, 256);
-	MR_CHECK_EQ(mr_pathsel_init(&ps, mr_pathsel_find("spray"), 4, 1, &rnd),
-		    0);
+	selector(&ps, "spray", tx, 4, 256, 1, &rnd);
 	/* Window 8000 bytes over 4 full-weight paths: each under
 	 * 2 x 8000 / 4 + 1000 = 5000 bytes. */
 	ps.window = 8000;
