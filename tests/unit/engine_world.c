@@ -363,7 +363,7 @@ int run_until(struct world *w, int (*done)(struct world *), uint64_t t)
 void connect_qps(struct world *w, struct pair *p, enum mr_mode mode,
 		 uint32_t max_wr, struct mr_srq *srq_b)
 {
-	struct mr_qp_config c = {
+	const struct mr_qp_config c = {
 		.type = MR_QPT_RC,
 		.mode = mode,
 		.pd = 1,
@@ -373,44 +373,19 @@ void connect_qps(struct world *w, struct pair *p, enum mr_mode mode,
 		.max_recv_sge = 4,
 		.max_inline = 64,
 	};
-	struct mr_qp_attr at;
-	unsigned rtr = MR_QP_STATE | MR_QP_DEST | MR_QP_PATH_MTU |
-		       MR_QP_DEST_QPN | MR_QP_RQ_PSN |
-		       MR_QP_MAX_DEST_RD_ATOMIC | MR_QP_MIN_RNR_TIMER;
-	unsigned rts = MR_QP_STATE | MR_QP_SQ_PSN | MR_QP_TIMEOUT |
-		       MR_QP_RETRY_CNT | MR_QP_RNR_RETRY |
-		       MR_QP_MAX_QP_RD_ATOMIC;
-	struct mr_qp *q[2];
-	int i;
+	const struct world_conn k = {
+		.qpn = { 0x11, 0x22 },
+		.rq_psn = { 0x7000, 0xfffffff0u },
+		.sq_psn = { 0xfffffff0u, 0x7000 }, /* wraps soon */
+		.path_mtu = world_path_mtu,
+		.rd_atomic = 4,
+		.min_rnr_timer = 1,
+		.timeout = 10,
+		.rts = 2,
+		.srq_b = srq_b,
+	};
 
-	c.qpn = 0x11;
-	mr_qp_create(w->n[0].ep, &c, &q[0]);
-	c.qpn = 0x22;
-	c.srq = srq_b;
-	mr_qp_create(w->n[1].ep, &c, &q[1]);
-	for (i = 0; i < 2; i++) {
-		memset(&at, 0, sizeof(at));
-		at.state = MR_QPS_INIT;
-		at.access = MR_ACCESS_LOCAL_WRITE | MR_ACCESS_REMOTE_WRITE |
-			    MR_ACCESS_REMOTE_READ | MR_ACCESS_REMOTE_ATOMIC;
-		mr_qp_modify(q[i], &at, MR_QP_STATE | MR_QP_ACCESS_FLAGS);
-		at.state = MR_QPS_RTR;
-		at.dest_qpn = i ? 0x11 : 0x22;
-		at.rq_psn = i ? 0xfffffff0u : 0x7000;
-		at.path_mtu_bytes = world_path_mtu;
-		at.max_dest_rd_atomic = 4;
-		at.min_rnr_timer = 1;
-		mr_qp_modify(q[i], &at, rtr);
-		at.state = MR_QPS_RTS;
-		at.sq_psn = i ? 0x7000 : 0xfffffff0u; /* wraps soon */
-		at.timeout = 10;
-		at.retry_cnt = 7;
-		at.rnr_retry = 7;
-		at.max_rd_atomic = 4;
-		mr_qp_modify(q[i], &at, rts);
-	}
-	p->a = q[0];
-	p->b = q[1];
+	world_connect(w, p, &c, &k);
 }
 
 void world_connect(struct world *w, struct pair *p,
@@ -423,6 +398,8 @@ void world_connect(struct world *w, struct pair *p,
 
 	for (i = 0; i < 2; i++) {
 		qc.qpn = k->qpn[i];
+		if (i)
+			qc.srq = k->srq_b;
 		MR_CHECK_EQ(mr_qp_create(w->n[i].ep, &qc, &q[i]), 0);
 	}
 	for (i = 0; i < 2; i++) {

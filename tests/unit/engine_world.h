@@ -130,6 +130,7 @@ struct world_conn {
 	uint8_t rd_atomic; /* max_dest_rd_atomic and max_rd_atomic */
 	uint8_t min_rnr_timer, timeout;
 	int rts; /* how many, from node 0's, go on from RTR to RTS */
+	struct mr_srq *srq_b; /* node 1's QP receives from it (NULL: none) */
 };
 /* Two QPs connected in a world: c (its qpn replaced) created on each
  * node, INIT (RW), RTR towards the other, RTS as k says (retries 7);
