@@ -239,27 +239,22 @@ int mrdp_open(const struct mrdp_config *cfg, struct mrdp_dev **out, char *err,
  * a process). The ops are not called after this returns. */
 void mrdp_close(struct mrdp_dev *dev);
 
-/* The device lock (see above). Not recursive. mrdp_unlock() kicks the
- * progress thread when a round was asked for while the lock was held
- * (mrdp_dev.c, the round rule: no thread waits for the lock to run a
- * round). */
+/* The device lock (see above). Not recursive. */
 void mrdp_lock(struct mrdp_dev *dev);
 void mrdp_unlock(struct mrdp_dev *dev);
 
 /*
  * Inline progress from an application thread (poll_cq, post_send): if the
  * device lock is free, one round of receive on every plane, transmit of
- * what the engine has, and due timers, and the rounds other threads asked
- * for meanwhile; if the lock is busy (the progress thread is at work),
- * returns at once. Returns the number of packets
+ * what the engine has, and due timers; if the lock is busy (the progress
+ * thread is at work), returns at once. Returns the number of packets
  * handled (0: nothing, or lock busy). Must not be called with the lock
  * held.
  */
 int mrdp_progress(struct mrdp_dev *dev);
 
 /* After posting work (post_send, with the lock released): one inline
- * round, as mrdp_progress() (what can go now goes at once; with the lock
- * busy, a round asked of its holder), then a kick
+ * round, as mrdp_progress() (what can go now goes at once), then a kick
  * for what cannot (pacing, the rest of a long message). Unlike
  * mrdp_progress() it does not mark the caller as polling: the thread
  * stays ready to take the answer. */

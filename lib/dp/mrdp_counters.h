@@ -71,10 +71,6 @@ enum mrdp_tx_drop { MRDP_TX_DROPS(MRDP_DROP_ENUM) MRDP_TXD_MAX };
 	X(progress_rounds, "rounds with work, any thread")                \
 	X(inline_rounds, "of which by the application's threads")         \
 	X(sleeps, "progress thread idle sleeps")                          \
-	X(rounds_served, "rounds a lock holder ran for another thread's " \
-			 "request (the round rule)")                      \
-	X(lock_deferred, "times the progress thread found the lock held " \
-			 "and left its round to the holder")              \
 	X(zc_outlived, "rounds after which an mbuf still referenced "     \
 		       "application memory (must stay 0)")
 

@@ -60,36 +60,6 @@ uint64_t mrdp_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/*
- * The round rule. No thread waits for the device lock to run a round of
- * progress: one that finds the lock held asks for a round
- * (d->round_wanted) and goes on, and whoever holds the lock serves the
- * request:
- *  - a thread running rounds (the progress thread, an application's
- *    inline round) runs rounds while one was asked for before it lets
- *    the lock go (rounds_locked), and looks again after;
- *  - any other holder (post_send's posting, modify_qp, ...: short
- *    sections) kicks the progress thread as it unlocks (mrdp_unlock).
- * So a due timer, a frame's ACK or a posted message waits at most for
- * the section the lock is in, never for a nap or a scheduler slice of a
- * thread that gave up. A request made after the holder's last look is
- * safe: the requester tries the lock again after asking (request_round),
- * and either gets it or someone holds it who will look after unlocking.
- * Why: with a blocking lock the progress thread woken by an ACK slept in
- * the kernel on the lock an inline round held and the unlock woke it
- * again, a futex pair each time (3,000-5,000 a second each way during
- * ib_write_bw, docs/cost-budget.md); a progress thread that only tried
- * the lock and napped when it failed left the round it wanted to nobody
- * until its nap ended (spurious RTOs, FINDINGS 10.3).
- */
-#define MRDP_SERVE_MAX 8 /* rounds one hold runs for others, at most */
-/* A progress thread whose request the holder will serve sleeps until
- * the holder's kick, this long at most (a safety net: the kick is the
- * rule) and at least the first figure (never a tight loop at real-time
- * priority against a preempted holder). */
-#define MRDP_DEFER_MIN_NS 20000ull
-#define MRDP_DEFER_MAX_NS 1000000ull
-
 void mrdp_lock(struct mrdp_dev *d)
 {
 	/* A dedicated poller (mrdp_busy.c) holds the lock almost always: it
@@ -106,42 +76,6 @@ void mrdp_lock(struct mrdp_dev *d)
 void mrdp_unlock(struct mrdp_dev *d)
 {
 	pthread_mutex_unlock(&d->lock);
-	/* A short section: the round someone asked for while we held the
-	 * lock is the progress thread's to run (the round rule). */
-	if (atomic_load(&d->round_wanted))
-		mrdp_kick(d);
-}
-
-/* Take the lock for a round, or ask its holder for one: 1 with the lock
- * held, 0 when the holder will serve the round. */
-static int request_round(struct mrdp_dev *d)
-{
-	if (pthread_mutex_trylock(&d->lock) == 0)
-		return 1;
-	atomic_store(&d->round_wanted, 1);
-	/* The holder may have looked and let go between our try and our
-	 * request: try once more; if it fails now, someone holds the lock
-	 * who has not unlocked yet and will see the request. */
-	return pthread_mutex_trylock(&d->lock) == 0;
-}
-
-/* Rounds, with the lock held, while one is asked for (at most
- * MRDP_SERVE_MAX); the engine's next deadline in *deadline. */
-static int rounds_locked(struct mrdp_dev *d, uint64_t *deadline)
-{
-	unsigned i = 0;
-	int n = 0;
-
-	do {
-		if (i)
-			d->rounds_served++;
-		atomic_store(&d->round_wanted, 0);
-		n += mrdp_io_round(d, mrdp_locked_now(d));
-	} while (++i < MRDP_SERVE_MAX && atomic_load(&d->round_wanted));
-	*deadline = mrdp_io_next_deadline(d);
-	atomic_store_explicit(&d->next_deadline_ns, *deadline,
-			      memory_order_relaxed);
-	return n;
 }
 
 uint32_t mrdp_local_ip(const struct mrdp_dev *d)
@@ -186,7 +120,7 @@ uint64_t mrdp_locked_now(struct mrdp_dev *d)
 /* polling: the caller polls (poll_cq), as opposed to having just posted. */
 static int inline_round(struct mrdp_dev *d, int polling)
 {
-	uint64_t deadline;
+	uint64_t now;
 	int n;
 
 	/* A dedicated poller does every round itself; so does a real-time
@@ -209,18 +143,12 @@ static int inline_round(struct mrdp_dev *d, int polling)
 		atomic_store_explicit(&d->last_inline_ns, mrdp_now(),
 				      memory_order_relaxed);
 	if (pthread_mutex_trylock(&d->lock) != 0) {
-		/* Work just posted: the holder sends it before it lets go
-		 * (the round rule). */
-		if (!polling) {
-			if (!request_round(d))
-				return 0;
-			goto locked;
-		}
 		/* A real-time progress thread holding the lock is running (no
-		 * CFS thread preempts it) and loops while it has work. Asking
-		 * it for a round here, at every failed try of a poll_cq loop,
-		 * kept it in rounds without work and the application failing
-		 * its tries: a livelock measured as ib_send_lat 4 ms typical. */
+		 * CFS thread preempts it) and loops while it has work; work
+		 * just posted kicks it (mrdp_kick). Kicking it here too, at
+		 * every failed try of a poll_cq loop, kept it in rounds
+		 * without work and the application failing its tries: a
+		 * livelock measured as ib_send_lat 4 ms typical. */
 		if (atomic_load_explicit(&d->rt_class, memory_order_relaxed))
 			return 0;
 		/* The progress thread holds the lock, maybe past its transmit
@@ -232,14 +160,11 @@ static int inline_round(struct mrdp_dev *d, int polling)
 		sched_yield();
 		return 0;
 	}
-locked:
-	n = rounds_locked(d, &deadline);
+	now = mrdp_locked_now(d);
+	n = mrdp_io_round(d, now);
 	if (n)
 		d->inline_rounds++;
 	pthread_mutex_unlock(&d->lock);
-	/* Asked for after our last look: the progress thread's. */
-	if (atomic_load(&d->round_wanted))
-		mrdp_kick(d);
 	return n;
 }
 
@@ -501,29 +426,11 @@ static void *progress_main(void *arg)
 			atomic_store(&d->napping, 0);
 			continue;
 		}
-		if (!request_round(d)) {
-			/* The holder runs the round we wanted (the round
-			 * rule) and kicks us if it cannot; sleep on the kick
-			 * only: our sockets stay readable until that round
-			 * has drained them. */
-			uint64_t dl = atomic_load_explicit(
-				&d->next_deadline_ns, memory_order_relaxed);
-			uint64_t ns = dl > now ? dl - now : 0;
-
-			if (ns < MRDP_DEFER_MIN_NS)
-				ns = MRDP_DEFER_MIN_NS;
-			if (ns > MRDP_DEFER_MAX_NS)
-				ns = MRDP_DEFER_MAX_NS;
-			d->lock_deferred++;
-			class_set(d, &pr, 1);
-			idle_sleep(d, ns, 0);
-			continue;
-		}
-		n = rounds_locked(d, &deadline);
-		now = d->last_now;
+		pthread_mutex_lock(&d->lock);
+		now = mrdp_locked_now(d);
+		n = mrdp_io_round(d, now);
+		deadline = mrdp_io_next_deadline(d);
 		pthread_mutex_unlock(&d->lock);
-		if (atomic_load(&d->round_wanted))
-			continue;
 		if (n) {
 			last_work = now;
 			backoff = MRDP_SLEEP_MIN_NS;

@@ -146,13 +146,6 @@ struct mrdp_dev {
 	/* When a round (any thread) last had work: inline progress keeps the
 	 * progress thread out of its long idle sleeps too. */
 	_Atomic uint64_t last_work_ns;
-	/* A round asked for by a thread that found the lock held (mrdp_dev.c,
-	 * "the round rule"): the holder serves it before it lets go. */
-	atomic_int round_wanted;
-	/* The engine's next deadline as of the last round (any thread). */
-	_Atomic uint64_t next_deadline_ns;
-	uint64_t rounds_served; /* rounds run for another thread's request */
-	uint64_t lock_deferred; /* progress thread found the lock held */
 };
 
 /* mrdp_eal.c: start EAL once per process (0 or -errno, reason in err). */

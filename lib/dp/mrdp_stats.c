@@ -52,8 +52,6 @@ void mrdp_snapshot(struct mrdp_dev *d, struct mrdp_counters *out)
 	out->progress_rounds = d->progress_rounds;
 	out->inline_rounds = d->inline_rounds;
 	out->sleeps = d->sleeps;
-	out->rounds_served = d->rounds_served;
-	out->lock_deferred = d->lock_deferred;
 	out->zc_outlived = d->zc_outlived;
 	/* The engine's counters are read under the same lock that
 	 * serialises every engine call, so the snapshot is consistent. */
