@@ -53,6 +53,7 @@ cleanup() {
 		ip netns exec "$ns" "$CTL" link del mr0 >/dev/null 2>&1 || true
 	done
 	[ -x "$FAB" ] && "$FAB" -f demo down >/dev/null 2>&1 || true
+	rm -f "/tmp/demo-srv.$$" "/tmp/demo-cli.$$" "/tmp/demo-events.$$"*
 }
 
 say() {
@@ -106,24 +107,40 @@ for _ in $(seq 300); do
 	ip netns exec "$H1" ss -Hltn "sport = :18515" | grep -q . && break
 	sleep 0.1
 done
+# The client runs in the background; the clock (and the failure) starts
+# when data flows, so the healthy phase is shown however long the two
+# programs take to open their devices and connect on a loaded machine.
+CLIENT=(ib_write_bw -d mr0 -x 1 -F -s 65536 -D "$SECS" 10.254.1.1)
+echo "[$H2]# ${CLIENT[*]}"
+setsid ip netns exec "$H2" timeout -k 5 $((SECS + 60)) "$RUN" "${CLIENT[@]}" \
+	>"/tmp/demo-cli.$$" 2>&1 &
+BG+=($!)
+if ! python3 "$WATCH" flowing "$CTL" "$H1" mr0 60; then
+	echo "demo.sh: no data reached host 1 within 60 s:" >&2
+	cat "/tmp/demo-cli.$$" "/tmp/demo-srv.$$" >&2
+	exit 1
+fi
+# The watch starts now, the fabric's schedule is applied beside it (on a
+# loaded machine set takes seconds) and its times are handed over when
+# known.
+T0=$(python3 -c 'import time; print(time.clock_gettime(time.CLOCK_MONOTONIC))')
+EVENTS=/tmp/demo-events.$$
+rm -f "$EVENTS"
+setsid python3 "$WATCH" rate "$CTL" "$H1" mr0 $((SECS + 1)) "$T0" "@$EVENTS" &
+BG+=($!)
 "$FAB" set 'p2/*' down_at="$DOWN_AT" up_at="$UP_AT" >/dev/null
 # The failure's times as the fabric holds them (CLOCK_MONOTONIC s).
-read -r T_DOWN T_UP < <("$FAB" show --json | python3 -c '
+"$FAB" show --json | python3 -c '
 import json, sys
 d = {l["link"]: l for l in json.load(sys.stdin)["links"]}["p2/h2>l2"]
-print(d["down_from_s"], d["down_until_s"])')
-setsid python3 "$WATCH" rate "$CTL" "$H1" mr0 $((SECS + 3)) \
-	"$(awk -v t="$T_DOWN" -v d="$DOWN_AT" 'BEGIN {print t - d}')" \
-	"$T_DOWN:plane 2 down,$T_UP:plane 2 back" &
-BG+=($!)
-on "$H2" ib_write_bw -d mr0 -x 1 -F -s 65536 -D "$SECS" 10.254.1.1 |
-	grep -E '^ *(#bytes|[0-9])'
+print("%s:plane 2 down,%s:plane 2 back" % (d["down_from_s"], d["down_until_s"]))
+' >"$EVENTS.tmp" && mv "$EVENTS.tmp" "$EVENTS"
+wait "${BG[2]}" || true
+wait "${BG[1]}" || true
+grep -E '^ *(#bytes|[0-9])' "/tmp/demo-cli.$$" || cat "/tmp/demo-cli.$$"
 wait "${BG[0]}" || true
-sleep 1.5
-kill -- "-${BG[1]}" 2>/dev/null || true
-wait "${BG[1]}" 2>/dev/null || true
 BG=()
-rm -f "/tmp/demo-srv.$$"
+rm -f "/tmp/demo-srv.$$" "/tmp/demo-cli.$$" "$EVENTS"
 
 say "MetaRoCE's counters on the sender (host 2): metaroce-ctl stats mr0 --last"
 python3 "$WATCH" summary "$CTL" "$H2" mr0

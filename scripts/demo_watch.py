@@ -2,14 +2,24 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """Used by scripts/demo.sh. Two modes:
 
-  demo_watch.py rate CTL NETNS DEV SECONDS T0 [EVENTS]
+  demo_watch.py rate CTL NETNS DEV SECONDS T0 [EVENTS | @FILE]
       One line a second while a transfer runs: the bandwidth a device
       receives, in total and per plane, from `metaroce-ctl stats DEV
       --json` (the datapath rewrites its counters file once a second; a
       line is printed when a new one appears). Times are seconds since
       T0 (CLOCK_MONOTONIC seconds, the fabric's clock: on a loaded
       machine this script may start late). EVENTS: "T:text,T:text",
-      notes printed on the line at absolute time T.
+      notes printed on the line at absolute time T; @FILE: read them from
+      FILE once it appears.
+
+  demo_watch.py flowing CTL NETNS DEV TIMEOUT
+      Returns (exit 0) once DEV receives data, i.e. its received bytes
+      grow by 1 MiB or more between two counter files (neighbour
+      discovery and connection set-up are a few frames); exit 1 after
+      TIMEOUT seconds. Prints how long the wait was. The
+      demo starts its clock here: on a loaded machine the two programs
+      may take seconds to open their devices and connect, and a failure
+      scheduled before the data flows would show no healthy phase.
 
   demo_watch.py summary CTL NETNS DEV
       The transport's own counters of the last process that used DEV
@@ -48,15 +58,30 @@ def mono():
     return time.clock_gettime_ns(time.CLOCK_MONOTONIC) / 1e9
 
 
-def rate(ctl, ns, dev, seconds, t0, events):
+def parse_events(events, t0):
     notes = []
     for e in filter(None, events.split(",")):
         t, _, text = e.partition(":")
         notes.append((float(t) - t0, text))
+    return notes
+
+
+def rate(ctl, ns, dev, seconds, t0, events):
+    # "@FILE": the events are written there once known (the fabric takes
+    # seconds to apply a schedule on a loaded machine; the watch must not
+    # wait for it and miss the healthy phase).
+    efile = events[1:] if events.startswith("@") else None
+    notes = [] if efile else parse_events(events, t0)
     prev = None
     shown = set()
     while mono() - t0 < seconds:
         time.sleep(0.2)
+        if efile and not notes:
+            try:
+                with open(efile) as f:
+                    notes = parse_events(f.read().strip(), t0)
+            except OSError:
+                pass
         js = stats(ctl, ns, dev)
         c = newest_counters(js) if js else None
         if not c:
@@ -78,6 +103,28 @@ def rate(ctl, ns, dev, seconds, t0, events):
                                     for i, g in enumerate(per)), note),
             flush=True)
         prev = (now, planes, c["pid"])
+
+
+def flowing(ctl, ns, dev, timeout):
+    start = mono()
+    end = start + timeout
+    first = None
+    while mono() < end:
+        time.sleep(0.2)
+        js = stats(ctl, ns, dev)
+        c = newest_counters(js) if js else None
+        if not c:
+            continue
+        got = (c["pid"], sum(p["rx_bytes"] for p in c["planes"]))
+        if first is None or first[0] != got[0]:
+            first = got
+        elif got[1] - first[1] >= 1 << 20:
+            print("(data flows %.1f s after the client started)"
+                  % (mono() - start), flush=True)
+            return 0
+        elif got[1] != first[1]:
+            first = got     # a newer file, still only set-up frames
+    return 1
 
 
 def summary(ctl, ns, dev):
@@ -112,6 +159,9 @@ if __name__ == "__main__":
     if len(sys.argv) >= 7 and sys.argv[1] == "rate":
         rate(sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5]),
              float(sys.argv[6]), sys.argv[7] if len(sys.argv) > 7 else "")
+    elif len(sys.argv) == 6 and sys.argv[1] == "flowing":
+        sys.exit(flowing(sys.argv[2], sys.argv[3], sys.argv[4],
+                         float(sys.argv[5])))
     elif len(sys.argv) == 5 and sys.argv[1] == "summary":
         summary(sys.argv[2], sys.argv[3], sys.argv[4])
     else:
