@@ -95,7 +95,6 @@ int mr_pathtx_send(struct mr_pathtx *tx, uint32_t ssn, uint32_t bytes,
 	r->state = MR_PATHTX_OUT;
 	r->retx = retx > 255 ? 255 : (uint8_t)retx;
 	r->late = 0;
-	r->prog = tx->conn_progress_n;
 	r->sent_at = now;
 	r->ctx = ctx;
 	/* RFC 6298 (5.1): start the timer when it is not running. */
@@ -437,7 +436,6 @@ int mr_pathtx_on_sack_flags(struct mr_pathtx *tx,
 	/* Progress: reset the backoff, restart the timer (RFC 6298 5.3,
 	 * MR-TMR-4). */
 	tx->last_ack_at = now;
-	tx->ack_progress_n = tx->conn_progress_n;
 	tx->suspect = 0; /* MR-MP-8: a packet of it came back */
 	tx->backoff = 0;
 	tx->rto_start = now;
@@ -463,8 +461,8 @@ static uint32_t lose_all(struct mr_pathtx *tx, int why)
 	return n;
 }
 
-/* The oldest outstanding packet, or NULL. */
-static const struct mr_pathtx_rec *oldest_out(const struct mr_pathtx *tx)
+/* The oldest outstanding packet's send time, or UINT64_MAX. */
+static uint64_t oldest_out(const struct mr_pathtx *tx)
 {
 	uint32_t p;
 
@@ -472,35 +470,25 @@ static const struct mr_pathtx_rec *oldest_out(const struct mr_pathtx *tx)
 		const struct mr_pathtx_rec *r = &tx->ring[p & RING_MASK];
 
 		if (r->state == MR_PATHTX_OUT)
-			return r;
+			return r->sent_at;
 	}
-	return NULL;
+	return UINT64_MAX;
 }
 
 uint64_t mr_pathtx_suspect_at(const struct mr_pathtx *tx)
 {
-	const struct mr_pathtx_rec *o;
 	uint64_t ref;
-	uint8_t base;
 
 	if (!tx->suspect_ns || !tx->out_pkts)
 		return UINT64_MAX;
-	o = oldest_out(tx);
-	if (!o)
+	ref = oldest_out(tx);
+	if (ref == UINT64_MAX)
 		return UINT64_MAX;
-	ref = o->sent_at;
-	base = o->prog;
-	if (tx->last_ack_at > ref) {
+	if (tx->last_ack_at > ref)
 		ref = tx->last_ack_at;
-		base = tx->ack_progress_n;
-	}
-	/* Only while the connection progressed since, by at least a few
-	 * ACKs: a silent peer is the RTO's and retry_cnt's business, not a
-	 * path's, and time alone passes as fast for a thread that lost the
-	 * CPU. (A count of 256 or more since wraps: the next few ACKs
-	 * make it again.) */
-	if (tx->conn_progress_at <= ref ||
-	    (uint8_t)(tx->conn_progress_n - base) < MR_PATHTX_SUSPECT_ACKS)
+	/* Only while another path progressed since: a silent peer is
+	 * the RTO's and retry_cnt's business, not a path's. */
+	if (tx->conn_progress_at <= ref)
 		return UINT64_MAX;
 	return ref + tx->suspect_ns;
 }

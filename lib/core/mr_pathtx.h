@@ -43,8 +43,6 @@
 #include "mr_wire.h"
 
 #define MR_PATHTX_RING 256 /* = MR_SACK_BITS */
-/* MR-MP-8: ACKs with progress on the connection a suspicion needs. */
-#define MR_PATHTX_SUSPECT_ACKS 4
 
 /* Why a packet was declared lost (lost() callback, counters). */
 enum mr_pathtx_loss {
@@ -103,7 +101,6 @@ struct mr_pathtx_rec {
 	uint8_t state; /* enum mr_pathtx_state */
 	uint8_t retx;  /* earlier transmissions of this ssn (any path) */
 	uint8_t late;  /* declared lost by the RTO, no ACK seen yet */
-	uint8_t prog;  /* conn_progress_n (mod 256) when sent (MR-MP-8) */
 	uint64_t sent_at;
 	uint64_t ctx; /* engine's cookie, echoed in the callbacks */
 };
@@ -147,13 +144,6 @@ struct mr_pathtx {
 	 * packet at a time until an ACK of it returns. */
 	uint64_t conn_progress_at;
 	uint64_t suspect_ns;
-	/* ... and how many ACKs made progress on the connection so far
-	 * (mod 256), and that count at this path's last progress: a path is
-	 * suspect only after MR_PATHTX_SUSPECT_ACKS of them since its
-	 * reference point, not on time alone (a sender or receiver that
-	 * loses the CPU for a while sees time pass with no ACK at all). */
-	uint8_t conn_progress_n;
-	uint8_t ack_progress_n;
 	uint8_t suspect;
 	uint64_t suspect_events, lost_suspect;
 	uint32_t late_lo; /* oldest ppsn that may be a late candidate */

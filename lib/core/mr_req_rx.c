@@ -136,7 +136,6 @@ static void suspect_arm(struct mr_qp *qp, uint64_t now)
 		struct mr_pathtx *tx = &qp->ptx[i];
 
 		tx->conn_progress_at = now;
-		tx->conn_progress_n++;
 		tx->suspect_ns = 2 * best + 4 * tx->rttvar;
 	}
 }
