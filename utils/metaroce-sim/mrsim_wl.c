@@ -154,6 +154,32 @@ static void ar_send(struct mrsim_world *w, int h, uint32_t step)
 	w->host[h].ar_sent = step + 1;
 }
 
+/* Every QP of host h has a free message slot (window): a step posted
+ * without one was refused (-EAGAIN) and lost, and the ring stalled for
+ * good; it waits for a send completion instead. */
+static int ar_room(const struct mrsim_world *w, int h)
+{
+	int q, Q = w->scn.qps_per_pair;
+
+	for (q = 0; q < Q; q++) {
+		const struct mrsim_conn *c = &w->conn[h * Q + q];
+
+		if (c->msg[c->next_seq % (uint32_t)w->scn.window].busy)
+			return 0;
+	}
+	return 1;
+}
+
+/* Send every step of host h whose input is complete, in order, while the
+ * QPs have room. */
+static void ar_pump(struct mrsim_world *w, struct mrsim_host *h)
+{
+	while (h->ar_sent < ar_steps(w) &&
+	       h->ar_rcvd[h->ar_sent - 1] >= (uint32_t)w->scn.qps_per_pair &&
+	       ar_room(w, h->idx))
+		ar_send(w, h->idx, h->ar_sent);
+}
+
 void mrsim_wl_start(struct mrsim_world *w)
 {
 	int i;
@@ -191,6 +217,8 @@ void mrsim_wl_send_done(struct mrsim_world *w, struct mrsim_conn *c,
 {
 	if (!is_ar(w))
 		post_more(w, c);
+	else
+		ar_pump(w, &w->host[c->src]);
 	flow_progress(w, &w->flow[c->flow], c, m->len);
 }
 
@@ -208,7 +236,5 @@ void mrsim_wl_recv_imm(struct mrsim_world *w, struct mrsim_conn *c,
 	h->ar_rcvd_steps++;
 	/* With several QPs a later step may be whole before an earlier:
 	 * send every step whose input is complete, in order. */
-	while (h->ar_sent < ar_steps(w) &&
-	       h->ar_rcvd[h->ar_sent - 1] >= (uint32_t)w->scn.qps_per_pair)
-		ar_send(w, h->idx, h->ar_sent);
+	ar_pump(w, h);
 }
