@@ -151,6 +151,13 @@ def fail(d, fig, what, healthy):
              % what, fig,
              "%.0f us = %.1f RTTs (healthy %.0f Gb/s, RTT ~%.0f us, 5 us "
              "samples)" % (rec, rec / rtt, pre, rtt), rec <= 10 * rtt)
+    else:
+        after = [mean(t) for t in steps[1:40]]
+        line("%s: goodput back to 0.9 x (k-1)/k of healthy within 10 RTTs"
+             % what, fig,
+             "never back to %.0f Gb/s (healthy %.0f Gb/s; 20 us means in "
+             "the 200 us after: %.0f..%.0f Gb/s)" %
+             (want, pre, min(after), max(after)), False)
     if healthy:
         line("%s: collective time against no failure" % what, fig,
              "%.0f us" % f(m, "collective_us"), True)
