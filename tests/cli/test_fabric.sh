@@ -31,6 +31,18 @@ fail() {
 }
 
 # bad CONFIG-TEXT EXPECTED-LINE: up refuses with exactly that one line.
+# rx_bound LOG: wait until the receiver in the background has bound its
+# socket (it prints "bound"): on a loaded machine its python can take longer
+# to start than any fixed sleep, and what is sent before is lost uncounted.
+rx_bound() {
+	local _i
+	for _i in $(seq 300); do
+		grep -q '^bound$' "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	fail "the receiver did not bind: $(cat "$1")"
+}
+
 bad() {
 	printf '%b' "$1" >"$W/bad.conf"
 	out=$("$FAB" up "$W/bad.conf" 2>&1)
@@ -97,15 +109,17 @@ ip netns exec "$NAME-a" ip -6 route show fd00:200::/64 | grep -q "via fd00:102:1
 "$FAB" set 'p1/l1>b' loss=50% >/dev/null || fail "set loss=50%"
 ip netns exec "$NAME-b" python3 -c '
 import socket; s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
-s.bind(("fd00:101:2::1", 9997)); s.settimeout(3)
+s.bind(("fd00:101:2::1", 9997)); s.settimeout(20)
+print("bound", flush=True)
 n = 0
 try:
     while True:
         n += len(s.recv(2000)) > 0
+        s.settimeout(3)  # the end: 3 s with nothing after the first
 except socket.timeout:
     print("received6", n)' >"$W/rx6.log" 2>&1 &
 rxp=$!
-sleep 0.5
+rx_bound "$W/rx6.log"
 ip netns exec "$NAME-a" python3 -c '
 import socket, time; s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
 for i in range(200):
@@ -123,12 +137,13 @@ echo "IPv6: $n6 of 200 arrived, p1/l1>b dropped $l6"
 ip netns exec "$NAME-b" python3 -c '
 import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("10.101.2.1", 9999)); s.settimeout(10)
+print("bound", flush=True)
 n = 0
 while n < 50:
     n += len(s.recv(2000)) > 0
 print("received", n)' >"$W/rx.log" 2>&1 &
 rxp=$!
-sleep 0.5
+rx_bound "$W/rx.log"
 ip netns exec "$NAME-a" python3 -c '
 import socket, time; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 for i in range(200):
