@@ -228,7 +228,10 @@ def delay_stop(d):
     if not delay_alive(d):
         return True
     os.kill(d["delay_pid"], signal.SIGTERM)
-    for _ in range(100):
+    # Its exit closes the tap, and the kernel unregisters the tap's netdev
+    # under the RTNL lock: with namespaces being deleted beside it (a CI
+    # run) that took over 2 s ("could not remove delay line"). 10 s.
+    for _ in range(500):
         if not delay_alive(d):
             return True
         time.sleep(0.02)
