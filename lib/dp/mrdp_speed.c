@@ -19,20 +19,16 @@
 static uint32_t kernel_speed(int ifindex)
 {
 	char ifn[IF_NAMESIZE], path[64 + IF_NAMESIZE], buf[32];
-	FILE *f;
-	long v = 0;
+	long v;
 
 	if (!ifindex || !if_indextoname((unsigned)ifindex, ifn))
 		return 0;
 	snprintf(path, sizeof(path), "/sys/class/net/%s/speed", ifn);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
 	/* Reading fails (EINVAL) on an interface that is down or has no
 	 * speed; it says -1 on some virtual ones. */
-	if (fgets(buf, sizeof(buf), f))
-		v = strtol(buf, NULL, 10);
-	fclose(f);
+	if (mr_devconf_read_line(path, buf, sizeof(buf)))
+		return 0;
+	v = strtol(buf, NULL, 10);
 	return v > 0 && v <= UINT32_MAX ? (uint32_t)v : 0;
 }
 

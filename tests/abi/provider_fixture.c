@@ -254,6 +254,30 @@ int mrt_rc_up(struct ibv_qp *q, const union ibv_gid *gid, uint32_t peer,
 				     IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
+int mrt_rc_pair(struct mrt_dev *d, const struct ibv_qp_cap *cap,
+		uint64_t send_ops, struct ibv_qp **a, struct ibv_qp **b)
+{
+	struct ibv_qp_init_attr_ex x = {
+		.send_cq = d->cq,
+		.recv_cq = d->cq,
+		.qp_type = IBV_QPT_RC,
+		.cap = *cap,
+		.comp_mask =
+			IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = d->pd,
+		.send_ops_flags = send_ops,
+	};
+
+	*a = ibv_create_qp_ex(d->ctx, &x);
+	*b = ibv_create_qp_ex(d->ctx, &x);
+	if (!*a || !*b)
+		return -1;
+	return mrt_rc_up(*a, &d->gid0, (*b)->qp_num, 0, 0) ||
+			       mrt_rc_up(*b, &d->gid0, (*a)->qp_num, 0, 0)
+		       ? -1
+		       : 0;
+}
+
 int mrt_wait_wc(struct ibv_cq *c, int n, struct ibv_wc *wc)
 {
 	struct timespec t0, t;

@@ -60,6 +60,13 @@ int mrt_conn_init(struct ibv_qp *q);
 int mrt_rc_up(struct ibv_qp *q, const union ibv_gid *gid, uint32_t peer,
 	      uint32_t rq_psn, uint32_t sq_psn);
 
+/* Two RC QPs on d's CQ and PD with the given capabilities and extended
+ * send operations, each connected to the other by mrt_rc_up() at d's
+ * GID 0 (PSN 0 both ways): 0, or -1 with whatever was created in *a and
+ * *b (NULL otherwise) for the caller to destroy. */
+int mrt_rc_pair(struct mrt_dev *d, const struct ibv_qp_cap *cap,
+		uint64_t send_ops, struct ibv_qp **a, struct ibv_qp **b);
+
 /* Up to n completions of c within 10 s; returns how many arrived. */
 int mrt_wait_wc(struct ibv_cq *c, int n, struct ibv_wc *wc);
 

@@ -38,34 +38,15 @@ struct pair {
 	struct ibv_qp *a, *b;
 };
 
-static struct ibv_qp *make_qp(void)
-{
-	struct ibv_qp_init_attr_ex a = {
-		.send_cq = dev.cq,
-		.recv_cq = dev.cq,
-		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 16,
-			 .max_recv_wr = 4,
-			 .max_send_sge = 2,
-			 .max_recv_sge = 1,
-			 .max_inline_data = 16 },
-		.comp_mask =
-			IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-		.pd = dev.pd,
-		.send_ops_flags = AW_OPS,
-	};
-
-	return ibv_create_qp_ex(dev.ctx, &a);
-}
-
 static int pair_up(struct pair *p)
 {
-	p->a = make_qp();
-	p->b = make_qp();
-	if (!p->a || !p->b)
-		return -1;
-	return mrt_rc_up(p->a, &dev.gid0, p->b->qp_num, 0, 0) ||
-	       mrt_rc_up(p->b, &dev.gid0, p->a->qp_num, 0, 0);
+	static const struct ibv_qp_cap cap = { .max_send_wr = 16,
+					       .max_recv_wr = 4,
+					       .max_send_sge = 2,
+					       .max_recv_sge = 1,
+					       .max_inline_data = 16 };
+
+	return mrt_rc_pair(&dev, &cap, AW_OPS, &p->a, &p->b);
 }
 
 static void pair_down(struct pair *p)

@@ -43,32 +43,14 @@ static int wait_wc(int n, struct ibv_wc *wc)
 	return mrt_wait_wc(dev.cq, n, wc);
 }
 
-static struct ibv_qp *make_qp(void)
-{
-	struct ibv_qp_init_attr_ex a = {
-		.send_cq = dev.cq,
-		.recv_cq = dev.cq,
-		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 32,
-			 .max_recv_wr = 16,
-			 .max_send_sge = 2,
-			 .max_recv_sge = 2 },
-		.comp_mask =
-			IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-		.pd = dev.pd,
-		.send_ops_flags = MW_OPS,
-	};
-
-	return ibv_create_qp_ex(dev.ctx, &a);
-}
-
 static void pair_up(struct pair *p)
 {
-	p->a = make_qp();
-	p->b = make_qp();
-	MR_CHECK(p->a && p->b);
-	MR_CHECK_EQ(mrt_rc_up(p->a, &dev.gid0, p->b->qp_num, 0, 0), 0);
-	MR_CHECK_EQ(mrt_rc_up(p->b, &dev.gid0, p->a->qp_num, 0, 0), 0);
+	static const struct ibv_qp_cap cap = { .max_send_wr = 32,
+					       .max_recv_wr = 16,
+					       .max_send_sge = 2,
+					       .max_recv_sge = 2 };
+
+	MR_CHECK_EQ(mrt_rc_pair(&dev, &cap, MW_OPS, &p->a, &p->b), 0);
 }
 
 static void pair_down(struct pair *p)
