@@ -805,6 +805,8 @@ int mrdp_open(const struct mrdp_config *cfg, struct mrdp_dev **out, char *err,
 		(uint64_t)mr_knob_get(&d->knobs, MR_KNOB_DP_NEIGH_REACH_MS) *
 		1000000ull;
 	d->nplanes = d->conf.nports;
+	/* A service port asks its daemon for this QPN slot (0: any). */
+	d->steer_slot = cfg->steer_slot;
 	ret = mrdp_pool_create(d, seq, err, errlen);
 	if (ret)
 		goto fail;
@@ -820,7 +822,9 @@ int mrdp_open(const struct mrdp_config *cfg, struct mrdp_dev **out, char *err,
 	 * interface's stack goes on processing our frames (mrdp_silence.c). */
 	if (mr_knob_get(&d->knobs, MR_KNOB_DP_SILENCE))
 		(void)mrdp_silence_open(d);
-	if (cfg->steer_dir && mr_knob_get(&d->knobs, MR_KNOB_DP_STEER)) {
+	/* Service ports: the daemon gave the slot and steers (qpn_count). */
+	if (cfg->steer_dir && mr_knob_get(&d->knobs, MR_KNOB_DP_STEER) &&
+	    !d->qpn_count) {
 		ret = mrdp_steer_open(d, cfg->steer_dir, cfg->steer_slot, err,
 				      errlen);
 		if (ret)

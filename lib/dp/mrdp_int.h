@@ -22,6 +22,7 @@
 struct rte_mbuf;
 struct rte_mempool;
 struct sock_filter;
+struct mrdp_svc;
 struct bpf_insn;
 
 #define MRDP_BURST 32
@@ -45,6 +46,7 @@ extern int mrdp_debug;
 
 struct mrdp_plane {
 	uint16_t port_id;
+	int svc; /* reached through the datapath service (mrdp_svc_port.c) */
 	int open; /* probed (needs hot-unplug on close) */
 	int started;
 	char vdev_name[64];  /* name given to rte_dev_probe */
@@ -122,6 +124,8 @@ struct mrdp_dev {
 	int steer_fd;
 	unsigned steer_slot;
 	uint32_t qpn_base, qpn_count;
+	/* The datapath service's connection (service ports), else NULL. */
+	struct mrdp_svc *svc;
 
 	/* Dedicated-core mode (mrdp_busy.c): the poller's CPU, -1: off;
 	 * application threads waiting for the lock. */
@@ -234,6 +238,8 @@ int mrdp_wait_on_frames(const struct mrdp_dev *d);
 void mrdp_wait_wake(struct mrdp_dev *d);
 /* Sleep up to ns, until a kick or (frames) a frame on any plane. */
 void mrdp_wait(struct mrdp_dev *d, uint64_t ns, int frames);
+/* mrdp_svc_port.c: plane idx (a service port) woke a sleeper. */
+void mrdp_svc_woken(struct mrdp_dev *d, unsigned idx);
 
 /* mrdp_steer.c: claim a QPN slot in dir (want 0: the first free one)
  * and filter every af_packet plane's socket to it; 0 or -errno with the

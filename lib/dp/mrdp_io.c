@@ -23,6 +23,7 @@
 
 #include "mrdp_int.h"
 #include "mrdp_pcap.h"
+#include "mrdp_svc_port.h"
 
 static const uint8_t zero_mac[6];
 
@@ -98,7 +99,9 @@ static void zc_setup(struct mrdp_dev *d)
 		struct rte_eth_dev_info info;
 
 		p->c.zerocopy = 0;
-		if (!on || rte_eth_dev_info_get(p->port_id, &info) != 0)
+		/* A service port copies into its ring anyway. */
+		if (!on || p->svc ||
+		    rte_eth_dev_info_get(p->port_id, &info) != 0)
 			continue;
 		/* A software UDP checksum reads every payload byte anyway
 		 * (and mrdp_encap_write wants them contiguous). */
@@ -220,10 +223,9 @@ static void flush_plane(struct mrdp_dev *d, struct mrdp_plane *p)
 {
 	unsigned sent, i;
 
-	(void)d;
 	if (p->nbacklog) {
-		sent = rte_eth_tx_burst(p->port_id, 0, p->backlog,
-					(uint16_t)p->nbacklog);
+		sent = mrdp_plane_tx(d, (unsigned)(p - d->plane), p->backlog,
+				     (uint16_t)p->nbacklog);
 		account_sent(p, p->backlog, sent);
 		memmove(p->backlog, p->backlog + sent,
 			(p->nbacklog - sent) * sizeof(p->backlog[0]));
@@ -233,8 +235,8 @@ static void flush_plane(struct mrdp_dev *d, struct mrdp_plane *p)
 		return;
 	sent = 0;
 	if (!p->nbacklog)
-		sent = rte_eth_tx_burst(p->port_id, 0, p->stage,
-					(uint16_t)p->nstage);
+		sent = mrdp_plane_tx(d, (unsigned)(p - d->plane), p->stage,
+				     (uint16_t)p->nstage);
 	account_sent(p, p->stage, sent);
 	for (i = sent; i < p->nstage; i++) {
 		if (p->nbacklog < MRDP_BACKLOG) {
@@ -700,7 +702,7 @@ int mrdp_io_round(struct mrdp_dev *d, uint64_t now)
 	mrdp_nexthop_poll(d, now);
 	zc.min_len = MRDP_ZC_MIN;
 	for (i = 0; i < d->nplanes; i++) {
-		n = rte_eth_rx_burst(d->plane[i].port_id, 0, pkts, MRDP_BURST);
+		n = mrdp_plane_rx(d, i, pkts, MRDP_BURST);
 		for (k = 0; k < n; k++) {
 			if (d->pcap)
 				mrdp_pcap_frame(d->pcap, i, MRDP_PCAP_IN,
@@ -789,8 +791,7 @@ void mrdp_io_drain(struct mrdp_dev *d)
 	for (i = 0; i < d->nplanes; i++)
 		for (rounds = 0; rounds < MRDP_RING / MRDP_BURST * 16;
 		     rounds++) {
-			n = rte_eth_rx_burst(d->plane[i].port_id, 0, pkts,
-					     MRDP_BURST);
+			n = mrdp_plane_rx(d, i, pkts, MRDP_BURST);
 			for (k = 0; k < n; k++)
 				rte_pktmbuf_free(pkts[k]);
 			if (n < MRDP_BURST)

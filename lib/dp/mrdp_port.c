@@ -23,6 +23,7 @@
 
 #include "mr_pci.h"
 #include "mrdp_int.h"
+#include "mrdp_svc_port.h"
 
 /* Bytes the kernel puts in front of a frame in a TPACKET_V2 ring slot
  * (tpacket2_hdr, sockaddr_ll, alignment): a received frame longer than
@@ -419,6 +420,8 @@ int mrdp_port_open(struct mrdp_dev *d, unsigned idx, unsigned seq, char *err,
 	uint16_t port;
 	int ret;
 
+	if (mrdp_svc_is_port(d->conf.ports[idx]))
+		return mrdp_svc_port_open(d, idx, d->steer_slot, err, errlen);
 	ret = build_devargs(d, idx, seq, devargs, sizeof(devargs), err, errlen);
 	if (ret)
 		return ret;
@@ -570,6 +573,10 @@ void mrdp_port_close(struct mrdp_dev *d, unsigned idx)
 {
 	struct mrdp_plane *p = &d->plane[idx];
 
+	if (p->svc) {
+		mrdp_svc_port_close(d, idx);
+		return;
+	}
 	if (p->started)
 		rte_eth_dev_stop(p->port_id);
 	p->started = 0;

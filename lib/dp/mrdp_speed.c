@@ -37,7 +37,8 @@ static uint32_t plane_speed(const struct mrdp_plane *p)
 	struct rte_eth_link l;
 	uint32_t s = kernel_speed(p->ifindex);
 
-	if (s || !p->started)
+	/* A service port: no ethdev here (the default rate). */
+	if (s || !p->started || p->svc)
 		return s;
 	if (rte_eth_link_get_nowait(p->port_id, &l) != 0 || !l.link_status ||
 	    l.link_speed == RTE_ETH_SPEED_NUM_NONE ||

@@ -174,4 +174,8 @@ void mrdp_wait(struct mrdp_dev *d, uint64_t ns, int frames)
 	if ((pfd[0].revents & POLLIN) && read(d->kick_fd, &v, sizeof(v)) < 0 &&
 	    errno != EAGAIN)
 		MRDP_LOG("%s: kick read: %s\n", d->conf.name, strerror(errno));
+	/* A service port's eventfd is drained the same way (mrdp_svc.h). */
+	for (i = 0; frames && i < d->nplanes; i++)
+		if (d->plane[i].svc && (pfd[1 + i].revents & POLLIN))
+			mrdp_svc_woken(d, i);
 }

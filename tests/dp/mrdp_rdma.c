@@ -359,11 +359,12 @@ static int setup(const char *record, uint32_t peer, int server,
 		fprintf(stderr, "mrdp_open: %s\n", err);
 		return -1;
 	}
-	if (dc.steer_dir) {
+	{
 		uint32_t base, count;
+		/* A service port (dp_svc.sh) has the slot its daemon gave. */
+		int have = mrdp_qpn_range(dev, &base, &count) == 0;
 
-		if (mrdp_qpn_range(dev, &base, &count) ||
-		    base != slot << 16) {
+		if ((dc.steer_dir || have) && (!have || base != slot << 16)) {
 			fprintf(stderr, "steering: no slot %u\n", slot);
 			return -1;
 		}

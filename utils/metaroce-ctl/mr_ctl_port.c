@@ -156,6 +156,23 @@ int mrctl_port_parse(const char *devargs, struct mrctl_port *p, char *err,
 								  : '?');
 			return -1;
 		}
+	/* service:<socket>: the device's ports are a datapath service's
+	 * (metaroced); nothing here to check but the path's form. */
+	if (!strncmp(devargs, "service:", 8)) {
+		const char *path = devargs + 8;
+
+		if (path[0] != '/' || strchr(path, ',') ||
+		    strlen(path) >= 108) {
+			seterr(err, errlen,
+			       "--port '%s': service:<absolute socket path "
+			       "of metaroced, under 108 characters>",
+			       devargs);
+			return -1;
+		}
+		snprintf(p->dev, sizeof(p->dev), "service");
+		p->is_service = 1;
+		return 0;
+	}
 	first = strcspn(devargs, ",");
 	if (is_pci_addr(devargs, first)) {
 		p->is_pci = 1;

@@ -21,6 +21,7 @@
 struct mrctl_port {
 	char dev[64]; /* vdev name (net_af_packet0) or PCI addr */
 	int is_pci;
+	int is_service; /* service:<socket> (metaroced owns the ports) */
 	char iface[IF_NAMESIZE]; /* iface= value, "" if none */
 	int iface_exists;	 /* a netdev of this namespace */
 	unsigned netdev_mtu;	 /* when iface_exists */
