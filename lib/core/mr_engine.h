@@ -30,6 +30,7 @@
 #include "mr_pathrx.h"
 #include "mr_pathsel.h"
 #include "mr_pathtx.h"
+#include "mr_qpout.h"
 #include "mr_req.h"
 #include "mr_ratehint.h"
 #include "mr_resp.h"
@@ -77,6 +78,10 @@ struct mr_qp {
 	struct mr_timerq_entry tmr;
 
 	struct mr_uc_rx uc; /* UC receive (mr_uc.h) */
+
+	/* What the parts above return to the QP floor: completions, the
+	 * end of an SQ drain, a failure (mr_qpout.h, mr_qp_settle()). */
+	struct mr_qpout out;
 };
 
 struct mr_ep {
@@ -164,14 +169,12 @@ static inline uint64_t mr_ib_timeout_ns(uint8_t t)
 	return t ? 4096ull << (t > 31 ? 31 : t) : 0;
 }
 
-/*
- * mr_qp.c, one floor up: what QP parts still call there
- * (tests/unit/check_floors.py LEFT_UP). A completion (mr_qp_cqe) is
- * stamped with the QP and handed to the embedder; mr_qp_enter_err moves
- * the QP to ERR and flushes every part.
- */
-void mr_qp_enter_err(struct mr_qp *qp, int notify);
-void mr_qp_cqe(struct mr_qp *qp, const struct mr_cqe *cqe);
+/* The QP is in ERR, or a part reported a failure the QP floor has not
+ * acted on yet (mr_qpout_fail): the parts' work loops stop as in ERR. */
+static inline int mr_qp_failed(const struct mr_qp *qp)
+{
+	return qp->state == MR_QPS_ERR || qp->out.fail || qp->out.overflow;
+}
 
 /* The memory a QP's keys name (its protection domain), for mr_sge.h. */
 #define MR_QP_MEM(qp)                                         \

@@ -253,11 +253,14 @@ int mr_ep_rx(struct mr_ep *ep, uint64_t now, const uint8_t *buf, size_t len,
 	else
 		MR_CNT(qp, rx_data_pkts, 1);
 	if (qp->cfg.type == MR_QPT_UD)
-		return mr_ud_rx(qp, &pkt, meta);
-	if (qp->cfg.type == MR_QPT_UC)
-		return mr_uc_rx(qp, &pkt, meta);
-	rc = rc_rx(qp, &pkt, meta, now);
-	mr_qp_settle(qp); /* what the requester or responder returned */
+		rc = mr_ud_rx(qp, &pkt, meta);
+	else if (qp->cfg.type == MR_QPT_UC)
+		rc = mr_uc_rx(qp, &pkt, meta);
+	else
+		rc = rc_rx(qp, &pkt, meta, now);
+	mr_qp_settle(qp); /* what the QP's parts returned */
+	if (qp->cfg.type != MR_QPT_RC)
+		return rc;
 	mr_ep_timer_update(qp);
 	return rc;
 }
@@ -310,6 +313,7 @@ static size_t ep_tx(struct mr_ep *ep, uint64_t now, uint8_t *buf, size_t cap,
 			zc->nseg = 0;
 		qp->now = now;
 		len = qp_tx(qp, now, buf, cap, meta, zc);
+		mr_qp_settle(qp); /* sends complete, memory gone (MR-ERR-6) */
 		mr_ep_timer_update(qp);
 		if (!len)
 			continue;
@@ -374,6 +378,7 @@ void mr_ep_handle_expiry(struct mr_ep *ep, uint64_t now)
 		qp->now = now;
 		if (qp->state != MR_QPS_ERR && mr_req_deadline(qp) <= now)
 			mr_req_expiry(qp, now);
+		mr_qp_settle(qp); /* retries exhausted (MR-ERR-2, -8) */
 		/* Its delayed ACK, a retransmission, a probe, or pacing
 		 * credit is due: give it a transmit turn. */
 		mr_ep_kick(qp);

@@ -29,6 +29,7 @@ static void qp_free(struct mr_qp *qp)
 	mr_resp_free(qp);
 	mr_rq_fini(&qp->rq, &ep->mem);
 	mr_sqlocal_free(qp);
+	mr_qpout_free(&qp->out, &ep->mem);
 	ep->mem.free(ep->mem.user, qp);
 }
 
@@ -43,6 +44,14 @@ static int qp_alloc(struct mr_qp *qp)
 	if (rc)
 		return rc;
 	rc = mr_sqlocal_alloc(qp);
+	if (rc)
+		return rc;
+	/* Every completion one entry point can produce (mr_qpout.h): each
+	 * send WR, each own receive WQE or SRQ claim (one per message
+	 * record), the SQ-drained and the QP-error event. */
+	rc = mr_qpout_alloc(&qp->out, &ep->mem,
+			    c->max_send_wr + c->max_recv_wr +
+				    (c->srq ? ep->cfg.msg_window : 0) + 2);
 	if (rc)
 		return rc;
 	rc = mr_rq_init(&qp->rq, &ep->mem, c->srq, c->max_recv_wr,
@@ -185,8 +194,9 @@ int mr_qp_seq_base(struct mr_qp *qp, uint32_t base)
 
 uint32_t mr_qp_sq_room(const struct mr_qp *qp)
 {
+	/* Completions not yet delivered hold their room (mr_qpout.h). */
 	return qp->cfg.max_send_wr - (qp->sq.tail - qp->sq.head) -
-	       mr_sqlocal_count(qp);
+	       mr_sqlocal_count(qp) - qp->out.sends;
 }
 
 uint32_t mr_qp_num(const struct mr_qp *qp)
@@ -194,11 +204,22 @@ uint32_t mr_qp_num(const struct mr_qp *qp)
 	return qp->cfg.qpn;
 }
 
-void mr_qp_cqe(struct mr_qp *qp, const struct mr_cqe *cqe)
+/* A completion a part returned, stamped with the QP and handed to the
+ * embedder. */
+static void deliver(struct mr_qp *qp, const struct mr_qpout_ev *e)
 {
 	struct mr_ep *ep = qp->ep;
-	struct mr_cqe c = *cqe;
+	struct mr_cqe c;
 
+	if (e->kind == MR_QPOUT_SQ_DRAINED) {
+		ep->cb.sq_drained(ep->cb.user, qp->cfg.user);
+		return;
+	}
+	if (e->kind == MR_QPOUT_QP_ERROR) {
+		ep->cb.qp_error(ep->cb.user, qp->cfg.user);
+		return;
+	}
+	c = e->cqe;
 	c.qp_user = qp->cfg.user;
 	c.qp_num = qp->cfg.qpn;
 	if (c.status == MR_WC_SUCCESS)
@@ -218,7 +239,7 @@ static void recv_flushed(struct mr_qp *qp, uint64_t wr_id)
 	c.status = MR_WC_WR_FLUSH_ERR;
 	c.opcode = MR_WC_RECV;
 	c.is_recv = 1;
-	mr_qp_cqe(qp, &c);
+	mr_qpout_cqe(&qp->out, &c);
 }
 
 static void rq_flush(struct mr_qp *qp)
@@ -229,10 +250,11 @@ static void rq_flush(struct mr_qp *qp)
 		recv_flushed(qp, wr_id);
 }
 
-void mr_qp_enter_err(struct mr_qp *qp, int notify)
+/* ERR: every part flushes (send WRs, receive WQEs, response records)
+ * into qp->out, then the async event if no CQE says why; mr_qp_settle()
+ * delivers them in that order. */
+static void enter_err(struct mr_qp *qp, int notify)
 {
-	struct mr_ep *ep = qp->ep;
-
 	if (qp->state == MR_QPS_ERR)
 		return;
 	qp->state = MR_QPS_ERR;
@@ -240,16 +262,31 @@ void mr_qp_enter_err(struct mr_qp *qp, int notify)
 	rq_flush(qp);
 	if (qp->cfg.type == MR_QPT_RC)
 		mr_resp_flush(qp);
-	if (notify && ep->cb.qp_error)
-		ep->cb.qp_error(ep->cb.user, qp->cfg.user);
+	if (notify && qp->ep->cb.qp_error)
+		mr_qpout_qp_error(&qp->out);
 }
 
 void mr_qp_settle(struct mr_qp *qp)
 {
-	if (!qp->rsp.fail)
+	struct mr_qpout_ev e;
+	enum mr_qpout_fail f;
+
+	/* Called again from a callback below (a post on this QP): what it
+	 * added is delivered by this loop, in order, when that callback
+	 * returns. */
+	if (qp->out.busy)
 		return;
-	qp->rsp.fail = 0;
-	mr_qp_enter_err(qp, 0);
+	qp->out.busy = 1;
+	for (;;) {
+		/* In the order the parts produced them (MR-ERR-1, MR-ORD-1). */
+		while (mr_qpout_next(&qp->out, &e))
+			deliver(qp, &e);
+		f = mr_qpout_take_fail(&qp->out);
+		if (f == MR_QPOUT_FAIL_NONE)
+			break;
+		enter_err(qp, f == MR_QPOUT_FAIL_NOTIFY);
+	}
+	qp->out.busy = 0;
 }
 
 /* Attributes each transition requires (verbs' qp_state_table for RC and
@@ -442,7 +479,7 @@ static int qp_modify(struct mr_qp *qp, const struct mr_qp_attr *attr,
 		return 0;
 	}
 	if (to == MR_QPS_ERR) {
-		mr_qp_enter_err(qp, 0);
+		enter_err(qp, 0);
 		return 0;
 	}
 	if ((attr_mask & t.req) != t.req ||
@@ -484,8 +521,10 @@ int mr_qp_modify(struct mr_qp *qp, const struct mr_qp_attr *attr,
 {
 	int rc = qp_modify(qp, attr, attr_mask);
 
-	if (qp)
+	if (qp) {
+		mr_qp_settle(qp); /* SQ drained, local WRs completed */
 		mr_ep_timer_update(qp);
+	}
 	return rc;
 }
 
@@ -512,7 +551,8 @@ static int qp_post_recv(struct mr_qp *qp, const struct mr_recv_wr *wr)
 		return -MR_EINVAL;
 	if (qp->state == MR_QPS_RESET)
 		return -MR_ESTATE;
-	rc = mr_rq_push(&qp->rq, &qp->ep->memreg, qp->cfg.pd, wr);
+	rc = mr_rq_push(&qp->rq, &qp->ep->memreg, qp->cfg.pd, qp->out.recvs,
+			wr);
 	if (rc)
 		return rc;
 	if (qp->state != MR_QPS_ERR) {
@@ -534,8 +574,10 @@ int mr_qp_post_recv(struct mr_qp *qp, const struct mr_recv_wr *wr)
 {
 	int rc = qp_post_recv(qp, wr);
 
-	if (qp)
+	if (qp) {
+		mr_qp_settle(qp); /* flushed in ERR */
 		mr_ep_timer_update(qp);
+	}
 	return rc;
 }
 
@@ -545,8 +587,10 @@ int mr_qp_post_send(struct mr_qp *qp, const struct mr_send_wr *wr, uint64_t now)
 
 	if (!rc)
 		mr_ep_kick(qp);
-	if (qp)
+	if (qp) {
+		mr_qp_settle(qp); /* flushed in ERR, local WRs completed */
 		mr_ep_timer_update(qp);
+	}
 	return rc;
 }
 

@@ -23,10 +23,11 @@ int mr_qp_seq_base(struct mr_qp *qp, uint32_t base);
 /* Same for an SRQ that holds no WQE: its ring counters start at base. */
 int mr_srq_seq_base(struct mr_srq *srq, uint32_t base);
 
-/* Act on what a QP part returned while the entry point called it: a
- * responder that failed a receive (qp->rsp.fail, MR-ERR-3) takes the QP
- * to ERR. Every entry point that calls into the responder calls this
- * before it returns. */
+/* Act on what the QP's parts returned while the entry point called them
+ * (qp->out, mr_qpout.h): deliver their completions in order, then move a
+ * QP whose part failed (MR-ERR-1, -2, -3, -6, -8) to ERR, flush it and
+ * deliver the flushes. Every entry point that calls into a part calls
+ * this before it returns. */
 void mr_qp_settle(struct mr_qp *qp);
 
 #endif /* MR_QP_H */

@@ -239,7 +239,7 @@ static void sq_cqe(struct mr_qp *qp, const struct mr_swqe *w,
 	c.opcode = wc_opcode(w->opcode);
 	if (st == MR_WC_SUCCESS)
 		c.byte_len = w->len;
-	mr_qp_cqe(qp, &c);
+	mr_qpout_cqe(&qp->out, &c);
 }
 
 int mr_req_post(struct mr_qp *qp, const struct mr_send_wr *wr, uint64_t now)
@@ -255,7 +255,8 @@ int mr_req_post(struct mr_qp *qp, const struct mr_send_wr *wr, uint64_t now)
 	    qp->state != MR_QPS_ERR)
 		return -MR_ESTATE;
 	qp->now = mr_ep_now(qp->ep, now);
-	if (qp->sq.tail - qp->sq.head + mr_sqlocal_count(qp) >=
+	/* Completions not yet delivered hold their room (mr_qpout.h). */
+	if (qp->sq.tail - qp->sq.head + mr_sqlocal_count(qp) + qp->out.sends >=
 	    qp->cfg.max_send_wr)
 		return -MR_EAGAIN;
 	if (mr_sqlocal_is_local(wr->opcode))
@@ -395,18 +396,18 @@ void mr_req_sqd_check(struct mr_qp *qp)
 {
 	struct mr_ep *ep = qp->ep;
 
-	if (qp->state != MR_QPS_SQD || qp->req.sqd_drained ||
-	    mr_req_sq_draining(qp))
+	if (qp->state != MR_QPS_SQD || mr_qp_failed(qp) ||
+	    qp->req.sqd_drained || mr_req_sq_draining(qp))
 		return;
 	qp->req.sqd_drained = 1;
 	if (ep->cb.sq_drained)
-		ep->cb.sq_drained(ep->cb.user, qp->cfg.user);
+		mr_qpout_sq_drained(&qp->out); /* after the CQEs before it */
 }
 
 void mr_req_complete(struct mr_qp *qp)
 {
 	/* MR-MW-6: the local WRs before sq.head complete first. */
-	while (!mr_sqlocal_complete(qp) && qp->state != MR_QPS_ERR &&
+	while (!mr_sqlocal_complete(qp) && !mr_qp_failed(qp) &&
 	       qp->sq.head != qp->sq.tail) {
 		struct mr_swqe *w = mr_sq_wqe(qp, qp->sq.head);
 
@@ -420,7 +421,7 @@ void mr_req_complete(struct mr_qp *qp)
 				qp->req.rd_out--;
 			qp->sq.head++;
 			sq_cqe(qp, w, st);
-			mr_qp_enter_err(qp, 0);
+			mr_qpout_fail(&qp->out, 0);
 			return;
 		}
 		if (!wqe_done(qp, w))
@@ -920,7 +921,7 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 	if (!len) {
 		/* Memory behind a key vanished under us (deregistered while
 		 * in use): the QP cannot keep its promises (MR-ERR-6). */
-		mr_qp_enter_err(qp, 1);
+		mr_qpout_fail(&qp->out, 1);
 		return 0;
 	}
 	if (mr_pathtx_send(&qp->ptx[path], ssn, (uint32_t)len + MR_ICRC_LEN,

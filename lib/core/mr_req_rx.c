@@ -231,7 +231,7 @@ int mr_req_on_ack(struct mr_qp *qp, const struct mr_pkt *pkt, uint64_t now)
 	if (a->syndrome != MR_NAK_NONE)
 		on_nak(qp, a, now);
 	mr_req_complete(qp);
-	if (qp->state != MR_QPS_ERR)
+	if (!mr_qp_failed(qp))
 		mr_resp_advance(qp, now); /* records may have been freed */
 	return 0;
 }
@@ -354,7 +354,7 @@ static int rd_stalled(const struct mr_qp *qp, uint64_t now)
 static void resp_fail(struct mr_qp *qp)
 {
 	mr_resp_peer_gone(qp);
-	mr_qp_enter_err(qp, 1);
+	mr_qpout_fail(&qp->out, 1);
 }
 
 uint64_t mr_req_deadline(const struct mr_qp *qp)

@@ -104,7 +104,6 @@ void mr_resp_reset(struct mr_qp *qp)
 	qp->rsp.seq_nak_sent = 0;
 	qp->rsp.rx_err = 0;
 	qp->rsp.rx_started = 0;
-	qp->rsp.fail = 0;
 	qp->rsp.last_rx_path = 0;
 	qp->rsp.ack_path_next = 0;
 	mr_ratehint_conn_gone(&qp->ep->rh, &qp->rsp.rh);
@@ -493,7 +492,7 @@ static void recv_cqe(struct mr_qp *qp, const struct mr_rmsg *e,
 			c.wc_flags = MR_WC_F_WITH_INV;
 		}
 	}
-	mr_qp_cqe(qp, &c);
+	mr_qpout_cqe(&qp->out, &c);
 }
 
 /* Execute a READ or atomic into a response record (MR-RSP-6). Returns 0,
@@ -586,7 +585,7 @@ void mr_resp_advance(struct mr_qp *qp, uint64_t now)
 {
 	uint32_t mw = qp->ep->cfg.msg_window;
 
-	while (qp->state != MR_QPS_ERR) {
+	while (!mr_qp_failed(qp)) {
 		struct mr_rmsg *e = &qp->rsp.rmsg[qp->rsp.rcv_msn & (mw - 1)];
 		struct mr_rwqe *rw;
 
@@ -603,7 +602,7 @@ void mr_resp_advance(struct mr_qp *qp, uint64_t now)
 						 : MR_WC_LOC_PROT_ERR);
 				mr_rq_consume(&qp->rq, e->rsn);
 				e->rwqe = NULL;
-				qp->rsp.fail = 1; /* mr_qp_settle() */
+				mr_qpout_fail(&qp->out, 0);
 			}
 			return;
 		}

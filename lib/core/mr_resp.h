@@ -92,10 +92,6 @@ struct mr_resp {
 	uint8_t rx_started;	/* a packet of the peer was recorded */
 	uint8_t rx_err;		/* a request failed: every ACK NAKs it */
 	uint8_t rx_err_code;	/* enum mr_nak_code */
-	/* MR-ERR-3: a receive failed, the QP must enter ERR. The responder
-	 * returns this instead of calling up; the QP floor acts on it
-	 * (mr_qp_settle()) before the entry point returns. */
-	uint8_t fail;
 };
 
 /* Sized from the endpoint's configuration (records, per-path receivers,
@@ -126,8 +122,10 @@ void mr_rx_accept(struct mr_qp *qp, const struct mr_pkt *pkt,
  * only, so the sender's path sees no loss, and ACK now. */
 void mr_rx_path_only(struct mr_qp *qp, const struct mr_pkt *pkt,
 		     const struct mr_rx_meta *meta, uint64_t now);
-/* Complete what is complete, in msn order. May leave qp->rsp.fail set:
- * the caller returns, and the QP floor moves the QP to ERR. */
+/* Complete what is complete, in msn order (completions into qp->out).
+ * A receive that fails (MR-ERR-3) reports the failure there
+ * (mr_qpout_fail): the caller returns, and the QP floor moves the QP to
+ * ERR. */
 void mr_resp_advance(struct mr_qp *qp, uint64_t now);
 size_t mr_resp_ack(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 		   struct mr_tx_meta *meta);

@@ -43,7 +43,8 @@ void mr_rq_ring_free(const struct mr_mem *mem, struct mr_rq_ring *r)
 /* MR-RSP-3: a bad lkey is refused at post time, not discovered when data
  * arrives. */
 int mr_rq_ring_push(const struct mr_memreg *reg, uint32_t pd,
-		    struct mr_rq_ring *r, const struct mr_recv_wr *wr)
+		    struct mr_rq_ring *r, uint32_t held,
+		    const struct mr_recv_wr *wr)
 {
 	struct mr_rwqe *w;
 	uint64_t total = 0;
@@ -52,7 +53,7 @@ int mr_rq_ring_push(const struct mr_memreg *reg, uint32_t pd,
 
 	if (!wr || (wr->num_sge && !wr->sg_list) || wr->num_sge > r->max_sge)
 		return -MR_EINVAL;
-	if (r->tail - r->head >= r->max_wr)
+	if (r->tail - r->head + held >= r->max_wr)
 		return -MR_EAGAIN;
 	for (i = 0; i < wr->num_sge; i++) {
 		const struct mr_sge *s = &wr->sg_list[i];
@@ -140,9 +141,9 @@ void mr_rq_set_base(struct mr_rq *rq, uint32_t base)
 }
 
 int mr_rq_push(struct mr_rq *rq, const struct mr_memreg *reg, uint32_t pd,
-	       const struct mr_recv_wr *wr)
+	       uint32_t held, const struct mr_recv_wr *wr)
 {
-	return mr_rq_ring_push(reg, pd, &rq->own, wr);
+	return mr_rq_ring_push(reg, pd, &rq->own, held, wr);
 }
 
 static void rwqe_copy(struct mr_rwqe *dst, struct mr_sge *dsge,

@@ -71,9 +71,11 @@ int mr_rq_ring_alloc(const struct mr_mem *mem, struct mr_rq_ring *r,
 		     uint32_t max_wr, uint32_t max_sge);
 void mr_rq_ring_free(const struct mr_mem *mem, struct mr_rq_ring *r);
 /* Copy a receive WR into a ring after checking its SGEs against the
- * memory of protection domain pd (MR-RSP-3). */
+ * memory of protection domain pd (MR-RSP-3). held: WQEs consumed whose
+ * completion is not delivered yet, which still take room. */
 int mr_rq_ring_push(const struct mr_memreg *reg, uint32_t pd,
-		    struct mr_rq_ring *r, const struct mr_recv_wr *wr);
+		    struct mr_rq_ring *r, uint32_t held,
+		    const struct mr_recv_wr *wr);
 /* SRQ: fire the limit event if the SRQ fell below an armed limit. */
 void mr_srq_check_limit(struct mr_srq *srq);
 
@@ -93,7 +95,7 @@ void mr_rq_rx_reset(struct mr_rq *rq);
 int mr_rq_idle(const struct mr_rq *rq);
 void mr_rq_set_base(struct mr_rq *rq, uint32_t base);
 int mr_rq_push(struct mr_rq *rq, const struct mr_memreg *reg, uint32_t pd,
-	       const struct mr_recv_wr *wr);
+	       uint32_t held, const struct mr_recv_wr *wr);
 
 /* MR-RSP-3: rsn may name a WQE of this QP: not one a completed message
  * consumed, nor beyond the claim window (window = msg_window). */

@@ -53,7 +53,7 @@ static void local_cqe(struct mr_qp *qp, const struct mr_lwqe *l,
 	c.wr_id = l->wr_id;
 	c.status = st;
 	c.opcode = l->opcode == MR_WR_BIND_MW ? MR_WC_BIND_MW : MR_WC_LOCAL_INV;
-	mr_qp_cqe(qp, &c);
+	mr_qpout_cqe(&qp->out, &c);
 }
 
 int mr_sqlocal_post(struct mr_qp *qp, const struct mr_send_wr *wr)
@@ -129,7 +129,7 @@ void mr_sqlocal_run(struct mr_qp *qp)
 
 int mr_sqlocal_complete(struct mr_qp *qp)
 {
-	while (qp->lq.head != qp->lq.run && qp->state != MR_QPS_ERR) {
+	while (qp->lq.head != qp->lq.run && !mr_qp_failed(qp)) {
 		struct mr_lwqe *l = lwqe(qp, qp->lq.head);
 
 		if (l->before != qp->sq.head)
@@ -138,7 +138,7 @@ int mr_sqlocal_complete(struct mr_qp *qp)
 		if (l->status != MR_WC_SUCCESS) {
 			/* MR-ERR-1: in order, then the QP fails. */
 			local_cqe(qp, l, (enum mr_wc_status)l->status);
-			mr_qp_enter_err(qp, 0);
+			mr_qpout_fail(&qp->out, 0);
 			return 1;
 		}
 		if (l->signaled)

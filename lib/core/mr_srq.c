@@ -55,7 +55,7 @@ int mr_srq_post_recv(struct mr_srq *srq, const struct mr_recv_wr *wr)
 
 	if (!srq)
 		return -MR_EINVAL;
-	rc = mr_rq_ring_push(&srq->ep->memreg, srq->cfg.pd, &srq->ring, wr);
+	rc = mr_rq_ring_push(&srq->ep->memreg, srq->cfg.pd, &srq->ring, 0, wr);
 	if (rc)
 		return rc;
 	/* QPs whose next message is a WRITE_IMM waiting for a WQE. */

@@ -48,7 +48,7 @@ static void uc_send_done(struct mr_qp *qp, const struct mr_swqe *w)
 				   ? MR_WC_RDMA_WRITE
 				   : MR_WC_SEND;
 		c.byte_len = w->len;
-		mr_qp_cqe(qp, &c);
+		mr_qpout_cqe(&qp->out, &c);
 	}
 	/* MR-MW-6: the local WRs posted after it. */
 	mr_sqlocal_run(qp);
@@ -170,7 +170,7 @@ static int uc_start(struct mr_qp *qp, const struct mr_pkt *pkt)
 			c.src_qp = pkt->bth.sqpn;
 			mr_rq_pop(&qp->rq);
 			MR_CNT(qp, drop_ud_len, 1);
-			mr_qp_cqe(qp, &c);
+			mr_qpout_cqe(&qp->out, &c);
 			return -MR_EMSGSIZE;
 		}
 	}
@@ -206,7 +206,7 @@ static void uc_finish(struct mr_qp *qp, const struct mr_pkt *pkt)
 		c.imm = pkt->imm;
 		c.wc_flags = MR_WC_F_WITH_IMM;
 	}
-	mr_qp_cqe(qp, &c);
+	mr_qpout_cqe(&qp->out, &c);
 }
 
 int mr_uc_rx(struct mr_qp *qp, const struct mr_pkt *pkt,

@@ -65,7 +65,7 @@ size_t mr_ud_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 		c.wr_id = w->wr_id;
 		c.opcode = MR_WC_SEND;
 		c.byte_len = w->len;
-		mr_qp_cqe(qp, &c);
+		mr_qpout_cqe(&qp->out, &c);
 	}
 	(void)now;
 	return mr_wire_seal(buf, h + w->len);
@@ -135,7 +135,7 @@ int mr_ud_rx(struct mr_qp *qp, const struct mr_pkt *pkt,
 	if ((uint64_t)pkt->payload_len + MR_UD_GRH_LEN > rw.total) {
 		MR_CNT(qp, drop_ud_len, 1);
 		c.status = MR_WC_LOC_LEN_ERR;
-		mr_qp_cqe(qp, &c);
+		mr_qpout_cqe(&qp->out, &c);
 		return -MR_EMSGSIZE;
 	}
 	/* MR-UD-5: the GRH area holds the L3 header, as the RoCE v2 annex
@@ -149,14 +149,14 @@ int mr_ud_rx(struct mr_qp *qp, const struct mr_pkt *pkt,
 	if (mr_sge_place(MR_QP_MEM(qp), rw.sge, rw.num_sge, 0, grh,
 			 MR_UD_GRH_LEN)) {
 		c.status = MR_WC_LOC_PROT_ERR;
-		mr_qp_cqe(qp, &c);
+		mr_qpout_cqe(&qp->out, &c);
 		return -MR_EACCESS;
 	}
 	if (pkt->payload_len &&
 	    mr_sge_place(MR_QP_MEM(qp), rw.sge, rw.num_sge, MR_UD_GRH_LEN,
 			 pkt->payload, pkt->payload_len)) {
 		c.status = MR_WC_LOC_PROT_ERR;
-		mr_qp_cqe(qp, &c);
+		mr_qpout_cqe(&qp->out, &c);
 		return -MR_EACCESS;
 	}
 	MR_CNT(qp, rx_payload_bytes, pkt->payload_len);
@@ -167,6 +167,6 @@ int mr_ud_rx(struct mr_qp *qp, const struct mr_pkt *pkt,
 		c.imm = pkt->imm;
 		c.wc_flags |= MR_WC_F_WITH_IMM;
 	}
-	mr_qp_cqe(qp, &c);
+	mr_qpout_cqe(&qp->out, &c);
 	return 0;
 }

@@ -9,10 +9,15 @@ header, and warnings are errors). A file missing from the table fails too,
 so a new module must be given its floor.
 
 Usage: check_floors.py LIB_CORE_DIR   (exit 0: floors kept; 1: broken)
+       check_floors.py --self-test LIB_CORE_DIR   (the check catches a
+       call up and an include up planted in a copy of LIB_CORE_DIR)
 """
 import os
 import re
+import shutil
+import subprocess
 import sys
+import tempfile
 
 # floor: modules (a module is a .c and/or .h of the same base name)
 FLOORS = {
@@ -23,7 +28,7 @@ FLOORS = {
     1: ["mr_ssnwin", "mr_timerq", "mr_pathrx", "mr_pathtx", "mr_pathsel",
         "mr_pathsel_spray", "mr_pathsel_single", "mr_cc", "mr_cc_registry",
         "mr_cc_metaroce", "mr_cc_dcqcn", "mr_cc_fixed", "mr_ratehint",
-        "mr_rq", "mr_sge", "mr_sq", "mr_pathmgr", "mr_mw"],
+        "mr_rq", "mr_sge", "mr_sq", "mr_pathmgr", "mr_mw", "mr_qpout"],
     # 2 QP parts: requester, responder, datagrams (struct mr_qp)
     2: ["mr_engine", "mr_req", "mr_req_rx", "mr_resp", "mr_ud", "mr_uc",
         "mr_sqlocal", "mr_atomicw"],
@@ -38,17 +43,10 @@ FLOORS = {
 
 # Calls up that are left, as (file, function of a higher floor). Each is a
 # debt with its reason; the check fails on a new one and on one that is
-# gone (then delete it here), so the list only shrinks.
-LEFT_UP = {
-    # QP parts complete WQEs and fail the QP themselves. The next split
-    # returns these as events the QP floor acts on, as the responder's
-    # MR-ERR-3 failure already is (qp->rsp.fail, mr_qp_settle()).
-    ("mr_req.c", "mr_qp_cqe"), ("mr_req.c", "mr_qp_enter_err"),
-    ("mr_req_rx.c", "mr_qp_enter_err"),
-    ("mr_resp.c", "mr_qp_cqe"),
-    ("mr_ud.c", "mr_qp_cqe"), ("mr_uc.c", "mr_qp_cqe"),
-    ("mr_sqlocal.c", "mr_qp_cqe"), ("mr_sqlocal.c", "mr_qp_enter_err"),
-}
+# gone (then delete it here), so the list only shrinks. Empty: the QP
+# parts return completions and failures in qp->out (mr_qpout.h) and the
+# QP floor acts on them (mr_qp_settle()).
+LEFT_UP = set()
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 # A function definition in kernel style: the return type at column 0.
@@ -81,9 +79,48 @@ def up_calls(core, files, floor_of):
     return found
 
 
+def self_test(core):
+    """A copy of lib/core must pass; with a QP part that calls the QP
+    floor (the calls LEFT_UP once held), or includes its header, it must
+    fail and name the file."""
+    plants = [
+        ("mr_req.c", "\nvoid mr_req_planted(struct mr_qp *qp)\n"
+         "{\n\tmr_qp_settle(qp);\n}\n", "calls mr_qp_settle()"),
+        ("mr_sqlocal.c", '\n#include "mr_qp.h"\n', "includes mr_qp.h"),
+    ]
+
+    def run(d):
+        return subprocess.run([sys.executable, os.path.abspath(__file__), d],
+                              capture_output=True, text=True)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        d = os.path.join(tmp, "core")
+        shutil.copytree(core, d)
+        r = run(d)
+        if r.returncode != 0:
+            print(f"self-test: the copy fails unplanted:\n{r.stdout}")
+            return 1
+        for f, text, want in plants:
+            path = os.path.join(d, f)
+            with open(path, encoding="utf-8") as fh:
+                orig = fh.read()
+            with open(path, "a", encoding="utf-8") as fh:
+                fh.write(text)
+            r = run(d)
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(orig)
+            if r.returncode != 1 or f not in r.stdout or want not in r.stdout:
+                print(f"self-test: {f} that {want} passed:\n{r.stdout}")
+                return 1
+    print("check_floors self-test: planted calls up caught")
+    return 0
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--self-test":
+        return self_test(sys.argv[2])
     if len(sys.argv) != 2:
-        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        print(__doc__[__doc__.index("Usage"):].rstrip(), file=sys.stderr)
         return 2
     core = sys.argv[1]
     floor_of = {}

@@ -727,6 +727,92 @@ static void test_sqd_drain(void)
 	free(b);
 }
 
+/* MR-QP-6, MR-ORD-1: completions are delivered in order before the call
+ * that made them returns, and a WR's room is free again only when its
+ * completion is delivered. An ACK completes several WRs at once; a
+ * callback that posts at each completion finds exactly one free slot
+ * (the WR just delivered), never the room of WRs whose completions are
+ * still to come, and the WR it posts goes on in order. */
+static struct mr_qp *reenter_qp;
+static uint8_t reenter_src[4096], reenter_dst[4096];
+static int reenter_posted, reenter_room_bad, reenter_order_bad;
+static uint32_t reenter_idle; /* callbacks that posted nothing */
+static uint64_t reenter_next;
+
+static void reenter_hook(struct node *n, const struct mr_cqe *c)
+{
+	(void)n;
+	if (c->is_recv)
+		return;
+	if (c->wr_id != reenter_next++)
+		reenter_order_bad++;
+	if (mr_qp_sq_room(reenter_qp) != 1 + reenter_idle)
+		reenter_room_bad++;
+	if (reenter_posted >= 40) {
+		reenter_idle++;
+		return;
+	}
+	if (post_send(reenter_qp, MR_WR_RDMA_WRITE, (uint64_t)reenter_posted,
+		      reenter_src + 512 * (reenter_posted % 8), 512, 5,
+		      reenter_dst + 512 * (reenter_posted % 8), 6, 0, 0) == 0)
+		reenter_posted++;
+	/* a second one finds the queue full */
+	if (post_send(reenter_qp, MR_WR_RDMA_WRITE, 999, reenter_src, 1, 5,
+		      reenter_dst, 6, 0, 0) != -MR_EAGAIN)
+		reenter_room_bad++;
+}
+
+static void test_cqe_callback_posts(void)
+{
+	static struct world w;
+	uint8_t *b = reenter_dst;
+	struct pair p;
+	int i;
+
+	MR_CHECK_EQ(world_init(&w, &base_cfg), 0);
+	connect_qps(&w, &p, MR_MODE_METAROCE, 4, NULL);
+	memset(b, 0, sizeof(reenter_dst));
+	fill(reenter_src, sizeof(reenter_src), 71);
+	reg(&w.n[0], 5, reenter_src, sizeof(reenter_src),
+	    MR_ACCESS_LOCAL_WRITE);
+	reg(&w.n[1], 6, b, sizeof(reenter_dst), RW);
+	reenter_qp = p.a;
+	reenter_posted = reenter_room_bad = reenter_order_bad = 0;
+	reenter_next = 0;
+	reenter_idle = 0;
+	for (i = 0; i < 4; i++) {
+		MR_CHECK_EQ(post_send(p.a, MR_WR_RDMA_WRITE, (uint64_t)i,
+				      reenter_src + 512 * i, 512, 5,
+				      b + 512 * i, 6, 0, w.now),
+			    0);
+		reenter_posted++;
+	}
+	MR_CHECK_EQ(mr_qp_sq_room(p.a), 0);
+	/* data arrives in bursts: one ACK for several WRs (ack_every) */
+	w.l[0].stall_every = 200000;
+	w.l[0].stall_len = 150000;
+	w.n[0].on_cqe = reenter_hook;
+	want_a = 40;
+	want_b = 0;
+	MR_CHECK(run_until(&w, cqe_done, w.now + 1000000000ull));
+	w.n[0].on_cqe = NULL;
+	MR_CHECK_EQ(reenter_posted, 40);
+	MR_CHECK_EQ(w.n[0].ncqe, 40);
+	MR_CHECK_EQ(reenter_order_bad, 0);
+	MR_CHECK_EQ(reenter_room_bad, 0);
+	for (i = 0; i < 40; i++) {
+		MR_CHECK_EQ(w.n[0].cqe[i].wr_id, i);
+		MR_CHECK_EQ(w.n[0].cqe[i].status, MR_WC_SUCCESS);
+	}
+	/* several WRs completed per ACK (else the room check shows
+	 * nothing) */
+	MR_CHECK(mr_qp_counters(p.a)->rx_ack_pkts < 40);
+	MR_CHECK_MEM(b, reenter_src, 4096);
+	MR_CHECK_EQ(mr_qp_sq_room(p.a), 4);
+	destroy_pair(&p);
+	world_fini(&w);
+}
+
 /* The qpn table: insert, find, backward-shift removal, the max_qp cap. */
 static void test_qpn_table(void)
 {
@@ -844,4 +930,5 @@ MR_TEST_MAIN(MR_TEST(test_nccl_write_then_imm), MR_TEST(test_send_recv),
 	     MR_TEST(test_retry_exceeded), MR_TEST(test_last_byte_visible_last),
 	     MR_TEST(test_write_imm_zero_and_srq), MR_TEST(test_ud),
 	     MR_TEST(test_state_machine_and_drops), MR_TEST(test_qpn_table),
-	     MR_TEST(test_large_messages), MR_TEST(test_sqd_drain))
+	     MR_TEST(test_large_messages), MR_TEST(test_sqd_drain),
+	     MR_TEST(test_cqe_callback_posts))
