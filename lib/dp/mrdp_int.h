@@ -238,7 +238,10 @@ int mrdp_wait_on_frames(const struct mrdp_dev *d);
 void mrdp_wait_wake(struct mrdp_dev *d);
 /* Sleep up to ns, until a kick or (frames) a frame on any plane. */
 void mrdp_wait(struct mrdp_dev *d, uint64_t ns, int frames);
-/* mrdp_svc_port.c: plane idx (a service port) woke a sleeper. */
+/* mrdp_svc_port.c: a thread is about to sleep on plane idx (a service
+ * port): ask the daemon for a wake-up; 0 if a frame is already there.
+ * The plane woke a sleeper: drain its eventfd. */
+int mrdp_svc_arm(struct mrdp_dev *d, unsigned idx);
 void mrdp_svc_woken(struct mrdp_dev *d, unsigned idx);
 
 /* mrdp_steer.c: claim a QPN slot in dir (want 0: the first free one)

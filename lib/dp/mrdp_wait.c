@@ -165,6 +165,10 @@ void mrdp_wait(struct mrdp_dev *d, uint64_t ns, int frames)
 			pfd[n++].events = POLLIN;
 		}
 	pfd[0].revents = 0;
+	/* A service port's daemon writes its eventfd only when asked. */
+	for (i = 0; frames && i < d->nplanes; i++)
+		if (d->plane[i].svc && !mrdp_svc_arm(d, i))
+			ts.tv_sec = ts.tv_nsec = 0;
 	if (ppoll(pfd, n, &ts, NULL) < 0 && errno != EINTR)
 		MRDP_LOG("%s: ppoll: %s\n", d->conf.name, strerror(errno));
 	/* Drain the kick counter: the kick it stood for is now served. Only
