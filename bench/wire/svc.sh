@@ -104,10 +104,21 @@ run() {
 	sleep 1.1
 	fa=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["rx_frames"])' "$W/a.json")
 	fb=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["rx_frames"])' "$W/b.json")
+	# The daemons' system calls by kind during the row (perf, when
+	# there): per frame in the table below.
+	if command -v perf >/dev/null; then
+		perf stat -x, -o "$W/perf.$n" -e raw_syscalls:sys_enter \
+			-e syscalls:sys_enter_sendto -e syscalls:sys_enter_write \
+			-e syscalls:sys_enter_poll -e syscalls:sys_enter_read \
+			-p "$DP_a,$DP_b" -- sleep $((SECS + 3)) 2>/dev/null &
+		PERF=$!
+	fi
 	v=$(agg "$n" mrsa mrsb)
+	[ -n "${PERF:-}" ] && wait "$PERF"
 	sleep 1.1
-	CPU_US[$n]=$(python3 - "$W/a.json" "$W/b.json" "$fa" "$fb" "$ca" "$cb" "$(cpu_s "$DP_a")" "$(cpu_s "$DP_b")" "$ua" "$ub" "$(cpu_u "$DP_a")" "$(cpu_u "$DP_b")" <<'EOF'
+	CPU_US[$n]=$(python3 - "$W/a.json" "$W/b.json" "$fa" "$fb" "$ca" "$cb" "$(cpu_s "$DP_a")" "$(cpu_s "$DP_b")" "$ua" "$ub" "$(cpu_u "$DP_a")" "$(cpu_u "$DP_b")" "$W/moved.$n" <<'EOF'
 import json, sys
+SC = [0]
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
 fa, fb, ca, cb, ca2, cb2, ua, ub, ua2, ub2 = map(float, sys.argv[3:13])
 # Frames each daemon moved: received from its port (to applications)
@@ -117,8 +128,10 @@ fa, fb, ca, cb, ca2, cb2, ua, ub, ua2, ub2 = map(float, sys.argv[3:13])
 ra, rb = a["rx_frames"] - fa, b["rx_frames"] - fb
 moved = ra + rb
 m = max(moved, 1)
+SC[0] = moved
 print("%.2f (user %.2f) / %.2f (user %.2f)" % ((ca2 - ca) * 1e6 / m,
       (ua2 - ua) * 1e6 / m, (cb2 - cb) * 1e6 / m, (ub2 - ub) * 1e6 / m))
+open(sys.argv[13], "w").write("%d\n" % moved)
 EOF
 )
 	AGG[$n]=$v
@@ -152,6 +165,12 @@ IDLE=$(awk -v a="$CA" -v b="$(cpu_s "$DP_a")" 'BEGIN {printf "%.1f", (b - a) / 3
 	echo "| 8 pairs through metaroced | $S8 Gb/s | $(ratio "$S8" "$D1") | ${CPU_US[8]} | $L4 |"
 	echo
 	echo "Idle daemon (no application traffic, 3 s): ${IDLE}% of a core."
+	if [ -s "$W/perf.1" ]; then
+		echo
+		echo "System calls of both daemons per frame crossing the link, 1 pair (perf stat, the row's window):"
+		echo
+		awk -F, -v m="$(cat "$W/moved.1")" '$3 ~ /sys_enter/ {n=$3; sub(/.*:/, "", n); sub(/sys_enter_?/, "", n); if (n == "") n = "all"; printf "    %s %.3f\n", n, $1 / (m > 0 ? m : 1)}' "$W/perf.1"
+	fi
 	echo
 	echo "Daemon counters at the end:"
 	echo
