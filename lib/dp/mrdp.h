@@ -286,6 +286,13 @@ struct mrdp_addrs *mrdp_dev_addrs(const struct mrdp_dev *dev);
 int mrdp_qpn_range(const struct mrdp_dev *dev, uint32_t *base,
 		   uint32_t *count);
 
+/* A record whose ports are a datapath service's (port=service:SOCKET,
+ * utils/metaroced): is its daemon there? 0 (or no service port), or
+ * -ENODEV with the reason in err. Opens nothing that stays open (the
+ * provider asks at ibv_open_device, so a missing daemon fails the open,
+ * not the first QP). */
+int mrdp_service_probe(const struct mr_devconf *c, char *err, size_t errlen);
+
 /* Number of planes (ports) of the device. */
 unsigned mrdp_num_planes(const struct mrdp_dev *dev);
 

@@ -58,6 +58,31 @@ int mrdp_svc_is_port(const char *args)
 	return mrsvc_port_path(args, NULL, 0) == 1;
 }
 
+int mrdp_service_probe(const struct mr_devconf *c, char *err, size_t errlen)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, e;
+
+	if (!c->nports ||
+	    mrsvc_port_path(c->ports[0], sa.sun_path, sizeof(sa.sun_path)) != 1)
+		return 0;
+	/* The daemon sees a connection that ends before its hello: not an
+	 * application, not counted. */
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+		close(fd);
+		return 0;
+	}
+	e = errno;
+	if (fd >= 0)
+		close(fd);
+	snprintf(err, errlen,
+		 "%s: no datapath service at %s (%s): start metaroced for the "
+		 "device's ports",
+		 c->name, sa.sun_path, strerror(e));
+	return -ENODEV;
+}
+
 static void svc_free(struct mrdp_svc *s)
 {
 	unsigned i;

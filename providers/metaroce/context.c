@@ -15,6 +15,7 @@
 #include "xlate.h"
 #if METAROCE_HAVE_ENGINE
 #include "engine.h"
+#include "mrdp.h"
 #endif
 
 #ifndef METAROCE_VERSION
@@ -80,6 +81,21 @@ struct verbs_context *metaroce_alloc_context(struct ibv_device *ibdev,
 	if (ret)
 		goto err_uninit;
 	mctx->vctx.context.num_comp_vectors = 1;
+#if METAROCE_HAVE_ENGINE
+	{
+		/* Ports of a datapath service (metaroced): without the
+		 * daemon the device cannot carry a frame, so its open fails
+		 * now, with the reason, rather than its first QP. */
+		char err[256];
+
+		if (mrdp_service_probe(&mctx->dev->conf, err, sizeof(err))) {
+			fprintf(stderr, "metaroce: %s\n", err);
+			pthread_mutex_destroy(&mctx->lock);
+			ret = ENODEV;
+			goto err_uninit;
+		}
+	}
+#endif
 	verbs_set_ops(&mctx->vctx, &metaroce_ctx_ops);
 #if METAROCE_HAVE_ENGINE
 	verbs_set_ops(&mctx->vctx, &metaroce_engine_ctx_ops);

@@ -16,11 +16,17 @@
 #     slot), and the other pair, run meanwhile, passes;
 #   - the daemon killed under a waiting application: the application
 #     says the service is gone.
-# Usage: dp_svc.sh PATH/TO/mrdp-rdma PATH/TO/metaroced [N]
+#   - with metaroce-ctl and metaroce-run: devices made with
+#     --port service:SOCKET; without a daemon ibv_open_device fails saying
+#     so; unmodified ibv_rc_pingpong -c (every received buffer checked)
+#     through the daemons.
+# Usage: dp_svc.sh PATH/TO/mrdp-rdma PATH/TO/metaroced [N [CTL RUN]]
 set -u
-BIN=${1:?usage: dp_svc.sh mrdp-rdma metaroced [n]}
-SVC=${2:?usage: dp_svc.sh mrdp-rdma metaroced [n]}
+BIN=${1:?usage: dp_svc.sh mrdp-rdma metaroced [n [metaroce-ctl metaroce-run]]}
+SVC=${2:?usage: dp_svc.sh mrdp-rdma metaroced [n [metaroce-ctl metaroce-run]]}
 N=${3:-2}
+CTL=${4:-}
+RUN=${5:-}
 
 if [ "$(id -u)" != 0 ]; then
 	echo "dp_svc: needs root (network namespaces); skipped"
@@ -262,6 +268,52 @@ start_client again 4
 wait "$CLI" || say_fail "the new slot-4 client failed"
 wait "$S4" || say_fail "the new slot-4 server failed"
 own_frames "$DIR/again.cli4"
+
+# Unmodified verbs programs on devices made by metaroce-ctl.
+verbs() {
+	local ka=10.79.1.1 kb=10.79.1.2 s
+	export METAROCE_RUNDIR=$DIR/run
+	ip -n "$NSA" addr add $ka/24 dev "$VA" &&
+		ip -n "$NSB" addr add $kb/24 dev "$VB" ||
+		{ say_fail "cannot address the link for TCP"; return; }
+	ip netns exec "$NSA" "$CTL" link add mrsvpa --port "service:$DIR/a.sock" \
+		--ip 10.78.0.1/24 --mac 02:00:0a:4e:00:01 >/dev/null &&
+		ip netns exec "$NSB" "$CTL" link add mrsvpb \
+			--port "service:$DIR/b.sock" --ip 10.78.0.2/24 \
+			--mac 02:00:0a:4e:00:02 >/dev/null &&
+		ip netns exec "$NSA" "$CTL" link add mrsvpx \
+			--port "service:$DIR/none.sock" --ip 10.78.9.1/24 \
+			>/dev/null || { say_fail "metaroce-ctl link add"; return; }
+	ip netns exec "$NSA" "$CTL" link show mrsvpa | grep -q "service:$DIR/a.sock" ||
+		say_fail "link show does not show the service port"
+	# No daemon behind the socket: the open itself fails, saying why.
+	ip netns exec "$NSA" timeout 60 "$RUN" ibv_rc_pingpong -d mrsvpx -g 1 \
+		>"$DIR/verbs.nod" 2>&1 && say_fail "ibv_rc_pingpong ran without a daemon"
+	if grep -q "no datapath service at $DIR/none.sock" "$DIR/verbs.nod" &&
+		grep -q "Couldn't get context" "$DIR/verbs.nod"; then
+		echo "dp_svc: no daemon: $(head -1 "$DIR/verbs.nod")"
+	else
+		say_fail "ibv_open_device without a daemon:"
+		cat "$DIR/verbs.nod"
+	fi
+	ip netns exec "$NSB" timeout 120 "$RUN" ibv_rc_pingpong -d mrsvpb -g 1 \
+		-c -s 65536 -n 200 >"$DIR/verbs.srv" 2>&1 &
+	s=$!
+	sleep 1
+	ip netns exec "$NSA" timeout 120 "$RUN" ibv_rc_pingpong -d mrsvpa -g 1 \
+		-c -s 65536 -n 200 $kb >"$DIR/verbs.cli" 2>&1 ||
+		say_fail "ibv_rc_pingpong client through the service"
+	wait "$s" || say_fail "ibv_rc_pingpong server through the service"
+	grep -h "iters in" "$DIR/verbs.cli" "$DIR/verbs.srv" |
+		sed 's/^/dp_svc: ibv_rc_pingpong -c: /'
+	grep -q "200 iters" "$DIR/verbs.cli" && grep -q "200 iters" "$DIR/verbs.srv" ||
+		{ say_fail "ibv_rc_pingpong:"; cat "$DIR/verbs.cli" "$DIR/verbs.srv"; }
+	for s in mrsvpa mrsvpx; do
+		ip netns exec "$NSA" "$CTL" link del $s >/dev/null
+	done
+	ip netns exec "$NSB" "$CTL" link del mrsvpb >/dev/null
+}
+[ -n "$CTL" ] && [ -n "$RUN" ] && verbs
 
 # The daemon dies under a waiting application: it is told.
 start_server gone 5
