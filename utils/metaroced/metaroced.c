@@ -112,6 +112,7 @@ static int to_app(struct svc *s, struct mrsvc_app *a, unsigned i,
 
 	if (len > a->lay.buf_size || mrsvc_ring_room(r, &head) == 0) {
 		a->c.rx_ring_full++;
+		s->t.c.ring_full++;
 		return 0;
 	}
 	memcpy(mrsvc_buf_at(a->shm, &a->lay, 2 * i, head), f, len);
@@ -233,6 +234,7 @@ static unsigned tx_app(struct svc *s, struct mrsvc_app *a, unsigned i)
 		s->t.c.tx_port_busy++;
 	a->c.tx_frames += sent;
 	a->c.tx_bad += bad;
+	s->t.c.tx_bad += bad;
 	/* Only what the port took leaves the ring: the rest is sent next
 	 * round, and a full ring pushes back on the application. */
 	mrsvc_ring_consume(r, tail, bad + sent);

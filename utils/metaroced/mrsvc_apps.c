@@ -77,10 +77,12 @@ void mrsvc_app_free(struct mrsvc_apps *t, struct mrsvc_app *a, int died)
 			t->c.apps_closed++;
 		fprintf(stderr,
 			"metaroced: %s (pid %d, slot %u) %s: slot and rings "
-			"freed (%llu frames to it, %llu from it)\n",
+			"freed (%llu frames to it, %llu from it, %llu "
+			"dropped: its ring full)\n",
 			a->name, (int)a->pid, a->slot, died ? "died" : "closed",
 			(unsigned long long)a->c.rx_frames,
-			(unsigned long long)a->c.tx_frames);
+			(unsigned long long)a->c.tx_frames,
+			(unsigned long long)a->c.rx_ring_full);
 		t->changed = 1;
 	}
 	for (k = 0; k < MRSVC_MAX_PLANES; k++) {

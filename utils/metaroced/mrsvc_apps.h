@@ -40,6 +40,10 @@
 		  "application")                                          \
 	X(tx_port_busy, "rounds a port refused an application's frames "  \
 			"(they wait in its ring)")                        \
+	X(ring_full, "frames dropped: their application's receive ring "  \
+		     "full (every application, also those gone)")         \
+	X(tx_bad, "frames refused from applications (length, source "     \
+		  "MAC), every application")                              \
 	X(apps_accepted, "applications connected")                        \
 	X(apps_refused, "hellos refused (record mismatch, no slot)")      \
 	X(apps_closed, "applications that closed their device")           \
