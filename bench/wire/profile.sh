@@ -60,9 +60,9 @@ ip netns add "$NSA" && ip netns add "$NSB" &&
 	ip -n "$NSA" addr add 10.84.0.1/24 dev mpa$T &&
 	ip -n "$NSB" addr add 10.84.0.2/24 dev mpb$T &&
 	ip netns exec "$NSA" "$B/utils/metaroce-ctl" link add mrpa \
-		--port "net_af_packet0,iface=mpa$T" --ip 10.85.0.1/24 >/dev/null &&
+		--port "${WIRE_PORT:-net_af_packet0},iface=mpa$T" --ip 10.85.0.1/24 >/dev/null &&
 	ip netns exec "$NSB" "$B/utils/metaroce-ctl" link add mrpb \
-		--port "net_af_packet0,iface=mpb$T" --ip 10.85.0.2/24 >/dev/null ||
+		--port "${WIRE_PORT:-net_af_packet0},iface=mpb$T" --ip 10.85.0.2/24 >/dev/null ||
 	{ echo "profile.sh: cannot build the link" >&2; exit 1; }
 
 setsid ip netns exec "$NSB" timeout 120 "$B/utils/metaroce-run" "$TOOL" \

@@ -13,7 +13,11 @@
 #   - ib_write_bw -s 64 and ib_send_bw -s 64 message rates;
 #   - 1, 4 and 8 ib_write_bw pairs sharing the devices (aggregate), with
 #     steering (default) and without (dp_steer=no).
-# Writes OUT_DIR/targets.md. Root.
+#   - the same bandwidth rows over DPDK's af_packet PMD (a second pair of
+#     devices on the same link), for the port kind's share of the figure.
+# The devices' port kind is WIRE_PORT (default net_mrpkt0: lib/dp's own
+# AF_PACKET port with UDP GSO, docs/architecture.md; net_af_packet0 the
+# PMD). Writes OUT_DIR/targets.md (OUT_FILE to name it otherwise). Root.
 # Usage: bench/wire/targets.sh [BUILD_DIR] [SECS]   (SECS default 5)
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -22,7 +26,9 @@ B=$(cd "${1:-build}" 2>/dev/null && pwd) || { echo "targets.sh: no build directo
 SECS=${2:-5}
 OUT_DIR=${OUT_DIR:-$TOP/bench/wire}
 mkdir -p "$OUT_DIR"
+WIRE_PORT=${WIRE_PORT:-net_mrpkt0}
 CMD="bench/wire/targets.sh ${1:-build} $SECS"
+[ "$WIRE_PORT" = net_mrpkt0 ] || CMD="WIRE_PORT=$WIRE_PORT $CMD"
 [ "$(id -u)" = 0 ] || { echo "targets.sh: needs root" >&2; exit 1; }
 . bench/wire/link.sh
 wire_need targets.sh dpdk-testpmd iperf3 qperf ib_write_bw ib_send_bw \
@@ -62,25 +68,30 @@ L_LAT=$(load)
 kill "${PIDS[-1]}" 2>/dev/null
 
 # --- the devices ------------------------------------------------------------
-inA "$B/utils/metaroce-ctl" link add mrta --port "net_af_packet0,iface=$VA" \
+inA "$B/utils/metaroce-ctl" link add mrta --port "$WIRE_PORT,iface=$VA" \
 	--ip 10.87.0.1/24 >/dev/null &&
 	inB "$B/utils/metaroce-ctl" link add mrtb \
-		--port "net_af_packet0,iface=$VB" --ip 10.87.0.2/24 >/dev/null ||
+		--port "$WIRE_PORT,iface=$VB" --ip 10.87.0.2/24 >/dev/null &&
+	inA "$B/utils/metaroce-ctl" link add mrtc \
+		--port "net_af_packet0,iface=$VA" --ip 10.87.1.1/24 >/dev/null &&
+	inB "$B/utils/metaroce-ctl" link add mrtd \
+		--port "net_af_packet0,iface=$VB" --ip 10.87.1.2/24 >/dev/null ||
 	{ echo "targets.sh: metaroce-ctl link add failed" >&2; exit 1; }
+# DEVA / DEVB: the devices a pair uses (mrta / mrtb; mrtc / mrtd: the PMD).
 # pair K TOOL ARGS...: the K-th pair (TCP port 18600+K), each side in its
 # own session (autogroup: as on two hosts); output in $W/cli.K.
 pair_start() {
 	local k=$1 tool=$2
 	shift 2
 	setsid ip netns exec "$NSB" timeout 120 "$B/utils/metaroce-run" "$tool" \
-		-d mrtb -p $((18600 + k)) "$@" >"$W/srv.$k" 2>&1 &
+		-d "${DEVB:-mrtb}" -p $((18600 + k)) "$@" >"$W/srv.$k" 2>&1 &
 	SP[$k]=$!
 }
 pair_cli() {
 	local k=$1 tool=$2
 	shift 2
 	setsid ip netns exec "$NSA" timeout 120 "$B/utils/metaroce-run" "$tool" \
-		-d mrta -p $((18600 + k)) "$@" 10.86.0.2 >"$W/cli.$k" 2>&1 &
+		-d "${DEVA:-mrta}" -p $((18600 + k)) "$@" 10.86.0.2 >"$W/cli.$k" 2>&1 &
 	CP[$k]=$!
 }
 declare -a SP CP
@@ -109,6 +120,14 @@ S_D=$(bw ib_send_bw -s 65536 -D "$SECS")
 L5=$(load)
 R_DEF=$(bw ib_read_bw -s 65536)
 L6=$(load)
+echo "== bandwidth over the af_packet PMD"
+export DEVA=mrtc DEVB=mrtd
+P_WDEF=$(bw ib_write_bw -s 65536)
+P_WD=$(bw ib_write_bw -s 65536 -D "$SECS")
+P_SDEF=$(bw ib_send_bw -s 65536)
+P_SD=$(bw ib_send_bw -s 65536 -D "$SECS")
+L6P=$(load)
+unset DEVA DEVB
 echo "== latency"
 read -r WL_T WL_P <<<"$(lat ib_write_lat -s 64 -n 2000)"
 L7=$(load)
@@ -169,7 +188,7 @@ DIRTY=$(git -C "$TOP" status --porcelain -- lib providers utils 2>/dev/null | wc
 {
 	echo "# bench/wire: issue 13's targets in one run"
 	echo
-	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) vCPUs, one veth pair (MTU 9000), af_packet ports."
+	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) vCPUs, one veth pair (MTU 9000), $WIRE_PORT ports (the af_packet PMD rows: net_af_packet0)."
 	echo "Command: \`$CMD\`. Source: $(git -C "$TOP" log -1 --format='%h %s' | cut -c1-60)$([ "$DIRTY" = 0 ] || echo " (+$DIRTY uncommitted files)")."
 	echo "Load = 1-minute load average right after the row's measurement (other engineers' builds and tests share the 2 vCPUs: compare rows of this run only)."
 	echo
@@ -183,6 +202,10 @@ DIRTY=$(git -C "$TOP" status --porcelain -- lib providers utils 2>/dev/null | wc
 	echo "| ib_send_bw 64 KiB, default | $S_DEF Gb/s | iperf3 $TCP / testpmd $CEIL | $(ratio "$S_DEF" "$TCP") / $(ratio "$S_DEF" "$CEIL") | $L4 |"
 	echo "| ib_send_bw 64 KiB -D $SECS | $S_D Gb/s | iperf3 $TCP / testpmd $CEIL | $(ratio "$S_D" "$TCP") / $(ratio "$S_D" "$CEIL") | $L5 |"
 	echo "| ib_read_bw 64 KiB, default | $R_DEF Gb/s | ib_write_bw default $W_DEF | $(ratio "$R_DEF" "$W_DEF") | $L6 |"
+	echo "| ib_write_bw 64 KiB default, af_packet PMD | $P_WDEF Gb/s | iperf3 $TCP / $WIRE_PORT $W_DEF | $(ratio "$P_WDEF" "$TCP") / $(ratio "$P_WDEF" "$W_DEF") | $L6P |"
+	echo "| ib_write_bw 64 KiB -D $SECS, af_packet PMD | $P_WD Gb/s | iperf3 $TCP / $WIRE_PORT $W_D | $(ratio "$P_WD" "$TCP") / $(ratio "$P_WD" "$W_D") | $L6P |"
+	echo "| ib_send_bw 64 KiB default, af_packet PMD | $P_SDEF Gb/s | iperf3 $TCP / $WIRE_PORT $S_DEF | $(ratio "$P_SDEF" "$TCP") / $(ratio "$P_SDEF" "$S_DEF") | $L6P |"
+	echo "| ib_send_bw 64 KiB -D $SECS, af_packet PMD | $P_SD Gb/s | iperf3 $TCP / $WIRE_PORT $S_D | $(ratio "$P_SD" "$TCP") / $(ratio "$P_SD" "$S_D") | $L6P |"
 	echo "| ib_write_lat 64 B typical / p99 (us, RTT/2) | $WL_T / $WL_P | qperf udp_lat $UDPLAT (tcp_lat $TCPLAT) | $(ratio "$WL_T" "$UDPLAT") / p99:typ $(ratio "$WL_P" "$WL_T") | $L7 |"
 	echo "| ib_send_lat 64 B typical / p99 (us, RTT/2) | $SL_T / $SL_P | qperf udp_lat $UDPLAT | $(ratio "$SL_T" "$UDPLAT") / p99:typ $(ratio "$SL_P" "$SL_T") | $L8 |"
 	echo "| ib_read_lat 64 B typical / p99 (us, RTT) | $RL_T / $RL_P | qperf udp_lat $UDPLAT | $(ratio "$RL_T" "$UDPLAT") / p99:typ $(ratio "$RL_P" "$RL_T") | $L9 |"
@@ -193,5 +216,5 @@ DIRTY=$(git -C "$TOP" status --porcelain -- lib providers utils 2>/dev/null | wc
 	echo "| 4 pairs on the same devices, aggregate, steered | $A4 Gb/s | 1 pair $A1 | $(ratio "$A4" "$A1") | $L12 |"
 	echo "| 4 pairs, aggregate, dp_steer=no | $A4N Gb/s | 1 pair $A1 | $(ratio "$A4N" "$A1") | $L13 |"
 	echo "| 8 pairs, aggregate, steered | $A8 Gb/s | 1 pair $A1 | $(ratio "$A8" "$A1") | $L13 |"
-} >"$OUT_DIR/targets.md"
-cat "$OUT_DIR/targets.md"
+} >"$OUT_DIR/${OUT_FILE:-targets.md}"
+cat "$OUT_DIR/${OUT_FILE:-targets.md}"

@@ -82,6 +82,11 @@ struct mr_pathsel {
 	 * share). */
 	uint64_t window;
 	uint32_t pkt;
+	/* MR-MP-3: packets a path sends in a row before the turn passes
+	 * (spray; 0 or 1: one, plain per-packet round robin). A datapath
+	 * that coalesces a path's consecutive frames into one UDP GSO
+	 * super-frame (lib/dp net_mrpkt) sends a run as one. */
+	uint16_t run;
 	uint64_t picks, no_path; /* counters */
 	/* The algorithm's own state (ops->state_size bytes). */
 	_Alignas(8) unsigned char state[MR_PATHSEL_STATE_MAX];

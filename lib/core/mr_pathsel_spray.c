@@ -19,6 +19,8 @@ static int usable(const struct mr_pathtx *t)
 
 struct spray_state {
 	uint16_t cursor; /* next path to try first */
+	uint16_t last;	 /* the path of the run in progress */
+	uint16_t left;	 /* packets it may still send in that run */
 };
 
 _Static_assert(sizeof(struct spray_state) <= MR_PATHSEL_STATE_MAX,
@@ -52,6 +54,15 @@ static int spray_pick(struct mr_pathsel *ps, const struct mr_pathtx *tx,
 	for (k = 0; k < ps->num_paths; k++)
 		if (usable(&tx[k]))
 			wsum += ps->path[k].weight;
+	/* MR-MP-3: a path keeps the turn for ps->run packets while it may
+	 * send (a run of frames a GSO port sends as one). */
+	if (s->left && s->last < ps->num_paths && usable(&tx[s->last]) &&
+	    under_share(ps, &tx[s->last], s->last, wsum)) {
+		s->left--;
+		ps->picks++;
+		return s->last;
+	}
+	s->left = 0;
 	/* MR-MP-9: weighted round robin. A path visited earns its weight in
 	 * credit and is taken once it has a full weight's worth; at full
 	 * weight every visit takes it (plain round robin, MR-MP-3). If only
@@ -73,11 +84,15 @@ static int spray_pick(struct mr_pathsel *ps, const struct mr_pathtx *tx,
 				      MR_PATHSEL_WEIGHT_FULL);
 		s->cursor = (uint16_t)((i + 1) % ps->num_paths);
 		ps->picks++;
+		s->last = i;
+		s->left = ps->run > 1 ? (uint16_t)(ps->run - 1) : 0;
 		return i;
 	}
 	if (first >= 0) {
 		s->cursor = (uint16_t)((first + 1) % ps->num_paths);
 		ps->picks++;
+		s->last = (uint16_t)first;
+		s->left = ps->run > 1 ? (uint16_t)(ps->run - 1) : 0;
 		return first;
 	}
 	ps->no_path++;

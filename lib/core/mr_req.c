@@ -104,6 +104,7 @@ void mr_req_reset(struct mr_qp *qp, uint64_t now)
 			ep->cfg.num_planes < qp->npaths ? ep->cfg.num_planes
 							: (uint8_t)qp->npaths,
 			&ep->rnd);
+	qp->ps.run = ep->cfg.path_run;
 	/* MR-PM-2: probes of one path at least a quarter of the unloaded
 	 * RTT apart (a silence limit is about two RTTs anyway). */
 	mr_pathmgr_init(&qp->pm, qp->npaths, qp->ps.num_planes,

@@ -65,6 +65,9 @@ enum mr_knob_type {
 	X(PATHSEL, "pathsel", MR_KNOB_CHOICE, 0, 0, 2, 0, "core",              \
 	  "auto|spray|single",                                                 \
 	  "path selection (auto: spray, single in gbn mode)")                  \
+	X(PATH_RUN, "path_run", MR_KNOB_UINT, 16, 1, 64, 0, "core", NULL,      \
+	  "packets a path sends in a row before spray passes the turn "        \
+	  "(MR-MP-3; a net_mrpkt port sends a run as one GSO super-frame)")    \
 	X(MIN_RTO_US, "min_rto_us", MR_KNOB_UINT, 20000, 1, 10000000, 0,       \
 	  "core", NULL, "floor of the retransmission timeout, us")             \
 	X(BASE_RTT_US, "base_rtt_us", MR_KNOB_UINT, 1000, 1, 1000000, 0,       \

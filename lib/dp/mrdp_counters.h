@@ -58,6 +58,14 @@ enum mrdp_tx_drop { MRDP_TX_DROPS(MRDP_DROP_ENUM) MRDP_TXD_MAX };
 	X(tx_zc_pkts, "zero-copy frames handed to the port")                  \
 	X(tx_zc_linearized, "frames made contiguous: refused by the port, "   \
 			    "waiting for ARP, loopback, or no zero-copy")     \
+	X(tx_gso_frames, "UDP GSO super-frames sent (net_mrpkt)")             \
+	X(tx_gso_segs, "frames sent inside them")                             \
+	X(tx_calls, "send system calls of a net_mrpkt port")                  \
+	X(rx_gso_frames, "UDP GSO super-frames received (net_mrpkt)")         \
+	X(rx_gso_segs, "frames split out of them")                            \
+	X(rx_calls, "receive system calls of a net_mrpkt port")               \
+	X(rx_gso_bad, "received frames a net_mrpkt port could not take "      \
+		      "(truncated, malformed, no buffer)")                    \
 	XO(rx_drop, MRDP_RX_DROPS, MRDP_RXD_MAX, "frames dropped on receive") \
 	XO(tx_drop, MRDP_TX_DROPS, MRDP_TXD_MAX, "packets dropped on send")
 

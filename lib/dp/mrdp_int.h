@@ -44,9 +44,14 @@ extern int mrdp_debug;
 			fprintf(stderr, "mrdp: " __VA_ARGS__); \
 	} while (0)
 
+struct mrdp_pkt;
+
 struct mrdp_plane {
 	uint16_t port_id;
 	int svc; /* reached through the datapath service (mrdp_svc_port.c) */
+	/* A net_mrpkt port (mrdp_pkt.c) instead of an ethdev: port_id is
+	 * then not a port. */
+	struct mrdp_pkt *pkt;
 	int open; /* probed (needs hot-unplug on close) */
 	int started;
 	char vdev_name[64];  /* name given to rte_dev_probe */

@@ -24,6 +24,23 @@
 #include "mrdp_int.h"
 #include "mrdp_pcap.h"
 #include "mrdp_svc_port.h"
+#include "mrdp_pkt.h"
+
+/* A plane's port: our own net_mrpkt socket (mrdp_pkt.c), or what
+ * mrdp_svc_port.h says (the service, an ethdev). */
+static uint16_t plane_rx(struct mrdp_dev *d, unsigned i, struct rte_mbuf **v,
+			 uint16_t n)
+{
+	return d->plane[i].pkt ? mrdp_pkt_rx(d->plane[i].pkt, v, n)
+			       : mrdp_plane_rx(d, i, v, n);
+}
+
+static uint16_t plane_tx(struct mrdp_dev *d, unsigned i, struct rte_mbuf **v,
+			 uint16_t n)
+{
+	return d->plane[i].pkt ? mrdp_pkt_tx(d->plane[i].pkt, v, n)
+			       : mrdp_plane_tx(d, i, v, n);
+}
 
 static const uint8_t zero_mac[6];
 
@@ -100,12 +117,19 @@ static void zc_setup(struct mrdp_dev *d)
 
 		p->c.zerocopy = 0;
 		/* A service port copies into its ring anyway. */
-		if (!on || p->svc ||
-		    rte_eth_dev_info_get(p->port_id, &info) != 0)
+		if (!on || p->svc)
 			continue;
 		/* A software UDP checksum reads every payload byte anyway
 		 * (and mrdp_encap_write wants them contiguous). */
 		if (d->udp_csum && !p->tx_csum_offload)
+			continue;
+		/* net_mrpkt: the kernel copies a chain in sendmmsg. */
+		if (p->pkt) {
+			p->c.zerocopy = 1;
+			d->zc_any = 1;
+			continue;
+		}
+		if (rte_eth_dev_info_get(p->port_id, &info) != 0)
 			continue;
 		p->c.zerocopy = pmd_copies_chains(d, i, &info);
 		d->zc_any |= p->c.zerocopy;
@@ -224,7 +248,7 @@ static void flush_plane(struct mrdp_dev *d, struct mrdp_plane *p)
 	unsigned sent, i;
 
 	if (p->nbacklog) {
-		sent = mrdp_plane_tx(d, (unsigned)(p - d->plane), p->backlog,
+		sent = plane_tx(d, (unsigned)(p - d->plane), p->backlog,
 				     (uint16_t)p->nbacklog);
 		account_sent(p, p->backlog, sent);
 		memmove(p->backlog, p->backlog + sent,
@@ -235,7 +259,7 @@ static void flush_plane(struct mrdp_dev *d, struct mrdp_plane *p)
 		return;
 	sent = 0;
 	if (!p->nbacklog)
-		sent = mrdp_plane_tx(d, (unsigned)(p - d->plane), p->stage,
+		sent = plane_tx(d, (unsigned)(p - d->plane), p->stage,
 				     (uint16_t)p->nstage);
 	account_sent(p, p->stage, sent);
 	for (i = sent; i < p->nstage; i++) {
@@ -702,7 +726,7 @@ int mrdp_io_round(struct mrdp_dev *d, uint64_t now)
 	mrdp_nexthop_poll(d, now);
 	zc.min_len = MRDP_ZC_MIN;
 	for (i = 0; i < d->nplanes; i++) {
-		n = mrdp_plane_rx(d, i, pkts, MRDP_BURST);
+		n = plane_rx(d, i, pkts, MRDP_BURST);
 		for (k = 0; k < n; k++) {
 			if (d->pcap)
 				mrdp_pcap_frame(d->pcap, i, MRDP_PCAP_IN,
@@ -791,7 +815,7 @@ void mrdp_io_drain(struct mrdp_dev *d)
 	for (i = 0; i < d->nplanes; i++)
 		for (rounds = 0; rounds < MRDP_RING / MRDP_BURST * 16;
 		     rounds++) {
-			n = mrdp_plane_rx(d, i, pkts, MRDP_BURST);
+			n = plane_rx(d, i, pkts, MRDP_BURST);
 			for (k = 0; k < n; k++)
 				rte_pktmbuf_free(pkts[k]);
 			if (n < MRDP_BURST)

@@ -24,6 +24,7 @@
 #include "mr_pci.h"
 #include "mrdp_int.h"
 #include "mrdp_svc_port.h"
+#include "mrdp_pkt.h"
 
 /* Bytes the kernel puts in front of a frame in a TPACKET_V2 ring slot
  * (tpacket2_hdr, sockaddr_ll, alignment): a received frame longer than
@@ -422,6 +423,8 @@ int mrdp_port_open(struct mrdp_dev *d, unsigned idx, unsigned seq, char *err,
 
 	if (mrdp_svc_is_port(d->conf.ports[idx]))
 		return mrdp_svc_port_open(d, idx, d->steer_slot, err, errlen);
+	if (mrdp_pkt_is(d->conf.ports[idx]))
+		return mrdp_pkt_port_open(d, idx, err, errlen);
 	ret = build_devargs(d, idx, seq, devargs, sizeof(devargs), err, errlen);
 	if (ret)
 		return ret;
@@ -575,6 +578,13 @@ void mrdp_port_close(struct mrdp_dev *d, unsigned idx)
 
 	if (p->svc) {
 		mrdp_svc_port_close(d, idx);
+		return;
+	}
+	if (p->pkt) {
+		mrdp_pkt_close(p->pkt);
+		p->pkt = NULL;
+		p->started = 0;
+		p->wait_fd = -1;
 		return;
 	}
 	if (p->started)

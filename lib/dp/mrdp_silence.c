@@ -140,7 +140,8 @@ static int silence_attach(int prog_fd, int ifindex)
 static int plane_is_af_packet(const struct mrdp_dev *d, unsigned i)
 {
 	return !strncmp(d->conf.ports[i], "net_af_packet",
-			strlen("net_af_packet"));
+			strlen("net_af_packet")) ||
+	       !strncmp(d->conf.ports[i], "net_mrpkt", strlen("net_mrpkt"));
 }
 
 int mrdp_silence_open(struct mrdp_dev *d)

@@ -275,6 +275,7 @@ static int engine_open(struct metaroce_device *dev,
 			      (dev->conf.nports ? dev->conf.nports : 1);
 	ecfg.pace_quantum =
 		(uint64_t)mr_knob_get(&eng->knobs, MR_KNOB_PACE_QUANTUM);
+	ecfg.path_run = (uint16_t)mr_knob_get(&eng->knobs, MR_KNOB_PATH_RUN);
 	ecfg.ack_every = (uint16_t)mr_knob_get(&eng->knobs, MR_KNOB_ACK_EVERY);
 	ecfg.ack_delay_ns =
 		(uint32_t)mr_knob_get(&eng->knobs, MR_KNOB_ACK_DELAY_US) *

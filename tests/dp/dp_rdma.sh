@@ -22,14 +22,16 @@ veth_pair rdma mrr "$LMTU" || {
 	exit 1
 }
 
-# DP_PORT_A / DP_PORT_B override the ports (memif, as dp_echo.sh).
+# DP_PORT_A / DP_PORT_B override the ports (memif, as dp_echo.sh);
+# DP_DEV_A / DP_DEV_B name the kind on the veth (default net_af_packet0)
+# and DP_ARGS_A / DP_ARGS_B add devargs after iface= (dp_pkt.sh).
 for side in a b; do
 	if [ $side = a ]; then
 		N=1
-		PORT=${DP_PORT_A:-net_af_packet0,iface=$VA}
+		PORT=${DP_PORT_A:-${DP_DEV_A:-net_af_packet0},iface=$VA${DP_ARGS_A:-}}
 	else
 		N=2
-		PORT=${DP_PORT_B:-net_af_packet0,iface=$VB}
+		PORT=${DP_PORT_B:-${DP_DEV_B:-net_af_packet0},iface=$VB${DP_ARGS_B:-}}
 	fi
 	cat >"$DIR/$side.conf" <<EOC
 name=mrdr$side

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "mr_counters.h"
+#include "mr_knobs.h"
 #include "mrdp.h"
 
 #define REGION (4u << 20)
@@ -333,6 +334,15 @@ static int setup(const char *record, uint32_t peer, int server,
 	ec.num_paths = 4;
 	ec.max_qp = 4;
 	ec.num_planes = (uint8_t)c.nports;
+	/* dp_pkt.sh: transmit as the provider does (its pacing credit and
+	 * path runs, from the knob table's defaults), so a round sends a
+	 * path's frames in a row as a GSO port coalesces them. */
+	if (getenv("MRDP_TEST_PROVIDER_TX")) {
+		const struct mr_knob_def *k = mr_knob_defs();
+
+		ec.pace_quantum = (uint64_t)k[MR_KNOB_PACE_QUANTUM].def;
+		ec.path_run = (uint16_t)k[MR_KNOB_PATH_RUN].def;
+	}
 	if (getenv("MRDP_TEST_MIN_RTO_US"))
 		ec.min_rto_ns = 1000ull *
 				(uint64_t)atoi(getenv("MRDP_TEST_MIN_RTO_US"));

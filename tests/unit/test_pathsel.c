@@ -314,6 +314,39 @@ static void test_pathsel_share(void)
 	MR_CHECK(i < 4);
 }
 
+/* MR-MP-3: a turn is a run of path_run packets while the path may send;
+ * a path that fills up mid-run passes the turn at once. */
+static void test_pathsel_run(void)
+{
+	static const int want[] = { 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 0 };
+	struct mr_pathsel ps;
+	struct mr_pathtx tx[4];
+	uint64_t seed = 11;
+	struct mr_rand rnd = { .next = sm_next, .user = &seed };
+	uint32_t ppsn;
+	unsigned i;
+
+	selector(&ps, "spray", tx, 4, 256, 1, &rnd);
+	ps.run = 3;
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), want[i]);
+	/* Room for two packets per path: path 1's run ends when it is full
+	 * (path 0's run of 3 goes on above: it is at its second pick). */
+	selector(&ps, "spray", tx, 4, 2, 1, &rnd);
+	ps.run = 3;
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), 0);
+	MR_CHECK_EQ(mr_pathtx_send(&tx[0], 0, 1000, 0, 0, 0, &ppsn), 0);
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), 0);
+	MR_CHECK_EQ(mr_pathtx_send(&tx[0], 1, 1000, 0, 0, 0, &ppsn), 0);
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), 1);
+	/* run 0 or 1: plain round robin. */
+	selector(&ps, "spray", tx, 4, 256, 1, &rnd);
+	ps.run = 1;
+	for (i = 0; i < 8; i++)
+		MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), i % 4);
+}
+
 MR_TEST_MAIN(MR_TEST(test_suspect), MR_TEST(test_init),
 	     MR_TEST(test_spray_round_robin), MR_TEST(test_repath_and_probe),
-	     MR_TEST(test_single), MR_TEST(test_pathsel_share))
+	     MR_TEST(test_single), MR_TEST(test_pathsel_share),
+	     MR_TEST(test_pathsel_run))

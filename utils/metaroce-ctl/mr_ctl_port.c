@@ -220,6 +220,7 @@ int mrctl_port_parse(const char *devargs, struct mrctl_port *p, char *err,
 
 	if (!p->is_pci &&
 	    (!strncmp(p->dev, "net_af_packet", 13) ||
+	     !strncmp(p->dev, "net_mrpkt", 9) ||
 	     !strncmp(p->dev, "net_af_xdp", 10)) &&
 	    !p->iface[0]) {
 		seterr(err, errlen, "--port '%s': %s needs iface=<netdev>",
@@ -233,6 +234,7 @@ int mrctl_port_parse(const char *devargs, struct mrctl_port *p, char *err,
 		 */
 		if (!p->iface_exists &&
 		    (!strncmp(p->dev, "net_af_packet", 13) ||
+		     !strncmp(p->dev, "net_mrpkt", 9) ||
 		     !strncmp(p->dev, "net_af_xdp", 10))) {
 			seterr(err, errlen,
 			       "--port '%s': no interface %s in this network "

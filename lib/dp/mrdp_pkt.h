@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The `net_mrpkt` port (mrdp_pkt.c): a kernel netdev driven through an
+ * AF_PACKET socket of our own with a virtio-net header, so that frames of
+ * one burst to the same peer QP and path leave as one UDP GSO super-frame
+ * and such super-frames are received whole and split again. Only lib/dp
+ * includes this.
+ */
+#ifndef MRDP_PKT_H
+#define MRDP_PKT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct mrdp_dev;
+struct mrdp_pkt;
+struct rte_mbuf;
+
+/* Largest number of frames one super-frame carries: the kernel's
+ * UDP_MAX_SEGMENTS is 64 on older kernels (128 since 6.x). */
+#define MRDP_PKT_MAX_SEGS 64
+
+/* Is this port argument a net_mrpkt port? */
+int mrdp_pkt_is(const char *args);
+
+/* Open plane idx of d as a net_mrpkt port (mrdp_port_open's work for this
+ * kind): 0 or -errno with the reason in err. */
+int mrdp_pkt_port_open(struct mrdp_dev *d, unsigned idx, char *err,
+		       size_t errlen);
+void mrdp_pkt_close(struct mrdp_pkt *k);
+
+/* rte_eth_rx_burst's contract: up to n frames (one mbuf each), split out
+ * of at most one receive system call. */
+uint16_t mrdp_pkt_rx(struct mrdp_pkt *k, struct rte_mbuf **v, uint16_t n);
+
+/* rte_eth_tx_burst's contract: the frames taken are v[0..ret), freed
+ * (their data copied by the kernel before this returns); v is permuted so
+ * that they come first, the others following in their order. */
+uint16_t mrdp_pkt_tx(struct mrdp_pkt *k, struct rte_mbuf **v, uint16_t n);
+
+/* The coalescing plan of a burst, without the socket (for tests): for
+ * each of the n frames (their first segment's bytes and lengths), the
+ * index of its super-frame; returns how many super-frames. */
+struct mrdp_pkt_frame {
+	const uint8_t *hdr; /* the frame's first segment */
+	size_t hdr_len;	    /* bytes of it */
+	size_t len;	    /* the whole frame */
+	unsigned nseg;	    /* mbuf segments */
+};
+unsigned mrdp_pkt_plan(const struct mrdp_pkt_frame *f, unsigned n,
+		       unsigned *group);
+
+#endif /* MRDP_PKT_H */

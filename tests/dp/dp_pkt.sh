@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# The net_mrpkt port (lib/dp/mrdp_pkt.c) between two namespaces over veth:
+# dp_rdma.sh's WRITE, READ, SEND and atomics, every byte checked, with
+#   1. net_mrpkt on both sides: frames of one path leave as UDP GSO
+#      super-frames (tx_gso_segs > tx_gso_frames > 0) and the receiver
+#      splits them (rx_gso_segs > rx_gso_frames > 0);
+#   2. a peer that cannot take super-frames (the af_packet PMD): the
+#      net_mrpkt side with gso=no sends none and both pass;
+#   3. net_mrpkt with GSO towards a net_mrpkt gso=no side: the latter
+#      splits what it receives and sends singly.
+# Usage: dp_pkt.sh PATH/TO/mrdp-rdma
+set -u
+BIN=${1:?usage: dp_pkt.sh mrdp-rdma}
+HERE=$(dirname "$0")
+
+if [ "$(id -u)" != 0 ]; then
+	echo "dp_pkt: needs root (network namespaces); skipped"
+	exit 77
+fi
+command -v python3 >/dev/null || { echo "dp_pkt: no python3; skipped"; exit 77; }
+LOG=$(mktemp /tmp/dp_pkt.XXXXXX)
+# The provider's pacing credit and path runs (mrdp_rdma.c), not a bare
+# endpoint's one packet per round.
+export MRDP_TEST_PROVIDER_TX=1
+trap 'rm -f "$LOG"' EXIT
+
+# counter SIDE NAME: plane 0's counter NAME in SIDE's (client|server)
+# datapath record of the last run.
+counter() {
+	python3 - "$LOG" "$1" "$2" <<'PY'
+import json, sys
+log, side, name = sys.argv[1:]
+for line in open(log):
+    line = line.strip()
+    if line.startswith(side + ": datapath {"):
+        rec = json.loads(line.split(": datapath ", 1)[1])
+        print(rec["planes"][0][name])
+        sys.exit(0)
+print("missing")
+PY
+}
+
+fail=0
+run() { # NAME: dp_rdma.sh with the DP_* variables set by the caller
+	echo "== $1"
+	if ! bash "$HERE/dp_rdma.sh" "$BIN" >"$LOG" 2>&1; then
+		sed 's/^/  /' "$LOG" | tail -40
+		echo "dp_pkt: $1: traffic failed"
+		fail=1
+		return 1
+	fi
+	grep -E "^ *(client|server): (ok|WRITE|READ|[0-9]+ SENDs)" "$LOG" |
+		sed 's/^ */  /'
+}
+expect() { # WHAT VALUE OP REF
+	if python3 -c "import sys; a, b = int(sys.argv[1]), int(sys.argv[3]); sys.exit(0 if {'>': a > b, '==': a == b}[sys.argv[2]] else 1)" "$2" "$3" "$4" 2>/dev/null; then
+		echo "  ok: $1 = $2 ($3 $4)"
+	else
+		echo "  FAIL: $1 = $2, want $3 $4"
+		fail=1
+	fi
+}
+
+DP_DEV_A=net_mrpkt0 DP_DEV_B=net_mrpkt0 DP_ARGS_A= DP_ARGS_B= \
+	run "net_mrpkt <-> net_mrpkt" && {
+	f=$(counter client tx_gso_frames)
+	s=$(counter client tx_gso_segs)
+	expect "client tx_gso_frames" "$f" ">" 0
+	expect "client tx_gso_segs" "$s" ">" "$f"
+	f=$(counter server rx_gso_frames)
+	s=$(counter server rx_gso_segs)
+	expect "server rx_gso_frames" "$f" ">" 0
+	expect "server rx_gso_segs" "$s" ">" "$f"
+	expect "client zerocopy" "$(counter client zerocopy)" "==" 1
+}
+
+DP_DEV_A=net_mrpkt0 DP_ARGS_A=,gso=no DP_DEV_B=net_af_packet0 DP_ARGS_B= \
+	run "net_mrpkt gso=no <-> net_af_packet" && {
+	expect "client tx_gso_frames" "$(counter client tx_gso_frames)" "==" 0
+	expect "client tx_calls" "$(counter client tx_calls)" ">" 0
+	expect "client rx_gso_frames" "$(counter client rx_gso_frames)" "==" 0
+}
+
+DP_DEV_A=net_mrpkt0 DP_ARGS_A= DP_DEV_B=net_mrpkt0 DP_ARGS_B=,gso=no \
+	run "net_mrpkt -> net_mrpkt gso=no" && {
+	expect "server rx_gso_frames" "$(counter server rx_gso_frames)" ">" 0
+	expect "server tx_gso_frames" "$(counter server tx_gso_frames)" "==" 0
+	expect "client tx_gso_frames" "$(counter client tx_gso_frames)" ">" 0
+}
+
+echo "dp_pkt: $([ $fail = 0 ] && echo passed || echo FAILED)"
+exit $fail
