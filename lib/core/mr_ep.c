@@ -108,6 +108,8 @@ int mr_ep_create(const struct mr_ep_config *cfg, const struct mr_mem *mem,
 		rc = mr_ratehint_init(&ep->rh, c.link_rate_mbps,
 				      4 * c.base_rtt_ns, c.max_qp, ep->rh_act,
 				      ep->rh_demand);
+	if (!rc) /* MR-CC-12: R is the live planes' */
+		rc = mr_ratehint_set_planes(&ep->rh, c.num_planes);
 	if (rc) {
 		mr_timerq_fini(&ep->timers);
 		if (ep->qps)

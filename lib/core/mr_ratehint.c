@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* The receiver's demand-aware rate hint (MR-CC-7, MR-CC-8). */
+/* The receiver's demand-aware rate hint (MR-CC-7, MR-CC-8, MR-CC-12). */
 #include "mr_ratehint.h"
 
 #include <stdlib.h>
@@ -15,6 +15,9 @@ int mr_ratehint_init(struct mr_ratehint *h, uint32_t link_mbps,
 		return -MR_EINVAL;
 	memset(h, 0, sizeof(*h));
 	h->link_mbps = link_mbps;
+	h->port_mbps = link_mbps;
+	h->nplanes = 1;
+	h->live = 1;
 	h->epoch_ns = epoch_ns;
 	h->cap = cap;
 	h->act = act;
@@ -55,6 +58,9 @@ static int cmp_u32(const void *a, const void *b)
 
 static void relevel(struct mr_ratehint *h)
 {
+	uint64_t r = (uint64_t)h->port_mbps * h->live / h->nplanes;
+
+	h->link_mbps = r ? (uint32_t)r : 1;
 	h->level = mr_ratehint_level(h->link_mbps, h->demand, h->ndem, h->nnew);
 }
 
@@ -103,10 +109,39 @@ static void hint_roll(struct mr_ratehint *h, uint64_t now)
 	relevel(h);
 }
 
+/* MR-CC-12: the planes that deliver. Judged only while some plane
+ * delivered within the silence limit (an idle port says nothing), and a
+ * plane never heard from is not judged (a connection's first packets may
+ * all have gone one plane). */
+static void planes_check(struct mr_ratehint *h, uint64_t now)
+{
+	uint64_t quiet = h->epoch_ns / 2, newest = 0;
+	unsigned p, live = 0;
+
+	if (h->nplanes < 2)
+		return;
+	for (p = 0; p < h->nplanes; p++)
+		if (h->plane_rx[p] > newest)
+			newest = h->plane_rx[p];
+	if (!newest || now + 1 - newest > quiet) {
+		live = h->nplanes;
+	} else {
+		for (p = 0; p < h->nplanes; p++)
+			live += !h->plane_rx[p] ||
+				now + 1 - h->plane_rx[p] <= quiet;
+	}
+	if (live != h->live) {
+		h->live = (uint8_t)live;
+		relevel(h);
+	}
+}
+
 void mr_ratehint_on_rx(struct mr_ratehint *h, struct mr_ratehint_conn *c,
-		       uint32_t bytes, uint64_t now)
+		       uint32_t bytes, unsigned plane, uint64_t now)
 {
 	hint_roll(h, now);
+	if (plane < h->nplanes)
+		h->plane_rx[plane] = now + 1;
 	if (c->last != h->epoch + 1) {
 		/* Its first packet in this epoch. */
 		c->b_prev = c->last == h->epoch ? c->b_last : 0;
@@ -145,7 +180,20 @@ int mr_ratehint_set_link(struct mr_ratehint *h, uint32_t link_mbps)
 {
 	if (!link_mbps)
 		return -MR_EINVAL;
-	h->link_mbps = link_mbps;
+	h->port_mbps = link_mbps;
+	relevel(h);
+	return 0;
+}
+
+int mr_ratehint_set_planes(struct mr_ratehint *h, unsigned n)
+{
+	if (!n)
+		return -MR_EINVAL;
+	/* Past 16 planes the first 16 are judged and stand for all. */
+	h->nplanes = (uint8_t)(n < MR_RATEHINT_MAX_PLANES ? n
+							  : MR_RATEHINT_MAX_PLANES);
+	h->live = h->nplanes;
+	memset(h->plane_rx, 0, sizeof(h->plane_rx));
 	relevel(h);
 	return 0;
 }
@@ -153,5 +201,6 @@ int mr_ratehint_set_link(struct mr_ratehint *h, uint32_t link_mbps)
 uint32_t mr_ratehint_get(struct mr_ratehint *h, uint64_t now)
 {
 	hint_roll(h, now);
+	planes_check(h, now);
 	return h->level;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Receiver rate hint (docs/spec/reliability.md MR-CC-7, MR-CC-8): one
+ * Receiver rate hint (docs/spec/reliability.md MR-CC-7, -8, -12): one
  * struct mr_ratehint per receiving endpoint (its port rate, summed over
  * its planes), one struct mr_ratehint_conn per connection.
  *
@@ -16,6 +16,12 @@
  * its share leaves the rest to the others, and N greedy senders of an
  * incast each get 1/N of the port within the RTT that carries the hint
  * back (MR-CC-8).
+ *
+ * The port's rate R is the planes' that deliver (MR-CC-12): a plane that
+ * delivered before and has been silent for half an epoch (two base RTTs)
+ * while another one delivered is down for the hint, so a receiver whose
+ * plane failed shares what its live planes carry, not the rate of all of
+ * them; a plane is live again with its next packet.
  *
  * The caller gives the storage of the lists (capacity `cap` connections:
  * the endpoint's QPs); a connection past the capacity counts as a greedy
@@ -35,8 +41,16 @@ struct mr_ratehint_conn {
 	uint8_t fresh;	  /* listed in this epoch as a newcomer */
 };
 
+/* Planes the hint judges (an endpoint with more: its first 16). */
+#define MR_RATEHINT_MAX_PLANES 16
+
 struct mr_ratehint {
-	uint32_t link_mbps;
+	uint32_t link_mbps; /* R: port_mbps x live planes / nplanes */
+	uint32_t port_mbps; /* the port's rate over all its planes */
+	uint8_t nplanes;    /* planes of the port (1..MAX_PLANES tracked) */
+	uint8_t live;	    /* planes counted in link_mbps */
+	uint64_t plane_rx[MR_RATEHINT_MAX_PLANES]; /* last arrival + 1
+						    * (0: none yet) */
 	uint64_t epoch_ns;
 	uint64_t epoch;	/* current epoch number (now / epoch_ns) */
 	uint32_t cap;	/* capacity of act[] and demand[] */
@@ -58,6 +72,9 @@ int mr_ratehint_init(struct mr_ratehint *h, uint32_t link_mbps,
 /* The port's rate changed (read from the port after it came up). */
 int mr_ratehint_set_link(struct mr_ratehint *h, uint32_t link_mbps);
 
+/* The port has n planes (>= 1; 1 after init): MR-CC-12. */
+int mr_ratehint_set_planes(struct mr_ratehint *h, unsigned n);
+
 static inline void mr_ratehint_conn_init(struct mr_ratehint_conn *c)
 {
 	c->last = 0;
@@ -68,14 +85,15 @@ static inline void mr_ratehint_conn_init(struct mr_ratehint_conn *c)
 	c->fresh = 0;
 }
 
-/* A data packet of `bytes` (on the wire) of connection c arrived at now. */
+/* A data packet of `bytes` (on the wire) of connection c arrived at now
+ * on `plane`. */
 void mr_ratehint_on_rx(struct mr_ratehint *h, struct mr_ratehint_conn *c,
-		       uint32_t bytes, uint64_t now);
+		       uint32_t bytes, unsigned plane, uint64_t now);
 
 /* Connection c goes away (QP destroyed or reset): off the port's list. */
 void mr_ratehint_conn_gone(struct mr_ratehint *h, struct mr_ratehint_conn *c);
 
-/* The hint (Mb/s, >= 1) to put in the AETH of an ACK sent at now. */
+/* The hint (Mb/s, >= 1; R over the live planes, MR-CC-12) to put in the AETH of an ACK sent at now. */
 uint32_t mr_ratehint_get(struct mr_ratehint *h, uint64_t now);
 
 /* Max-min fair level of link_mbps over n ascending demands plus `greedy`

@@ -250,7 +250,7 @@ static void test_incast_resolves(void)
 	MR_CHECK_EQ(sum, 8 * 4096);
 	/* All 8 deliver data in the first RTT. */
 	for (i = 0; i < 8; i++)
-		mr_ratehint_on_rx(&h, &c[i], 4096, 5000 + i);
+		mr_ratehint_on_rx(&h, &c[i], 4096, 0, 5000 + i);
 	MR_CHECK_EQ(mr_ratehint_get(&h, 6000), 12500);
 	/* Twice (12.5 Gb/s x 2 us ACK hold + one packet, under 4
 	 * packets). */
@@ -462,11 +462,11 @@ static void test_ratehint_demand(void)
 	mr_ratehint_conn_init(&b);
 	MR_CHECK_EQ(mr_ratehint_get(&h, 0), 100000);
 	/* Epoch 0: a delivers 10 Gb/s worth, b 90; both newcomers. */
-	mr_ratehint_on_rx(&h, &a, EPOCH_BYTES(10000) / 2, 100);
+	mr_ratehint_on_rx(&h, &a, EPOCH_BYTES(10000) / 2, 0, 100);
 	MR_CHECK_EQ(mr_ratehint_get(&h, 150), 100000);
-	mr_ratehint_on_rx(&h, &b, EPOCH_BYTES(90000), 200);
+	mr_ratehint_on_rx(&h, &b, EPOCH_BYTES(90000), 0, 200);
 	MR_CHECK_EQ(mr_ratehint_get(&h, 300), 50000);
-	mr_ratehint_on_rx(&h, &a, EPOCH_BYTES(10000) / 2, 400); /* once */
+	mr_ratehint_on_rx(&h, &a, EPOCH_BYTES(10000) / 2, 0, 400); /* once */
 	MR_CHECK_EQ(mr_ratehint_get(&h, 500), 50000);
 	MR_CHECK_EQ(h.nact, 2);
 	/* Epoch 1: demands 20000 and 180000: a leaves b 80 Gb/s. */
@@ -475,21 +475,21 @@ static void test_ratehint_demand(void)
 	MR_CHECK_EQ(h.demand[0], 20000);
 	MR_CHECK_EQ(h.demand[1], 180000);
 	/* a and b go on alike in epoch 1; epoch 2 sees the mean of both. */
-	mr_ratehint_on_rx(&h, &a, EPOCH_BYTES(10000), 10500);
-	mr_ratehint_on_rx(&h, &b, EPOCH_BYTES(90000), 10600);
+	mr_ratehint_on_rx(&h, &a, EPOCH_BYTES(10000), 0, 10500);
+	mr_ratehint_on_rx(&h, &b, EPOCH_BYTES(90000), 0, 10600);
 	MR_CHECK_EQ(mr_ratehint_get(&h, 10700), 80000); /* not newcomers */
 	MR_CHECK_EQ(mr_ratehint_get(&h, 20000), 80000);
 	/* a goes silent: epoch 3 still counts it from epoch 1 (it delivered
 	 * in one of the two epochs before: twice that); b delivers more. */
-	mr_ratehint_on_rx(&h, &b, EPOCH_BYTES(90000), 20500);
+	mr_ratehint_on_rx(&h, &b, EPOCH_BYTES(90000), 0, 20500);
 	MR_CHECK_EQ(mr_ratehint_get(&h, 30000), 80000);
 	MR_CHECK_EQ(h.nact, 2);
 	/* Epoch 4: a silent in epochs 2 and 3: off the list, b alone. */
-	mr_ratehint_on_rx(&h, &b, EPOCH_BYTES(90000), 30500);
+	mr_ratehint_on_rx(&h, &b, EPOCH_BYTES(90000), 0, 30500);
 	MR_CHECK_EQ(mr_ratehint_get(&h, 40000), 100000);
 	MR_CHECK_EQ(h.nact, 1);
 	/* a returns: a newcomer, equal share at once. */
-	mr_ratehint_on_rx(&h, &a, 100, 40100);
+	mr_ratehint_on_rx(&h, &a, 100, 0, 40100);
 	MR_CHECK_EQ(mr_ratehint_get(&h, 40200), 50000);
 	/* a's QP goes away: its newcomer share is returned, the list is
 	 * left consistent. */
@@ -503,8 +503,8 @@ static void test_ratehint_demand(void)
 	MR_CHECK_EQ(h.nact, 0);
 	MR_CHECK_EQ(h.ndem, 0);
 	/* Time running backwards does not roll epochs. */
-	mr_ratehint_on_rx(&h, &b, 100, 91000);
-	mr_ratehint_on_rx(&h, &a, 100, 60000);
+	mr_ratehint_on_rx(&h, &b, 100, 0, 91000);
+	mr_ratehint_on_rx(&h, &a, 100, 0, 60000);
 	MR_CHECK_EQ(h.epoch, 9);
 	MR_CHECK_EQ(mr_ratehint_get(&h, 92000), 50000);
 	/* The port's rate read from the port. */
@@ -524,17 +524,61 @@ static void test_ratehint_capacity(void)
 	MR_CHECK_EQ(mr_ratehint_init(&h, 100000, 10000, 1, act, dem), 0);
 	mr_ratehint_conn_init(&a);
 	mr_ratehint_conn_init(&b);
-	mr_ratehint_on_rx(&h, &a, EPOCH_BYTES(1000), 100);
-	mr_ratehint_on_rx(&h, &b, 100, 200);
+	mr_ratehint_on_rx(&h, &a, EPOCH_BYTES(1000), 0, 100);
+	mr_ratehint_on_rx(&h, &b, 100, 0, 200);
 	MR_CHECK_EQ(h.nact, 1);
 	MR_CHECK_EQ(mr_ratehint_get(&h, 300), 50000);
 	/* Epoch 1: a's demand 2000 measured; b greedy again when it
 	 * delivers, not before. */
 	MR_CHECK_EQ(mr_ratehint_get(&h, 10000), 100000);
-	mr_ratehint_on_rx(&h, &b, 100, 10100);
+	mr_ratehint_on_rx(&h, &b, 100, 0, 10100);
 	MR_CHECK_EQ(mr_ratehint_get(&h, 10200), 98000);
 	mr_ratehint_conn_gone(&h, &b);
 	MR_CHECK_EQ(mr_ratehint_get(&h, 10300), 100000);
+}
+
+/* MR-CC-12: a plane that delivered before and is silent for half an
+ * epoch while another delivers is down for the hint, so R is the live
+ * planes' share of the port; its next packet brings it back. A plane
+ * never heard from, and an idle port, are not judged. */
+static void test_ratehint_planes(void)
+{
+	struct mr_ratehint h;
+	struct mr_ratehint_conn a, *act[2];
+	uint32_t dem[2];
+	unsigned p;
+
+	MR_CHECK_EQ(mr_ratehint_init(&h, 400000, 40000, 2, act, dem), 0);
+	MR_CHECK_EQ(mr_ratehint_set_planes(&h, 0), -MR_EINVAL);
+	MR_CHECK_EQ(mr_ratehint_set_planes(&h, 4), 0);
+	mr_ratehint_conn_init(&a);
+	/* Only plane 0 heard from yet: the others are not judged. */
+	mr_ratehint_on_rx(&h, &a, 4096, 0, 100);
+	MR_CHECK_EQ(mr_ratehint_get(&h, 30000), 400000);
+	/* All four deliver, then plane 1 goes silent. */
+	for (p = 0; p < 4; p++)
+		mr_ratehint_on_rx(&h, &a, 4096, p, 31000 + p);
+	MR_CHECK_EQ(mr_ratehint_get(&h, 40000), 400000);
+	for (p = 0; p < 4; p++)
+		if (p != 1)
+			mr_ratehint_on_rx(&h, &a, 4096, p, 45000 + p);
+	/* 20 us of silence is the limit (half of the 40 us epoch): plane
+	 * 1's last packet came at 31001. */
+	MR_CHECK_EQ(mr_ratehint_get(&h, 51001), 400000);
+	MR_CHECK_EQ(mr_ratehint_get(&h, 51002), 300000);
+	/* Back with its next packet. */
+	mr_ratehint_on_rx(&h, &a, 4096, 1, 52000);
+	MR_CHECK_EQ(mr_ratehint_get(&h, 52001), 400000);
+	/* An idle port (nothing within the limit on any plane) says
+	 * nothing about its planes. */
+	MR_CHECK_EQ(mr_ratehint_get(&h, 200000), 400000);
+	/* The port's rate read later keeps the live planes' share. */
+	for (p = 0; p < 4; p++)
+		if (p != 2)
+			mr_ratehint_on_rx(&h, &a, 4096, p, 300000 + p);
+	MR_CHECK_EQ(mr_ratehint_get(&h, 300004), 300000);
+	MR_CHECK_EQ(mr_ratehint_set_link(&h, 800000), 0);
+	MR_CHECK_EQ(mr_ratehint_get(&h, 300005), 600000);
 }
 
 MR_TEST_MAIN(MR_TEST(test_init), MR_TEST(test_aimd),
@@ -542,6 +586,7 @@ MR_TEST_MAIN(MR_TEST(test_init), MR_TEST(test_aimd),
 	     MR_TEST(test_incast_resolves), MR_TEST(test_can_send_and_pacing),
 	     MR_TEST(test_pacing_quantum), MR_TEST(test_dcqcn),
 	     MR_TEST(test_ratehint_level),
-	     MR_TEST(test_ratehint_demand), MR_TEST(test_ratehint_capacity), MR_TEST(test_hint_min_rtt),
+	     MR_TEST(test_ratehint_demand), MR_TEST(test_ratehint_capacity),
+	     MR_TEST(test_ratehint_planes), MR_TEST(test_hint_min_rtt),
 	     MR_TEST(test_hint_start),
 	     MR_TEST(test_registry))
