@@ -182,8 +182,17 @@ perf() {
 		-- "$tool" -d $DEV_B -x 0 -F -n $n -s "$s" $TCP_A
 	[ "$(rows "$W/perf.cli" | awk '{print $1, $2}')" = "$s $n" ] ||
 		die "$tool: no row '$s $n' on the client"
-	rows "$W/perf.cli" | awk '{exit !($4 > 0)}' ||
-		die "$tool -s $s: zero bandwidth"
+	# perftest converts cycles to seconds with a CPU clock it measures at
+	# start; under load that measurement can fail ("Correlation
+	# coefficient r^2 ... < 0.9") and every bandwidth then prints as 0.
+	# The iterations above still completed; only the figure is missing.
+	if grep -q 'Correlation coefficient r^2' "$W/perf.cli"; then
+		echo "note: perftest could not measure its CPU clock (load):" \
+			"bandwidth not checked"
+	else
+		rows "$W/perf.cli" | awk '{exit !($4 > 0)}' ||
+			die "$tool -s $s: zero bandwidth"
+	fi
 	echo "ok: $tool -s $s: $(rows "$W/perf.cli")"
 }
 

@@ -133,6 +133,15 @@ check_bw() {
 	[ "$got" = "$* " ] || die "$f: sizes '$got', expected '$* '"
 	rows "$f" | awk -v it="$it" '$2 != it {exit 1}' ||
 		die "$f: a row without $it iterations"
+	# perftest converts cycles to seconds with a CPU clock it measures at
+	# start; under load that can fail ("Correlation coefficient r^2 ...
+	# < 0.9") and every bandwidth then prints as 0: the rows above show
+	# the iterations completed, only the figure is missing.
+	if grep -q 'Correlation coefficient r^2' "$f"; then
+		echo "note: $(basename "$f"): perftest could not measure its" \
+			"CPU clock (load): bandwidth not checked"
+		return
+	fi
 	# Bandwidth of a handful of tiny messages can print as 0.00; the
 	# sum of all rows and the largest size must not.
 	rows "$f" | awk '{s += $4} END {exit !(s > 0)}' ||
