@@ -188,75 +188,131 @@ static unsigned rx_plane(struct svc *s, unsigned i)
 	return n;
 }
 
-/* Application a's frames on plane i to the port; how many moved. */
-static unsigned tx_app(struct svc *s, struct mrsvc_app *a, unsigned i)
+/* Frames of one transmit round on a plane: up to MRDP_BURST from each
+ * application, MRSVC_TX_BATCH in all, handed to the port in one burst (an
+ * af_packet port makes one sendto per burst: one per application per
+ * round before, eight with eight applications). */
+#define MRSVC_TX_BATCH 128
+struct tx_batch {
+	struct rte_mbuf *m[MRSVC_TX_BATCH];
+	uint32_t len[MRSVC_TX_BATCH]; /* the port owns m[] once it took it */
+	unsigned n;
+	struct {
+		struct mrsvc_app *a;
+		struct mrsvc_ring *r;
+		uint32_t tail, bad, first, count;
+	} from[MRSVC_MAX_APPS];
+	unsigned nfrom;
+};
+
+/* Copy application a's waiting frames on plane i into the batch. */
+static void tx_take(struct svc *s, struct tx_batch *tb, struct mrsvc_app *a,
+		    unsigned i)
 {
 	struct mrsvc_ring *r = mrsvc_ring_at(a->shm, &a->lay, 2 * i + 1);
 	struct mrdp_dev *d = s->d;
-	struct rte_mbuf *m[MRDP_BURST];
-	uint32_t tail, ready = mrsvc_ring_ready(r, &tail), k, n = 0, bad = 0;
+	uint32_t tail, ready = mrsvc_ring_ready(r, &tail), k, bad = 0;
 	uint32_t room =
 		rte_pktmbuf_data_room_size(d->pool) - RTE_PKTMBUF_HEADROOM;
-	uint16_t sent;
+	unsigned first = tb->n, f;
 
 	if (!ready)
-		return 0;
+		return;
 	if (ready > MRDP_BURST)
 		ready = MRDP_BURST;
-	if (rte_pktmbuf_alloc_bulk(d->pool, m, ready) != 0)
-		return 0; /* the frames wait in the ring */
+	if (ready > MRSVC_TX_BATCH - tb->n)
+		ready = MRSVC_TX_BATCH - tb->n;
+	if (!ready || rte_pktmbuf_alloc_bulk(d->pool, tb->m + tb->n, ready))
+		return; /* the frames wait in the ring */
 	for (k = 0; k < ready; k++) {
 		uint32_t len = r->len[(tail + k) & (MRSVC_RING_SLOTS - 1)];
 		const uint8_t *b =
 			mrsvc_buf_at(a->shm, &a->lay, 2 * i + 1, tail + k);
+		struct rte_mbuf *m = tb->m[tb->n];
 
 		/* Its region is the application's to write: bound the
 		 * length, and it may send as the device only. */
 		if (len < 14 || len > a->lay.buf_size || len > room ||
 		    memcmp(b + 6, d->conf.mac, 6) != 0) {
-			if (n)
+			if (tb->n > first)
 				break; /* after the good ones go */
 			bad++;
 			continue;
 		}
-		memcpy(rte_pktmbuf_mtod(m[n], uint8_t *), b, len);
-		m[n]->data_len = (uint16_t)len;
-		m[n]->pkt_len = len;
-		a->c.tx_bytes += len;
-		n++;
+		memcpy(rte_pktmbuf_mtod(m, uint8_t *), b, len);
+		m->data_len = (uint16_t)len;
+		m->pkt_len = len;
+		tb->len[tb->n++] = len;
 	}
-	sent = n ? rte_eth_tx_burst(d->plane[i].port_id, 0, m, (uint16_t)n) : 0;
-	for (k = sent; k < n; k++)
-		a->c.tx_bytes -= rte_pktmbuf_pkt_len(m[k]);
-	for (k = sent; k < ready; k++)
-		rte_pktmbuf_free(m[k]);
-	if (sent < n)
+	/* The buffers allocated and not filled. */
+	for (k = tb->n; k < first + ready; k++)
+		rte_pktmbuf_free(tb->m[k]);
+	f = tb->nfrom++;
+	tb->from[f].a = a;
+	tb->from[f].r = r;
+	tb->from[f].tail = tail;
+	tb->from[f].bad = bad;
+	tb->from[f].first = first;
+	tb->from[f].count = tb->n - first;
+}
+
+/* Every application's frames on plane i to the port; how many moved. */
+static unsigned tx_plane(struct svc *s, unsigned i)
+{
+	static struct tx_batch tb;
+	unsigned j, k, moved = 0;
+	uint16_t sent;
+
+	tb.n = tb.nfrom = 0;
+	/* Round robin: each round another application goes first. */
+	for (j = 0; j < MRSVC_MAX_APPS && tb.n < MRSVC_TX_BATCH; j++) {
+		struct mrsvc_app *a = &s->t.app[(j + s->rr) % MRSVC_MAX_APPS];
+
+		if (a->used && a->hello_done)
+			tx_take(s, &tb, a, i);
+	}
+	if (!tb.nfrom)
+		return 0;
+	sent = tb.n ? rte_eth_tx_burst(s->d->plane[i].port_id, 0, tb.m,
+				       (uint16_t)tb.n)
+		    : 0;
+	if (sent < tb.n)
 		s->t.c.tx_port_busy++;
-	a->c.tx_frames += sent;
-	a->c.tx_bad += bad;
-	s->t.c.tx_bad += bad;
-	/* Only what the port took leaves the ring: the rest is sent next
+	for (k = sent; k < tb.n; k++)
+		rte_pktmbuf_free(tb.m[k]);
+	/* An application's frames are one run of the batch, sent in order:
+	 * those the port took are a prefix of it. Only they (and the
+	 * refused ones before them) leave its ring; the rest is sent next
 	 * round, and a full ring pushes back on the application. */
-	mrsvc_ring_consume(r, tail, bad + sent);
-	return bad + sent;
+	for (j = 0; j < tb.nfrom; j++) {
+		uint32_t took = 0;
+
+		if (sent > tb.from[j].first)
+			took = sent - tb.from[j].first;
+		if (took > tb.from[j].count)
+			took = tb.from[j].count;
+		for (k = 0; k < took; k++)
+			tb.from[j].a->c.tx_bytes +=
+				tb.len[tb.from[j].first + k];
+		tb.from[j].a->c.tx_frames += took;
+		tb.from[j].a->c.tx_bad += tb.from[j].bad;
+		s->t.c.tx_bad += tb.from[j].bad;
+		mrsvc_ring_consume(tb.from[j].r, tb.from[j].tail,
+				   tb.from[j].bad + took);
+		moved += tb.from[j].bad + took;
+	}
+	return moved;
 }
 
 static unsigned round_once(struct svc *s)
 {
-	unsigned work = 0, i, j, nplanes = s->d->nplanes;
+	unsigned work = 0, i, nplanes = s->d->nplanes;
 
 	for (i = 0; i < nplanes; i++)
 		work += rx_plane(s, i);
-	/* Round robin: each round another application goes first. */
 	s->rr++;
-	for (j = 0; j < MRSVC_MAX_APPS; j++) {
-		struct mrsvc_app *a = &s->t.app[(j + s->rr) % MRSVC_MAX_APPS];
-
-		if (!a->used || !a->hello_done)
-			continue;
-		for (i = 0; i < nplanes; i++)
-			work += tx_app(s, a, i);
-	}
+	for (i = 0; i < nplanes; i++)
+		work += tx_plane(s, i);
 	return work;
 }
 
