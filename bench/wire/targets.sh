@@ -73,9 +73,11 @@ inA "$B/utils/metaroce-ctl" link add mrta --port "$WIRE_PORT,iface=$VA" \
 	inB "$B/utils/metaroce-ctl" link add mrtb \
 		--port "$WIRE_PORT,iface=$VB" --ip 10.87.0.2/24 >/dev/null &&
 	inA "$B/utils/metaroce-ctl" link add mrtc \
-		--port "net_af_packet0,iface=$VA" --ip 10.87.1.1/24 >/dev/null &&
+		--port "net_af_packet0,iface=$VA" --ip 10.87.1.1/24 \
+		--mac 02:00:0a:57:01:01 >/dev/null &&
 	inB "$B/utils/metaroce-ctl" link add mrtd \
-		--port "net_af_packet0,iface=$VB" --ip 10.87.1.2/24 >/dev/null ||
+		--port "net_af_packet0,iface=$VB" --ip 10.87.1.2/24 \
+		--mac 02:00:0a:57:01:02 >/dev/null ||
 	{ echo "targets.sh: metaroce-ctl link add failed" >&2; exit 1; }
 # DEVA / DEVB: the devices a pair uses (mrta / mrtb; mrtc / mrtd: the PMD).
 # pair K TOOL ARGS...: the K-th pair (TCP port 18600+K), each side in its

@@ -286,6 +286,12 @@ rm "$H/class/infiniband/mlx5_1"
 expect_ok "del mr1" "$CTL" link del mr1
 [ ! -e "$IB/mlx5_1" ] && [ -L "$IB/mlx5_0" ] &&
 	pass "mirrors refreshed on del" || fail "mirrors not refreshed"
+expect_ok "add by interface name" add mrk --port j1 --ip 192.0.2.9/24
+eq "record: a bare interface name is the net_mrpkt port on it" \
+	"$(grep '^port=' "$IB/mrk/metaroce.conf")" "port=net_mrpkt0,iface=j1"
+expect_ok "del mrk" "$CTL" link del mrk
+expect_err "a bare name that is no interface" "neither a vdev name" \
+	add mrk --port nosuchif0 --ip 192.0.2.9/24
 expect_ok "del mr0" "$CTL" link del mr0
 eq "view gone with the last device" "$(ls -A "$METAROCE_RUNDIR")" ""
 cli_done

@@ -82,7 +82,7 @@ expect_err "udp port 65536" "must be 1..65535" \
 	add mr0 $P --ip 192.0.2.1/24 --udp-port 65536
 
 expect_err "devargs: unknown kind" "neither a vdev name" \
-	add mr0 --port eth0 --ip 192.0.2.1/24
+	add mr0 --port nosuchif0 --ip 192.0.2.1/24
 expect_err "devargs: bad PCI address" "neither a vdev name" \
 	add mr0 --port 0000:3b:00.8 --ip 192.0.2.1/24
 expect_err "devargs: space" "character ' ' not allowed" \

@@ -53,9 +53,11 @@ static const char usage_link[] =
 	"                starting with ., not rxe* or siw*: names other "
 	"providers\n"
 	"                claim)\n"
-	"  --port DEVARGS  one DPDK port = one network plane, 1 to 8 of them:\n"
-	"                  a vdev (net_af_packet0,iface=veth0  "
-	"net_af_xdp0,iface=..\n"
+	"  --port DEVARGS  one port = one network plane, 1 to 8 of them: an\n"
+	"                  interface name (veth0: net_mrpkt<N>,iface=veth0,\n"
+	"                  lib/dp's AF_PACKET port with UDP GSO; gso=no for\n"
+	"                  a peer on the af_packet PMD), a vdev\n"
+	"                  (net_af_packet0,iface=veth0  net_af_xdp0,iface=..\n"
 	"                  net_memif0,...  net_tap0,...) or a PCI address\n"
 	"                  (0000:3b:00.0[,key=value...]), or service:SOCKET:\n"
 	"                  the ports of metaroced serving SOCKET (every\n"
@@ -215,6 +217,7 @@ static int cmd_add(int argc, char **argv)
 	struct mrctl_view view;
 	struct mr_devconf c;
 	char err[512];
+	char pexp[MR_DEVCONF_ARGS_MAX];
 	int ret;
 
 	static const struct option lo[] = {
@@ -239,6 +242,8 @@ static int cmd_add(int argc, char **argv)
 			if (c.nports == MR_DEVCONF_MAX_PORTS)
 				die_usage("at most %d --port",
 					  MR_DEVCONF_MAX_PORTS);
+			if (mrctl_port_expand(v, c.nports, pexp, sizeof(pexp)))
+				v = pexp;
 			if (mrctl_port_parse(v, &ports[c.nports], err,
 					     sizeof(err)))
 				die_usage("%s", err);

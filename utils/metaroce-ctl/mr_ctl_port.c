@@ -246,6 +246,18 @@ int mrctl_port_parse(const char *devargs, struct mrctl_port *p, char *err,
 	return 0;
 }
 
+int mrctl_port_expand(const char *arg, unsigned k, char *out, size_t cap)
+{
+	size_t n = strlen(arg);
+	int w;
+
+	if (!n || n >= IF_NAMESIZE || strpbrk(arg, ",=:/[]") ||
+	    !strncmp(arg, "net_", 4) || !if_nametoindex(arg))
+		return 0;
+	w = snprintf(out, cap, "net_mrpkt%u,iface=%s", k, arg);
+	return w > 0 && (size_t)w < cap;
+}
+
 unsigned mrctl_roce_mtu(unsigned netdev_mtu)
 {
 	unsigned m;

@@ -33,6 +33,12 @@ struct mrctl_port {
 int mrctl_port_parse(const char *devargs, struct mrctl_port *p, char *err,
 		     size_t errlen);
 
+/* --port IFACE: a bare interface name of this namespace stands for the
+ * net_mrpkt port on it (lib/dp's AF_PACKET port with UDP GSO, the default
+ * kind for a kernel netdev), numbered k: out = "net_mrpkt<k>,iface=IFACE"
+ * and 1; 0 when arg is not such a name (it is parsed as devargs then). */
+int mrctl_port_expand(const char *arg, unsigned k, char *out, size_t cap);
+
 /* Largest RoCE MTU (256..4096) a netdev MTU carries, 0 if none. */
 unsigned mrctl_roce_mtu(unsigned netdev_mtu);
 
