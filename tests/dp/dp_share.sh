@@ -12,6 +12,8 @@
 #   - plain (the control, run too): the same QPNs without the filter;
 #     the pairs still pass (each engine drops what is not its own), and
 #     drop_unknown_qp must be nonzero, or this test could not tell.
+# DP_DEV names the port kind (default net_af_packet0; dp-share-mrpkt:
+# net_mrpkt0, whose super-frames the filter sees by their first segment).
 # Usage: dp_share.sh PATH/TO/mrdp-rdma [N]
 set -u
 BIN=${1:?usage: dp_share.sh mrdp-rdma [n]}
@@ -34,7 +36,7 @@ for side in a b; do
 	[ $side = b ] && n=2
 	cat >"$DIR/$side.conf" <<EOC
 name=mrds$side
-port=net_af_packet0,iface=$([ $side = a ] && echo "$VA" || echo "$VB")
+port=${DP_DEV:-net_af_packet0},iface=$([ $side = a ] && echo "$VA" || echo "$VB")
 ip=10.79.0.$n/24
 mac=02:00:0a:4f:00:0$n
 mtu=4096
