@@ -407,8 +407,19 @@ static void events(struct svc *s, int ms)
 					strerror(errno));
 			continue;
 		}
-		if (pfd[i].fd == a->sock)
-			mrsvc_app_event(&s->t, a);
+		if (pfd[i].fd == a->sock && mrsvc_app_event(&s->t, a) == 1) {
+			unsigned k, r;
+
+			/* Its last frames may be in its rings still (the bye
+			 * and they came in one sleep of ours): a ring's worth
+			 * at most, while the port takes them. */
+			for (k = 0; k < s->d->nplanes; k++)
+				for (r = 0; r < MRSVC_RING_SLOTS / MRDP_BURST &&
+					    tx_plane(s, k);
+				     r++)
+					;
+			mrsvc_app_free(&s->t, a, 0);
+		}
 	}
 }
 

@@ -302,10 +302,10 @@ int mrsvc_app_event(struct mrsvc_apps *t, struct mrsvc_app *a)
 		}
 		return hello(t, a, &m.h);
 	}
-	if ((size_t)n == sizeof(m.bye) && m.bye == MRSVC_BYE) {
-		mrsvc_app_free(t, a, 0);
-		return -1;
-	}
+	/* A clean close: the caller sends what is left in its transmit
+	 * rings (its last ACKs), then frees it. */
+	if ((size_t)n == sizeof(m.bye) && m.bye == MRSVC_BYE)
+		return 1;
 	/* Nothing else is said on the connection. */
 	mrsvc_app_free(t, a, 1);
 	return -1;

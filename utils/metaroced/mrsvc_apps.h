@@ -87,7 +87,8 @@ void mrsvc_apps_init(struct mrsvc_apps *t, const struct mr_devconf *conf,
 /* A new connection (the accepted socket): its entry, or NULL (closed). */
 struct mrsvc_app *mrsvc_app_add(struct mrsvc_apps *t, int sock);
 /* The connection is readable (or hung up): its hello, its bye or its
- * end. 0, or -1 when the application is gone (entry freed). */
+ * end. 0; 1: it said bye (the caller flushes its transmit rings, then
+ * frees it with died 0); -1 when the application is gone (entry freed). */
 int mrsvc_app_event(struct mrsvc_apps *t, struct mrsvc_app *a);
 void mrsvc_app_free(struct mrsvc_apps *t, struct mrsvc_app *a, int died);
 /* The counters as one JSON object (the stats file). */
