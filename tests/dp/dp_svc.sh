@@ -58,7 +58,9 @@ for side in a b; do
 mac=02:00:0a:4e:00:0$n
 mtu=4096
 udp_port=4797"
-	printf 'name=mrsv%s\nport=net_af_packet0,iface=%s\n%s\n' $side \
+	# DP_DEV: the daemon's port kind (default net_af_packet0).
+	printf 'name=mrsv%s\nport=%s,iface=%s\n%s\n' $side \
+		"${DP_DEV:-net_af_packet0}" \
 		"$([ $side = a ] && echo "$VA" || echo "$VB")" "$common" \
 		>"$DIR/$side.ports"
 	printf 'name=mrsv%s\nport=service:%s\n%s\n' $side "$DIR/$side.sock" \

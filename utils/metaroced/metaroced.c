@@ -44,6 +44,7 @@
 #include "mr_core.h"
 #include "mr_knobs.h"
 #include "mrdp_int.h"
+#include "mrdp_pkt.h"
 #include "mrdp_svc.h"
 #include "mrsvc_apps.h"
 #include "mrsvc_switch.h"
@@ -103,6 +104,26 @@ static void write_stats(struct svc *s)
 	s->t.changed = 0;
 }
 
+/* A port of the daemon: lib/dp's own net_mrpkt socket (mrdp_pkt.c) or an
+ * ethdev, as mrdp_io.c sees its planes. */
+static uint16_t port_rx(struct svc *s, unsigned i, struct rte_mbuf **v,
+			uint16_t n)
+{
+	struct mrdp_plane *p = &s->d->plane[i];
+
+	return p->pkt ? mrdp_pkt_rx(p->pkt, v, n)
+		      : rte_eth_rx_burst(p->port_id, 0, v, n);
+}
+
+static uint16_t port_tx(struct svc *s, unsigned i, struct rte_mbuf **v,
+			uint16_t n)
+{
+	struct mrdp_plane *p = &s->d->plane[i];
+
+	return p->pkt ? mrdp_pkt_tx(p->pkt, v, n)
+		      : rte_eth_tx_burst(p->port_id, 0, v, n);
+}
+
 /* Give frame m (from plane i) to application a: 1 if taken. */
 static int to_app(struct svc *s, struct mrsvc_app *a, unsigned i,
 		  const uint8_t *f, uint32_t len)
@@ -132,9 +153,8 @@ static int to_app(struct svc *s, struct mrsvc_app *a, unsigned i,
 
 static unsigned rx_plane(struct svc *s, unsigned i)
 {
-	struct mrdp_plane *p = &s->d->plane[i];
 	struct rte_mbuf *pkts[MRDP_BURST];
-	uint16_t n = rte_eth_rx_burst(p->port_id, 0, pkts, MRDP_BURST), k;
+	uint16_t n = port_rx(s, i, pkts, MRDP_BURST), k;
 	const struct mr_devconf *c = &s->d->conf;
 
 	for (k = 0; k < n; k++) {
@@ -170,7 +190,7 @@ static unsigned rx_plane(struct svc *s, unsigned i)
 			memcpy(rte_pktmbuf_mtod(m, uint8_t *), reply, rl);
 			m->data_len = (uint16_t)rl;
 			m->pkt_len = (uint32_t)rl;
-			if (rte_eth_tx_burst(p->port_id, 0, &m, 1) == 1) {
+			if (port_tx(s, i, &m, 1) == 1) {
 				s->t.c.arp_answered++;
 				continue; /* the port frees it */
 			}
@@ -273,9 +293,7 @@ static unsigned tx_plane(struct svc *s, unsigned i)
 	}
 	if (!tb.nfrom)
 		return 0;
-	sent = tb.n ? rte_eth_tx_burst(s->d->plane[i].port_id, 0, tb.m,
-				       (uint16_t)tb.n)
-		    : 0;
+	sent = tb.n ? port_tx(s, i, tb.m, (uint16_t)tb.n) : 0;
 	if (sent < tb.n)
 		s->t.c.tx_port_busy++;
 	for (k = sent; k < tb.n; k++)
