@@ -8,15 +8,19 @@
 #   - 1, 4 and 8 pairs at once on devices whose ports are one metaroced
 #     per host (port=service:SOCKET), the aggregate;
 #   - the daemons' CPU time per frame they switched, from /proc.
-# Writes OUT_DIR/svc.md. Root.
-# Usage: bench/wire/svc.sh [BUILD_DIR] [SECS]   (SECS default 5)
+# Writes OUT_DIR/svc.md (SVC_DEV=net_mrpkt0: the daemons' ports are
+# lib/dp's own kernel-netdev port, svc_mrpkt.md). Root.
+# Usage: [SVC_DEV=KIND] bench/wire/svc.sh [BUILD_DIR] [SECS]   (SECS 5)
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 TOP=$PWD
 B=$(cd "${1:-build}" 2>/dev/null && pwd) || { echo "svc.sh: no build directory ${1:-build}" >&2; exit 1; }
 SECS=${2:-5}
 OUT_DIR=${OUT_DIR:-$TOP/bench/wire}
+SVC_DEV=${SVC_DEV:-net_af_packet0}
 CMD="bench/wire/svc.sh ${1:-build} $SECS"
+OUT=svc.md
+[ "$SVC_DEV" != net_af_packet0 ] && { CMD="SVC_DEV=$SVC_DEV $CMD"; OUT=svc_${SVC_DEV%0}.md; OUT=${OUT/net_/}; }
 [ "$(id -u)" = 0 ] || { echo "svc.sh: needs root" >&2; exit 1; }
 . bench/wire/link.sh
 wire_need svc.sh ib_write_bw
@@ -41,8 +45,8 @@ inA "$B/utils/metaroce-ctl" link add mrda --port "net_af_packet0,iface=$VA" \
 for s in a b; do
 	n=1
 	[ $s = b ] && n=2
-	printf 'name=mrs%s\nport=net_af_packet0,iface=%s\nip=10.88.0.%s/24\nmac=02:00:0a:58:00:0%s\nmtu=4096\nudp_port=4797\n' \
-		$s "$([ $s = a ] && echo "$VA" || echo "$VB")" $n $n >"$W/$s.ports"
+	printf 'name=mrs%s\nport=%s,iface=%s\nip=10.88.0.%s/24\nmac=02:00:0a:58:00:0%s\nmtu=4096\nudp_port=4797\n' \
+		$s "$SVC_DEV" "$([ $s = a ] && echo "$VA" || echo "$VB")" $n $n >"$W/$s.ports"
 done
 
 # agg N DEVA DEVB: N ib_write_bw pairs at once, the aggregate in Gb/s.
@@ -152,7 +156,7 @@ IDLE=$(awk -v a="$CA" -v b="$(cpu_s "$DP_a")" 'BEGIN {printf "%.1f", (b - a) / 3
 	echo "# Several applications per host through metaroced"
 	echo
 	echo "Command: \`$CMD\` ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) vCPUs shared with other engineers' work)."
-	echo "One veth link (MTU 9000) between two namespaces; ib_write_bw 64 KiB -D $SECS -x 1, N pairs at once; RoCE MTU 4096."
+	echo "One veth link (MTU 9000) between two namespaces; ib_write_bw 64 KiB -D $SECS -x 1, N pairs at once; RoCE MTU 4096; the daemons' ports: $SVC_DEV."
 	echo "Load = 1-minute load average right after the row (compare rows of this run only)."
 	echo
 	echo "Daemon CPU: microseconds of the daemon process (user + system, and user alone) per frame crossing the link in either direction during the row; the system part is the af_packet port's kernel work (sendto of the transmit kick, which on veth runs the peer's receive too), which an application on a direct port pays itself."
@@ -176,5 +180,5 @@ IDLE=$(awk -v a="$CA" -v b="$(cpu_s "$DP_a")" 'BEGIN {printf "%.1f", (b - a) / 3
 	echo
 	echo "    A: $(cat "$W/a.json")"
 	echo "    B: $(cat "$W/b.json")"
-} >"$OUT_DIR/svc.md"
-cat "$OUT_DIR/svc.md"
+} >"$OUT_DIR/$OUT"
+cat "$OUT_DIR/$OUT"
