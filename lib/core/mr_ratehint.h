@@ -19,7 +19,7 @@
  *
  * The port's rate R is the planes' that deliver (MR-CC-12): a plane that
  * delivered before and has been silent for half an epoch (two base RTTs)
- * while another one delivered is down for the hint, so a receiver whose
+ * while the others delivered 32 packets per plane is down for the hint, so a receiver whose
  * plane failed shares what its live planes carry, not the rate of all of
  * them; a plane is live again with its next packet.
  *
@@ -51,6 +51,8 @@ struct mr_ratehint {
 	uint8_t live;	    /* planes counted in link_mbps */
 	uint64_t plane_rx[MR_RATEHINT_MAX_PLANES]; /* last arrival + 1
 						    * (0: none yet) */
+	uint64_t rx_pkts; /* data packets received, all planes */
+	uint64_t plane_pk[MR_RATEHINT_MAX_PLANES]; /* rx_pkts at it */
 	uint64_t epoch_ns;
 	uint64_t epoch;	/* current epoch number (now / epoch_ns) */
 	uint32_t cap;	/* capacity of act[] and demand[] */

@@ -546,7 +546,8 @@ static void test_ratehint_planes(void)
 	struct mr_ratehint h;
 	struct mr_ratehint_conn a, *act[2];
 	uint32_t dem[2];
-	unsigned p;
+	static const unsigned live3[3] = { 0, 1, 3 };
+	unsigned p, i;
 
 	MR_CHECK_EQ(mr_ratehint_init(&h, 400000, 40000, 2, act, dem), 0);
 	MR_CHECK_EQ(mr_ratehint_set_planes(&h, 0), -MR_EINVAL);
@@ -562,6 +563,11 @@ static void test_ratehint_planes(void)
 	for (p = 0; p < 4; p++)
 		if (p != 1)
 			mr_ratehint_on_rx(&h, &a, 4096, p, 45000 + p);
+	/* Silent for long enough, but 3 packets since are a slow sender's,
+	 * not a plane's failure (32 per plane are needed). */
+	MR_CHECK_EQ(mr_ratehint_get(&h, 51002), 400000);
+	for (i = 0; i < 130; i++)
+		mr_ratehint_on_rx(&h, &a, 4096, i % 2 ? 0 : 2, 46000 + i);
 	/* 20 us of silence is the limit (half of the 40 us epoch): plane
 	 * 1's last packet came at 31001. */
 	MR_CHECK_EQ(mr_ratehint_get(&h, 51001), 400000);
@@ -572,13 +578,13 @@ static void test_ratehint_planes(void)
 	/* An idle port (nothing within the limit on any plane) says
 	 * nothing about its planes. */
 	MR_CHECK_EQ(mr_ratehint_get(&h, 200000), 400000);
-	/* The port's rate read later keeps the live planes' share. */
-	for (p = 0; p < 4; p++)
-		if (p != 2)
-			mr_ratehint_on_rx(&h, &a, 4096, p, 300000 + p);
-	MR_CHECK_EQ(mr_ratehint_get(&h, 300004), 300000);
+	/* The port's rate read later keeps the live planes' share (plane
+	 * 2 silent since 46128 while 0, 1 and 3 deliver 44 packets each). */
+	for (i = 0; i < 132; i++)
+		mr_ratehint_on_rx(&h, &a, 4096, live3[i % 3], 300000 + i);
+	MR_CHECK_EQ(mr_ratehint_get(&h, 300140), 300000);
 	MR_CHECK_EQ(mr_ratehint_set_link(&h, 800000), 0);
-	MR_CHECK_EQ(mr_ratehint_get(&h, 300005), 600000);
+	MR_CHECK_EQ(mr_ratehint_get(&h, 300141), 600000);
 }
 
 MR_TEST_MAIN(MR_TEST(test_init), MR_TEST(test_aimd),
