@@ -12,6 +12,9 @@
 /* Why received frames were dropped by the datapath: X(ID, name, help). */
 #define MRDP_RX_DROPS(X)                                                   \
 	X(SHORT, short, "shorter than its headers say")                    \
+	X(TRUNCATED, truncated,                                            \
+	  "a MetaRoCE frame cut short by the port (longer than its ring "  \
+	  "slot: a peer's UDP GSO super-frame?)")                          \
 	X(NOT_IPV4, not_ipv4, "other ethertype (VLAN, LLDP, ...): not IP") \
 	X(NOT_OURS, not_ours,                                              \
 	  "not for our address, UDP port or MAC (host traffic)")           \

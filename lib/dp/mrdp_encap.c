@@ -162,6 +162,24 @@ udp4_sum(const struct rte_ipv4_hdr *ip, const void *udp, uint16_t ulen)
 			      rte_raw_cksum(udp, ulen));
 }
 
+/* Why a frame shorter than its IPv4 header says is dropped: a MetaRoCE
+ * packet for us whose headers arrived whole was cut by the port (a ring
+ * slot smaller than the frame: what a peer's UDP GSO super-frame meets
+ * on a port that takes one frame per slot), anything else is short. */
+static int cut_short4(const struct rte_ipv4_hdr *ip, size_t ihl, size_t len,
+		      const struct mrdp_local *me)
+{
+	const struct rte_udp_hdr *udp =
+		(const struct rte_udp_hdr *)((const uint8_t *)ip + ihl);
+
+	if (ihl < MRDP_IP4_LEN || len < MRDP_ETH_LEN + ihl + MRDP_UDP_LEN ||
+	    rte_be_to_cpu_32(ip->dst_addr) != me->ip ||
+	    ip->next_proto_id != IPPROTO_UDP ||
+	    rte_be_to_cpu_16(udp->dst_port) != me->udp_port)
+		return MRDP_RXD_SHORT;
+	return MRDP_RXD_TRUNCATED;
+}
+
 void mrdp_encap_classify(const uint8_t *frame, size_t len,
 			 const struct mrdp_local *me, unsigned csum_flags,
 			 struct mrdp_rx *out)
@@ -193,7 +211,7 @@ void mrdp_encap_classify(const uint8_t *frame, size_t len,
 	if (ihl < MRDP_IP4_LEN || tot < ihl)
 		return drop(out, MRDP_RXD_IP_HDR);
 	if (MRDP_ETH_LEN + tot > len)
-		return drop(out, MRDP_RXD_SHORT);
+		return drop(out, cut_short4(ip, ihl, len, me));
 	if (rte_be_to_cpu_32(ip->dst_addr) != me->ip ||
 	    ip->next_proto_id != IPPROTO_UDP)
 		return drop(out, MRDP_RXD_NOT_OURS);

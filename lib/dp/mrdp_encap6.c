@@ -184,6 +184,20 @@ static void classify_nd(const uint8_t *frame, const struct rte_ipv6_hdr *ip,
 	drop(out, MRDP_RXD_NOT_OURS); /* router advertisements etc. */
 }
 
+/* As cut_short4() (mrdp_encap.c): a MetaRoCE packet for us whose
+ * headers arrived whole but not its payload was cut by the port. */
+static int cut_short6(const struct rte_ipv6_hdr *ip, size_t len,
+		      const struct mrdp_local *me)
+{
+	const struct rte_udp_hdr *udp = (const struct rte_udp_hdr *)(ip + 1);
+
+	if (len < MRDP_ETH_LEN + MRDP_IP6_LEN + MRDP_UDP_LEN ||
+	    ip->proto != IPPROTO_UDP || !is_ours(me, ip->dst_addr) ||
+	    rte_be_to_cpu_16(udp->dst_port) != me->udp_port)
+		return MRDP_RXD_SHORT;
+	return MRDP_RXD_TRUNCATED;
+}
+
 void mrdp_encap_classify6(const uint8_t *frame, size_t len,
 			  const struct mrdp_local *me, unsigned csum_flags,
 			  struct mrdp_rx *out)
@@ -199,7 +213,7 @@ void mrdp_encap_classify6(const uint8_t *frame, size_t len,
 		return drop(out, MRDP_RXD_IP_HDR);
 	plen = rte_be_to_cpu_16(ip->payload_len);
 	if (MRDP_ETH_LEN + MRDP_IP6_LEN + plen > len)
-		return drop(out, MRDP_RXD_SHORT);
+		return drop(out, cut_short6(ip, len, me));
 	if (ip->proto == IPPROTO_ICMPV6)
 		return classify_nd(frame, ip, plen, me, out);
 	/* We send no extension headers (MR-ENC-11): a packet with one is

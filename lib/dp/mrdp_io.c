@@ -249,7 +249,7 @@ static void flush_plane(struct mrdp_dev *d, struct mrdp_plane *p)
 
 	if (p->nbacklog) {
 		sent = plane_tx(d, (unsigned)(p - d->plane), p->backlog,
-				     (uint16_t)p->nbacklog);
+				(uint16_t)p->nbacklog);
 		account_sent(p, p->backlog, sent);
 		memmove(p->backlog, p->backlog + sent,
 			(p->nbacklog - sent) * sizeof(p->backlog[0]));
@@ -260,7 +260,7 @@ static void flush_plane(struct mrdp_dev *d, struct mrdp_plane *p)
 	sent = 0;
 	if (!p->nbacklog)
 		sent = plane_tx(d, (unsigned)(p - d->plane), p->stage,
-				     (uint16_t)p->nstage);
+				(uint16_t)p->nstage);
 	account_sent(p, p->stage, sent);
 	for (i = sent; i < p->nstage; i++) {
 		if (p->nbacklog < MRDP_BACKLOG) {
@@ -313,8 +313,7 @@ static void send_ns(struct mrdp_dev *d, unsigned plane, const uint8_t *target)
 }
 
 /* Answer a solicitation for one of our addresses (r from classify). */
-static void send_na(struct mrdp_dev *d, unsigned plane,
-		    const struct mrdp_rx *r)
+static void send_na(struct mrdp_dev *d, unsigned plane, const struct mrdp_rx *r)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(d->pool);
 	uint8_t *f;
@@ -360,8 +359,7 @@ static void neigh_request(void *user, uint32_t ip)
 		MRDP_LOG("%s: ARP who-has %u.%u.%u.%u\n", d->conf.name,
 			 ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255, ip & 255);
 	else
-		MRDP_LOG("%s: ND solicitation for id 0x%x\n", d->conf.name,
-			 ip);
+		MRDP_LOG("%s: ND solicitation for id 0x%x\n", d->conf.name, ip);
 }
 
 static void neigh_drop(void *user, void *pkt)
@@ -432,8 +430,8 @@ static void rx_frame6(struct mrdp_dev *d, unsigned plane, const uint8_t *f,
 			p->c.rx_drop[MRDP_RXD_NOT_OURS]++;
 			return;
 		}
-		meta.dst = memcmp(r->dst6, d->me.ll6, 16) ? d->ip6_id
-							  : d->ll6_id;
+		meta.dst =
+			memcmp(r->dst6, d->me.ll6, 16) ? d->ip6_id : d->ll6_id;
 		meta.l3_ip6 = f + r->l3_off;
 		if (mrdp_nexthop_onlink(d, plane, meta.src))
 			mrdp_io_learn(d, meta.src, r->src_mac, 1, now);
@@ -527,6 +525,17 @@ static int rx_frame(struct mrdp_dev *d, unsigned plane, struct rte_mbuf *m,
 			      now);
 		break;
 	default:
+		/* Said once per plane: nothing else shows why a peer's
+		 * traffic never arrives when its super-frames (net_mrpkt
+		 * with gso=yes) meet a port of one frame per ring slot. */
+		if (r.drop == MRDP_RXD_TRUNCATED &&
+		    !p->c.rx_drop[MRDP_RXD_TRUNCATED])
+			fprintf(stderr,
+				"metaroce: plane %u: MetaRoCE frames longer "
+				"than the port takes (%u bytes arrived): the "
+				"peer sends UDP GSO super-frames; use a "
+				"net_mrpkt port here or gso=no on the peer\n",
+				plane, rte_pktmbuf_data_len(m));
 		p->c.rx_drop[r.drop]++;
 		break;
 	}
@@ -584,8 +593,7 @@ static int fill_addrs(struct mrdp_dev *d, uint32_t dest, struct mrdp_hdr *h)
 
 /* Our own IPv6 header for a packet looped back to us (the UD GRH of a
  * datagram to ourselves, MR-UD-5), into ip (40 bytes). */
-static void loop_l3(struct mrdp_dev *d, uint32_t dest, size_t len,
-		    uint8_t *ip)
+static void loop_l3(struct mrdp_dev *d, uint32_t dest, size_t len, uint8_t *ip)
 {
 	static const uint8_t none[16];
 	const uint8_t *a = mrdp_addrs_get(d->addrs, dest, NULL);
@@ -649,13 +657,12 @@ static void tx_packet(struct mrdp_dev *d, struct rte_mbuf *m, size_t len,
 	if (hlen < MRDP_HDR_MAX) {
 		m->data_off = (uint16_t)(m->data_off + (MRDP_HDR_MAX - hlen));
 		if (m->next)
-			m->data_len = (uint16_t)(m->data_len -
-						 (MRDP_HDR_MAX - hlen));
+			m->data_len =
+				(uint16_t)(m->data_len - (MRDP_HDR_MAX - hlen));
 		f = rte_pktmbuf_mtod(m, uint8_t *);
 	}
 	memcpy(h.src_mac, d->me.mac, 6);
-	memcpy(h.dst_mac,
-	       mrdp_neigh_usable(e) ? e->mac : zero_mac, 6);
+	memcpy(h.dst_mac, mrdp_neigh_usable(e) ? e->mac : zero_mac, 6);
 	/* Entropy 0 would put every path on one ECMP hash; never send it. */
 	h.sport = meta->entropy ? meta->entropy
 				: (uint16_t)(0xc000 | (meta->path_id & 0x3fff));
@@ -674,8 +681,8 @@ static void tx_packet(struct mrdp_dev *d, struct rte_mbuf *m, size_t len,
 		if (p->tx_csum_offload) {
 			m->l2_len = MRDP_ETH_LEN;
 			m->l3_len = MRDP_IP6_LEN;
-			m->ol_flags |= RTE_MBUF_F_TX_IPV6 |
-				       RTE_MBUF_F_TX_UDP_CKSUM;
+			m->ol_flags |=
+				RTE_MBUF_F_TX_IPV6 | RTE_MBUF_F_TX_UDP_CKSUM;
 		}
 	} else if (p->tx_csum_offload) {
 		mrdp_encap_write(f, &h, len, 0);

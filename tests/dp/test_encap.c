@@ -262,10 +262,21 @@ static void test_classify_drops(void)
 	for (n = 0; n < sizeof(f); n++) {
 		struct mrdp_rx r;
 
-		/* Every truncation is refused, never read past. */
+		/* Every truncation is refused, never read past; once the
+		 * headers are whole it is a MetaRoCE frame the port cut
+		 * (a super-frame in a slot too small), before that a short
+		 * one. */
 		mrdp_encap_classify(f, n, &me_b, 0, &r);
 		MR_CHECK_EQ(r.kind, MRDP_PKT_DROP);
+		if (n >= MRDP_HDR_LEN)
+			MR_CHECK_EQ(r.drop, MRDP_RXD_TRUNCATED);
+		else if (n >= MRDP_ETH_LEN + 20)
+			MR_CHECK_EQ(r.drop, MRDP_RXD_SHORT);
 	}
+	/* Cut, but to another UDP port (the host's traffic): short. */
+	memcpy(g, f, sizeof(f));
+	g[37] ^= 1;
+	expect_drop(g, MRDP_HDR_LEN + 10, MRDP_RXD_SHORT);
 	/* A UDP checksum of 0 means none: accepted. */
 	make_data(g, 64, MRDP_ECN_ECT0, 0);
 	{
@@ -545,7 +556,14 @@ static void test_classify_data6(void)
 	for (n = 0; n < sizeof(f); n++) {
 		mrdp_encap_classify(f, n, &b, 0, &r);
 		MR_CHECK_EQ(r.kind, MRDP_PKT_DROP);
+		if (n >= MRDP_HDR6_LEN)
+			MR_CHECK_EQ(r.drop, MRDP_RXD_TRUNCATED);
+		else if (n >= MRDP_ETH_LEN + 40)
+			MR_CHECK_EQ(r.drop, MRDP_RXD_SHORT);
 	}
+	/* Cut, to another address: short, not ours to report. */
+	mrdp_encap_classify(f, MRDP_HDR6_LEN + 10, &a, 0, &r);
+	MR_CHECK_EQ(r.drop, MRDP_RXD_SHORT);
 }
 
 /* MR-ENC-13 */
