@@ -264,6 +264,14 @@ void mrdp_posted(struct mrdp_dev *dev);
  * not call mrdp_progress()). Cheap when the thread is awake. */
 void mrdp_kick(struct mrdp_dev *dev);
 
+/* The engine's completion callback, lock held: a completion was pushed
+ * in the current round. A round run by mrdp_progress() (the application
+ * polls its CQ) then returns before its transmit step, once: the caller
+ * sees its completion one transmit system call sooner, and what that step
+ * would have sent (the ACK) leaves with the next round's, typically the
+ * answer the application posts at once (docs/cost-budget.md). */
+void mrdp_completed(struct mrdp_dev *dev);
+
 /* The calling application thread stops polling (it is about to block,
  * e.g. ibv_req_notify_cq before ibv_get_cq_event): the progress thread
  * takes over at once, even from a nap. */

@@ -117,12 +117,18 @@ uint64_t mrdp_locked_now(struct mrdp_dev *d)
 	return t;
 }
 
-/* polling: the caller polls (poll_cq), as opposed to having just posted. */
-static int inline_round(struct mrdp_dev *d, int polling)
+/* polling: the caller polls (poll_cq), as opposed to having just posted.
+ * *deadline: the engine's next deadline after the round (0: work is left
+ * for now, or the round did not run). */
+static int inline_round(struct mrdp_dev *d, int polling, uint64_t *deadline,
+			int *deferred)
 {
 	uint64_t now;
 	int n;
 
+	*deadline = 0;
+	if (deferred)
+		*deferred = 0;
 	/* A dedicated poller does every round itself; so does a real-time
 	 * progress thread with dp_inline=no (woken by every frame and every
 	 * kick, it preempts at once): an application thread that runs
@@ -161,22 +167,89 @@ static int inline_round(struct mrdp_dev *d, int polling)
 		return 0;
 	}
 	now = mrdp_locked_now(d);
+	d->round_poll = polling;
 	n = mrdp_io_round(d, now);
+	d->round_poll = 0;
 	if (n)
 		d->inline_rounds++;
+	*deadline = mrdp_io_pending(d) ? 0 : mrdp_io_next_deadline(d);
+	if (*deadline <= now)
+		*deadline = 0;
+	if (deferred)
+		*deferred = atomic_load_explicit(&d->tx_deferred,
+						 memory_order_relaxed);
 	pthread_mutex_unlock(&d->lock);
 	return n;
 }
 
+/*
+ * After an inline round that ran: what the progress thread needs to know.
+ * Work left for now (pacing, a port's backlog, a deferred transmit):
+ * kick it. Otherwise only the engine's next deadline matters, and a
+ * sleeping thread wakes at its own deadline or at a frame: if the new
+ * deadline is earlier, move its wake (a timer, one system call) rather
+ * than wake it now. Waking it after every post_send (an eventfd write)
+ * cost a context switch and a round of the thread on the core the
+ * application then wanted, 5 us scheduling delay on the same core and
+ * 16 us across cores on the test VM, per message (docs/cost-budget.md,
+ * "One round trip").
+ */
+static void tell_thread(struct mrdp_dev *d, uint64_t deadline, int hint)
+{
+	uint64_t until;
+
+	if (!deadline || !d->has_thread) {
+		mrdp_kick(d);
+		return;
+	}
+	if (atomic_load(&d->napping) && !d->no_inline)
+		return; /* it looks again within MRDP_INLINE_NAP_NS */
+	/* Paired with idle_sleep()'s store of sleep_until then load of
+	 * kicked: an awake thread runs one more round (and sees the new
+	 * deadline), an asleep one has published when it wakes. */
+	atomic_store(&d->kicked, 1);
+	until = atomic_load(&d->sleep_until);
+	if (!until || deadline >= until)
+		return;
+	mrdp_wait_rearm(d, deadline);
+	/* A deferred transmit's check (hint) is no deadline of the engine:
+	 * a thread that finds it served sleeps on (progress_main). */
+	if (hint)
+		return;
+	/* Lower the published wake so that later posts need not rearm for
+	 * a deadline already covered (a racing thread that woke and slept
+	 * again publishes its own; the timer only ever fires early). */
+	while (deadline < until &&
+	       !atomic_compare_exchange_weak(&d->sleep_until, &until, deadline))
+		;
+}
+
 int mrdp_progress(struct mrdp_dev *d)
 {
-	return inline_round(d, 1);
+	uint64_t deadline;
+	int deferred, n = inline_round(d, 1, &deadline, &deferred);
+
+	/* A polling application's rounds serve what they leave (it polls
+	 * again within microseconds), except a transmit it deferred while
+	 * the thread sleeps: the thread must send it if the application
+	 * does not, but not now (an immediate kick woke it to race the
+	 * application's own post_send for the lock): within a nap's length,
+	 * as if it napped. */
+	if (deferred)
+		tell_thread(d, mrdp_now() + MRDP_INLINE_NAP_NS, 1);
+	return n;
 }
 
 void mrdp_posted(struct mrdp_dev *d)
 {
-	inline_round(d, 0);
-	mrdp_kick(d);
+	uint64_t deadline;
+
+	if (d->busy_core >= 0) {
+		mrdp_kick(d);
+		return;
+	}
+	(void)inline_round(d, 0, &deadline, NULL);
+	tell_thread(d, deadline, 0);
 }
 
 void mrdp_kick(struct mrdp_dev *d)
@@ -193,6 +266,11 @@ void mrdp_kick(struct mrdp_dev *d)
 	atomic_store(&d->kicked, 1);
 	if (atomic_load(&d->sleeping))
 		mrdp_wait_wake(d);
+}
+
+void mrdp_completed(struct mrdp_dev *d)
+{
+	d->round_completed = 1;
 }
 
 void mrdp_handoff(struct mrdp_dev *d)
@@ -222,15 +300,32 @@ void mrdp_get_counters(struct mrdp_dev *d, struct mrdp_counters *out)
 	pthread_mutex_unlock(&d->lock);
 }
 
-/* frames: also wake when a frame arrives (mrdp_wait.c). */
-static void idle_sleep(struct mrdp_dev *d, uint64_t ns, int frames)
+/* frames: also wake when a frame arrives (mrdp_wait.c). Returns what
+ * woke it (MRDP_WOKE_*, -1: did not sleep); *until: its published wake
+ * time as posters may have lowered it. */
+static int idle_sleep_until(struct mrdp_dev *d, uint64_t ns, int frames,
+			    uint64_t *until)
 {
+	int woke = -1;
+
+	/* When we wake by ourselves, for tell_thread(): before kicked is
+	 * read (both seq_cst). */
+	atomic_store(&d->sleep_until, mrdp_now() + ns);
 	atomic_store(&d->sleeping, 1);
 	if (!atomic_load(&d->kicked) && !atomic_load(&d->stop))
-		mrdp_wait(d, ns, frames);
+		woke = mrdp_wait(d, ns, frames);
+	*until = atomic_exchange(&d->sleep_until, 0);
 	atomic_store(&d->sleeping, 0);
 	atomic_store(&d->kicked, 0);
 	d->sleeps++;
+	return woke;
+}
+
+static void idle_sleep(struct mrdp_dev *d, uint64_t ns, int frames)
+{
+	uint64_t until;
+
+	(void)idle_sleep_until(d, ns, frames, &until);
 }
 
 static uint64_t spin_time(const struct mrdp_dev *d, int frames)
@@ -500,7 +595,24 @@ static void *progress_main(void *arg)
 				ns = d->next_stats_ns - now;
 			prio_set(&pr, pr.wake);
 			class_set(d, &pr, 1);
-			idle_sleep(d, ns, frames);
+			/* Woken by the check of a deferred transmit alone
+			 * (tell_thread) that the application has served
+			 * since: no round (it would block on the lock of the
+			 * application's own rounds), sleep on to our wake. */
+			for (;;) {
+				uint64_t until, t;
+				int woke =
+					idle_sleep_until(d, ns, frames, &until);
+
+				if (woke != MRDP_WOKE_TIMER ||
+				    atomic_load_explicit(&d->tx_deferred,
+							 memory_order_relaxed))
+					break;
+				t = mrdp_now();
+				if (t + MRDP_SLEEP_MIN_NS >= until)
+					break;
+				ns = until - t;
+			}
 		}
 		{
 			uint64_t cap = now - last_work > MRDP_IDLE_AFTER_NS
@@ -773,6 +885,7 @@ int mrdp_open(const struct mrdp_config *cfg, struct mrdp_dev **out, char *err,
 	d->max_frame = MRDP_HDR_MAX + d->max_pkt;
 	pthread_mutex_init(&d->lock, NULL);
 	d->kick_fd = -1;
+	d->timer_fd = -1;
 	d->steer_fd = -1;
 	ret = mrdp_busy_config(d, err, errlen);
 	if (ret)

@@ -149,6 +149,20 @@ struct mrdp_dev {
 	 * polling (it wakes within MRDP_INLINE_NAP_NS by itself). */
 	atomic_int napping;
 	int kick_fd; /* eventfd: mrdp_kick() wakes a thread in mrdp_wait() */
+	/* timerfd in every sleep's poll set: a thread that made the engine's
+	 * next deadline earlier than the sleeper's wake moves the wake
+	 * (mrdp_wait_rearm) instead of waking it now (mrdp_dev.c). */
+	int timer_fd;
+	/* When the sleeping (or about to sleep) progress thread wakes by
+	 * itself, CLOCK_MONOTONIC ns; 0 while it is awake. */
+	_Atomic uint64_t sleep_until;
+	/* A polling round (mrdp_progress) pushed a completion and left its
+	 * transmit to the next round (mrdp_io.c); completed: the engine's
+	 * completion callback ran in this round (mrdp_completed). Lock. */
+	atomic_int tx_deferred; /* written under the lock; read as a hint */
+	int round_completed;
+	int round_poll;
+	uint64_t tx_defers;
 	uint64_t next_stats_ns;
 	/* When an application thread last called mrdp_progress(). */
 	_Atomic uint64_t last_inline_ns;
@@ -239,10 +253,20 @@ int mrdp_wait_init(struct mrdp_dev *d);
 void mrdp_wait_fini(struct mrdp_dev *d);
 /* 1 if every plane has a socket to sleep on. */
 int mrdp_wait_on_frames(const struct mrdp_dev *d);
+/* mrdp_io.c: a port's backlog or a deferred transmit waits for the next
+ * round (lock held). */
+int mrdp_io_pending(const struct mrdp_dev *d);
 /* Wake a thread in mrdp_wait(). */
 void mrdp_wait_wake(struct mrdp_dev *d);
+/* Make a thread in mrdp_wait() wake at the latest at CLOCK_MONOTONIC
+ * at_ns (a timer in its poll set: no wakeup before then). */
+void mrdp_wait_rearm(struct mrdp_dev *d, uint64_t at_ns);
 /* Sleep up to ns, until a kick or (frames) a frame on any plane. */
-void mrdp_wait(struct mrdp_dev *d, uint64_t ns, int frames);
+/* What ended it: MRDP_WOKE_* bits (0: the timeout). */
+#define MRDP_WOKE_KICK 1
+#define MRDP_WOKE_TIMER 2
+#define MRDP_WOKE_FRAME 4
+int mrdp_wait(struct mrdp_dev *d, uint64_t ns, int frames);
 /* mrdp_svc_port.c: a thread is about to sleep on plane idx (a service
  * port): ask the daemon for a wake-up; 0 if a frame is already there.
  * The plane woke a sleeper: drain its eventfd. */

@@ -730,6 +730,7 @@ int mrdp_io_round(struct mrdp_dev *d, uint64_t now)
 
 	if (!d->zc_ready)
 		zc_setup(d);
+	d->round_completed = 0;
 	mrdp_nexthop_poll(d, now);
 	zc.min_len = MRDP_ZC_MIN;
 	for (i = 0; i < d->nplanes; i++) {
@@ -741,6 +742,16 @@ int mrdp_io_round(struct mrdp_dev *d, uint64_t now)
 			work += rx_frame(d, i, pkts[k], now);
 		}
 	}
+	/* mrdp_completed(): a polling round that pushed a completion skips
+	 * its transmit step, at most one round in a row (a stream of
+	 * completions still transmits every other round). */
+	if (d->round_poll && d->round_completed &&
+	    !atomic_load_explicit(&d->tx_deferred, memory_order_relaxed)) {
+		atomic_store_explicit(&d->tx_deferred, 1, memory_order_relaxed);
+		d->tx_defers++;
+		goto flush;
+	}
+	atomic_store_explicit(&d->tx_deferred, 0, memory_order_relaxed);
 	if (d->ops.next_deadline && d->ops.expire &&
 	    d->ops.next_deadline(d->ops.user) <= now)
 		d->ops.expire(d->ops.user, now);
@@ -797,6 +808,7 @@ int mrdp_io_round(struct mrdp_dev *d, uint64_t now)
 		work++;
 	}
 	mrdp_neigh_tick(d->neigh, now, neigh_request, neigh_drop, d);
+flush:
 	for (i = 0; i < d->nplanes; i++)
 		flush_plane(d, &d->plane[i]);
 	/* The lifetime rule, checked: every attached mbuf is gone. */
@@ -812,6 +824,12 @@ int mrdp_io_round(struct mrdp_dev *d, uint64_t now)
 				      memory_order_relaxed);
 	}
 	return work;
+}
+
+int mrdp_io_pending(const struct mrdp_dev *d)
+{
+	return atomic_load_explicit(&d->tx_deferred, memory_order_relaxed) ||
+	       planes_backlogged(d);
 }
 
 void mrdp_io_drain(struct mrdp_dev *d)

@@ -29,6 +29,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <linux/if_packet.h>
 #include <time.h>
 #include <unistd.h>
@@ -118,15 +119,41 @@ void mrdp_wait_probe_end(struct mrdp_plane *p)
 
 int mrdp_wait_init(struct mrdp_dev *d)
 {
+	d->timer_fd = -1;
 	d->kick_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	return d->kick_fd < 0 ? -errno : 0;
+	if (d->kick_fd < 0)
+		return -errno;
+	d->timer_fd =
+		timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	return d->timer_fd < 0 ? -errno : 0;
 }
 
 void mrdp_wait_fini(struct mrdp_dev *d)
 {
 	if (d->kick_fd >= 0)
 		close(d->kick_fd);
+	if (d->timer_fd >= 0)
+		close(d->timer_fd);
 	d->kick_fd = -1;
+	d->timer_fd = -1;
+}
+
+/* A system call on the poster's side (about 1 us) instead of a wakeup,
+ * a context switch and a round of the thread on a core the application
+ * wants (5 us same-core, 16 us cross-core scheduling delay alone on the
+ * test VM: docs/cost-budget.md, "One round trip"). */
+void mrdp_wait_rearm(struct mrdp_dev *d, uint64_t at_ns)
+{
+	struct itimerspec its = {
+		.it_value = { .tv_sec = (time_t)(at_ns / 1000000000ull),
+			      .tv_nsec = (long)(at_ns % 1000000000ull) },
+	};
+
+	/* 0 would disarm: the deadline is already due, wake at once. */
+	if (!at_ns)
+		its.it_value.tv_nsec = 1;
+	if (timerfd_settime(d->timer_fd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+		MRDP_LOG("%s: timerfd: %s\n", d->conf.name, strerror(errno));
 }
 
 int mrdp_wait_on_frames(const struct mrdp_dev *d)
@@ -149,15 +176,18 @@ void mrdp_wait_wake(struct mrdp_dev *d)
 		MRDP_LOG("%s: kick: %s\n", d->conf.name, strerror(errno));
 }
 
-void mrdp_wait(struct mrdp_dev *d, uint64_t ns, int frames)
+int mrdp_wait(struct mrdp_dev *d, uint64_t ns, int frames)
 {
-	struct pollfd pfd[1 + MR_DEVCONF_MAX_PORTS];
+	struct pollfd pfd[2 + MR_DEVCONF_MAX_PORTS];
 	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ull),
 			       .tv_nsec = (long)(ns % 1000000000ull) };
 	unsigned n = 0, i;
 	uint64_t v;
+	int woke = 0;
 
 	pfd[n].fd = d->kick_fd;
+	pfd[n++].events = POLLIN;
+	pfd[n].fd = d->timer_fd;
 	pfd[n++].events = POLLIN;
 	if (frames)
 		for (i = 0; i < d->nplanes; i++) {
@@ -165,6 +195,7 @@ void mrdp_wait(struct mrdp_dev *d, uint64_t ns, int frames)
 			pfd[n++].events = POLLIN;
 		}
 	pfd[0].revents = 0;
+	pfd[1].revents = 0;
 	/* A service port's daemon writes its eventfd only when asked. */
 	for (i = 0; frames && i < d->nplanes; i++)
 		if (d->plane[i].svc && !mrdp_svc_arm(d, i))
@@ -180,6 +211,18 @@ void mrdp_wait(struct mrdp_dev *d, uint64_t ns, int frames)
 		MRDP_LOG("%s: kick read: %s\n", d->conf.name, strerror(errno));
 	/* A service port's eventfd is drained the same way (mrdp_svc.h). */
 	for (i = 0; frames && i < d->nplanes; i++)
-		if (d->plane[i].svc && (pfd[1 + i].revents & POLLIN))
+		if (d->plane[i].svc && (pfd[2 + i].revents & POLLIN))
 			mrdp_svc_woken(d, i);
+	/* An expired rearm: its deadline is now the engine's to serve. */
+	if ((pfd[1].revents & POLLIN) && read(d->timer_fd, &v, sizeof(v)) < 0 &&
+	    errno != EAGAIN)
+		MRDP_LOG("%s: timer read: %s\n", d->conf.name, strerror(errno));
+	if (pfd[0].revents & POLLIN)
+		woke |= MRDP_WOKE_KICK;
+	if (pfd[1].revents & POLLIN)
+		woke |= MRDP_WOKE_TIMER;
+	for (i = 2; i < n; i++)
+		if (pfd[i].revents)
+			woke |= MRDP_WOKE_FRAME;
+	return woke;
 }

@@ -120,6 +120,7 @@ static void eng_complete(void *user, const struct mr_cqe *cqe)
 
 	metaroce_cqe_to_wc(cqe, &wc);
 	metaroce_cq_push(cqe->is_recv ? qp->rcq : qp->scq, &wc, cqe->solicited);
+	mrdp_completed(qp->eng->dp);
 }
 
 static void eng_qp_error(void *user, void *qp_user)
