@@ -272,6 +272,10 @@ void mrdp_kick(struct mrdp_dev *dev);
  * answer the application posts at once (docs/cost-budget.md). */
 void mrdp_completed(struct mrdp_dev *dev);
 
+/* Run the transmit a polling round deferred (mrdp_completed()), if any,
+ * now: before a QP's state changes or it is destroyed. Lock not held. */
+void mrdp_settle(struct mrdp_dev *dev);
+
 /* The calling application thread stops polling (it is about to block,
  * e.g. ibv_req_notify_cq before ibv_get_cq_event): the progress thread
  * takes over at once, even from a nap. */

@@ -268,6 +268,16 @@ void mrdp_kick(struct mrdp_dev *d)
 		mrdp_wait_wake(d);
 }
 
+void mrdp_settle(struct mrdp_dev *d)
+{
+	if (!atomic_load_explicit(&d->tx_deferred, memory_order_relaxed))
+		return;
+	mrdp_lock(d);
+	if (atomic_load_explicit(&d->tx_deferred, memory_order_relaxed))
+		(void)mrdp_io_round(d, mrdp_locked_now(d));
+	mrdp_unlock(d);
+}
+
 void mrdp_completed(struct mrdp_dev *d)
 {
 	d->round_completed = 1;

@@ -261,6 +261,10 @@ int metaroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		if (ret)
 			return ret;
 	}
+	/* What the last round left (an ACK deferred by mrdp_completed())
+	 * leaves before the state changes under it. */
+	if (attr_mask & IBV_QP_STATE)
+		mrdp_settle(qp->eng->dp);
 	metaroce_engine_lock(qp->eng);
 	if (attr_mask & IBV_QP_CUR_STATE) {
 		mr_qp_query(qp->core, &now);
@@ -337,6 +341,11 @@ int metaroce_destroy_qp(struct ibv_qp *ibqp)
 	struct metaroce_qp *qp = to_mqp(ibqp);
 	int ret;
 
+	/* An application that destroys its QP right after its last
+	 * completion: the ACK of that message, deferred to the next round
+	 * (mrdp_completed()), must leave first, or the peer retries until
+	 * its retry count is exceeded (seen: tests/dp dp-svc). */
+	mrdp_settle(qp->eng->dp);
 	metaroce_engine_lock(qp->eng);
 	ret = mr_qp_destroy(qp->core);
 	metaroce_engine_unlock(qp->eng);
