@@ -336,8 +336,14 @@ static uint64_t late_acks(struct mr_pathtx *tx, const struct mr_sack_block *blk,
 			}
 			continue;
 		}
+		if (r->late == 2 && tx->suspect_open) {
+			tx->suspect_open = 0;
+			tx->suspect_false++; /* MR-MP-8: it was only late */
+		}
 		r->late = 0;
 		tx->late_acked++;
+		if (r->sent_at > tx->acked_sent_at)
+			tx->acked_sent_at = r->sent_at;
 		if (!r->retx && now > r->sent_at)
 			sample = now - r->sent_at;
 	}
@@ -395,6 +401,8 @@ int mr_pathtx_on_sack_flags(struct mr_pathtx *tx,
 		tx->out_bytes -= r->bytes;
 		tx->acked_pkts++;
 		newly++;
+		if (r->sent_at > tx->acked_sent_at)
+			tx->acked_sent_at = r->sent_at;
 		if (!tx->any_acked || mr_seq_lt(tx->largest_acked, p)) {
 			tx->largest_acked = p;
 			tx->any_acked = 1;
@@ -461,6 +469,20 @@ static uint32_t lose_all(struct mr_pathtx *tx, int why)
 	return n;
 }
 
+/* The oldest outstanding packet, or NULL. */
+static struct mr_pathtx_rec *oldest_rec(struct mr_pathtx *tx)
+{
+	uint32_t p;
+
+	for (p = tx->una; p != tx->nxt; p++) {
+		struct mr_pathtx_rec *r = rec_of(tx, p);
+
+		if (r->state == MR_PATHTX_OUT)
+			return r;
+	}
+	return NULL;
+}
+
 /* The oldest outstanding packet's send time, or UINT64_MAX. */
 static uint64_t oldest_out(const struct mr_pathtx *tx)
 {
@@ -477,9 +499,9 @@ static uint64_t oldest_out(const struct mr_pathtx *tx)
 
 uint64_t mr_pathtx_suspect_at(const struct mr_pathtx *tx)
 {
-	uint64_t ref;
+	uint64_t ref, at = UINT64_MAX;
 
-	if (!tx->suspect_ns || !tx->out_pkts)
+	if ((!tx->suspect_ns && !tx->overtake_ns) || !tx->out_pkts)
 		return UINT64_MAX;
 	ref = oldest_out(tx);
 	if (ref == UINT64_MAX)
@@ -487,10 +509,16 @@ uint64_t mr_pathtx_suspect_at(const struct mr_pathtx *tx)
 	if (tx->last_ack_at > ref)
 		ref = tx->last_ack_at;
 	/* Only while another path progressed since: a silent peer is
-	 * the RTO's and retry_cnt's business, not a path's. */
-	if (tx->conn_progress_at <= ref)
-		return UINT64_MAX;
-	return ref + tx->suspect_ns;
+	 * the RTO's and retry_cnt's business, not a path's. Overtaken: a
+	 * packet sent after ours came back on another path (a thread that
+	 * lost the CPU and finds old ACKs waiting sees no such packet). */
+	if (tx->overtake_ns && tx->conn_sent_at > ref)
+		at = ref + tx->overtake_ns;
+	/* Tail: nothing else was outstanding to overtake it. */
+	if (tx->suspect_ns && tx->conn_progress_at > ref &&
+	    ref + tx->suspect_ns < at)
+		at = ref + tx->suspect_ns;
+	return at;
 }
 
 unsigned mr_pathtx_on_timeout(struct mr_pathtx *tx, uint64_t now)
@@ -502,9 +530,17 @@ unsigned mr_pathtx_on_timeout(struct mr_pathtx *tx, uint64_t now)
 		/* MR-MP-8: what the silent path holds is resent elsewhere
 		 * at once; the path carries one packet at a time until one
 		 * returns. No backoff: this is not a timeout of the peer. */
+		struct mr_pathtx_rec *w = oldest_rec(tx);
+
 		tx->suspect_events++;
 		tx->suspect = 1;
+		tx->suspect_open = 1;
 		lose_all(tx, MR_PATHTX_LOSS_SUSPECT);
+		/* The oldest packet is the suspicion's witness: if its ACK
+		 * comes after all, the suspicion was false (the others were
+		 * merely younger, in flight behind it). */
+		if (w)
+			w->late = 2;
 		ev |= MR_PATHTX_EV_SUSPECT;
 	}
 

@@ -100,7 +100,8 @@ struct mr_pathtx_rec {
 	uint32_t bytes;
 	uint8_t state; /* enum mr_pathtx_state */
 	uint8_t retx;  /* earlier transmissions of this ssn (any path) */
-	uint8_t late;  /* declared lost by the RTO, no ACK seen yet */
+	uint8_t late;  /* declared lost by the RTO (1) or a suspicion (2),
+			* no ACK seen yet */
 	uint64_t sent_at;
 	uint64_t ctx; /* engine's cookie, echoed in the callbacks */
 };
@@ -138,14 +139,29 @@ struct mr_pathtx {
 	uint32_t ce_new;
 	uint64_t ce_pkts;
 	uint64_t last_ack_at; /* last SACK that acked something new (ns) */
-	/* Suspect (MR-MP-8), set by the engine: the time any path of the
-	 * connection last made progress and how long this one may stay
-	 * silent meanwhile (0: never suspected). A suspect path carries one
-	 * packet at a time until an ACK of it returns. */
+	/* Send time of the latest-sent packet of this path acknowledged so
+	 * far (any transmission, late ones too): what the other paths'
+	 * silence is measured against (MR-MP-8). */
+	uint64_t acked_sent_at;
+	/* Suspect (MR-MP-8), set by the engine at each ACK of progress.
+	 * Overtaken: conn_sent_at is the send time of the latest-sent
+	 * packet another path had acknowledged, and the path may stay
+	 * silent overtake_ns past its oldest outstanding packet once one
+	 * sent after it came back. Tail: when the path held the
+	 * connection's only outstanding packets (no other can overtake
+	 * them), conn_progress_at is the time of that ACK and suspect_ns
+	 * the silence allowed (0: none armed). A suspect path carries no
+	 * data until an ACK of it returns. */
+	uint64_t conn_sent_at, overtake_ns;
 	uint64_t conn_progress_at;
 	uint64_t suspect_ns;
 	uint8_t suspect;
 	uint64_t suspect_events, lost_suspect;
+	/* Suspicions proved false: a packet one declared lost was ACKed
+	 * after all (it was late, not lost: MR-MP-8). suspect_open: the
+	 * last suspicion is not proved false yet. */
+	uint64_t suspect_false;
+	uint8_t suspect_open;
 	uint32_t late_lo; /* oldest ppsn that may be a late candidate */
 	int any_late;
 	struct mr_pathtx_rec ring[MR_PATHTX_RING];
@@ -201,8 +217,9 @@ int mr_pathtx_on_sack_flags(struct mr_pathtx *tx,
 unsigned mr_pathtx_on_timeout(struct mr_pathtx *tx, uint64_t now);
 
 /* When the path becomes suspect (MR-MP-8): its oldest outstanding packet
- * (or the last ACK of it, if later) is suspect_ns old while another path
- * progressed after that. UINT64_MAX: not armed. */
+ * (or the last ACK of it, if later) is overtake_ns old and a packet sent
+ * after it was acknowledged on another path, or it is suspect_ns old and
+ * the tail rule is armed with an ACK after it. UINT64_MAX: not armed. */
 uint64_t mr_pathtx_suspect_at(const struct mr_pathtx *tx);
 
 /* Earliest time at which mr_pathtx_on_timeout() has work, or UINT64_MAX. */

@@ -74,6 +74,9 @@ void mr_req_reset(struct mr_qp *qp, uint64_t now)
 	qp->req.snd_base = qp->attr.sq_psn;
 	qp->req.snd_una = qp->req.snd_nxt = qp->req.retx_from = qp->attr.sq_psn;
 	qp->req.lost_cnt = 0;
+	qp->req.susp_false_seen = qp->cnt.path_suspects_false;
+	qp->req.susp_calm = 0;
+	qp->req.susp_widen = 1;
 	qp->req.peer_cum_msn = 0;
 	qp->req.retries = 0;
 	qp->req.progress_at = now;

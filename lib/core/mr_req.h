@@ -62,6 +62,12 @@ struct mr_req {
 	uint32_t retx_from; /* no LOST txp before this ssn */
 	uint32_t cc_acked_pkts;
 	uint32_t rnr_msn; /* message the RNR wait is for */
+	/* MR-MP-8: false suspicions seen (cnt.path_suspects_false), ACKs
+	 * of progress since the last one, and how far an overtaken path's
+	 * silence allowance is widened: own RTT x (1 + widen/2). */
+	uint64_t susp_false_seen;
+	uint16_t susp_calm;
+	uint8_t susp_widen;
 	uint8_t have_err;
 	uint8_t rnr_wait;
 	/* MR-REQ-14: after the wait nothing of rnr_msn was left to resend

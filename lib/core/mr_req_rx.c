@@ -116,27 +116,76 @@ static void free_resp_records(struct mr_qp *qp)
 }
 
 /*
- * MR-MP-8: a path made progress at now. Every path learns it, and how
- * long it may stay silent meanwhile: about two RTTs of the connection's
- * best path, plus four times its own RTT variation (a path whose RTT
- * jitters is not suspected on its jitter). A path that stays silent so
- * long while others progress is suspect (mr_pathtx_suspect_at()).
+ * MR-MP-8: a path made progress at now. Every path learns the send time
+ * of the latest-sent packet the others had acknowledged: once one sent
+ * after a path's oldest outstanding packet is back (it was overtaken),
+ * that path may stay silent 3/2 x the largest smoothed RTT of the paths
+ * on its plane (its own route's RTT, or its plane's if it moved there:
+ * MR-PM-5; the best path's if none has one), and half again for each
+ * suspicion a late ACK proved false since. A path that holds the connection's
+ * only outstanding packets cannot be overtaken (the tail of a transfer): it may
+ * stay silent about two RTTs of the best path, plus four times its own RTT
+ * variation, after an ACK that came after them. Beyond that it is suspect
+ * (mr_pathtx_suspect_at()).
  */
+#define SUSP_WIDEN_MAX 6 /* own RTT x 4 at most */
+
 static void suspect_arm(struct mr_qp *qp, uint64_t now)
 {
-	uint64_t best = 0;
-	uint16_t i;
+	uint64_t best = 0, s1 = 0, s2 = 0, out = 0, plane[MR_MAX_PATHS];
+	uint16_t i, a1 = 0;
 
-	for (i = 0; i < qp->npaths; i++)
-		if (qp->ptx[i].srtt && (!best || qp->ptx[i].srtt < best))
-			best = qp->ptx[i].srtt;
+	memset(plane, 0, sizeof(plane));
+	for (i = 0; i < qp->npaths; i++) {
+		const struct mr_pathtx *tx = &qp->ptx[i];
+		uint8_t pl = mr_pathsel_plane(&qp->ps, i);
+
+		if (tx->srtt && (!best || tx->srtt < best))
+			best = tx->srtt;
+		if (tx->srtt > plane[pl])
+			plane[pl] = tx->srtt;
+		if (tx->acked_sent_at > s1) {
+			s2 = s1;
+			s1 = tx->acked_sent_at;
+			a1 = i;
+		} else if (tx->acked_sent_at > s2) {
+			s2 = tx->acked_sent_at;
+		}
+		out += tx->out_pkts;
+	}
 	if (!best)
 		return; /* no RTT yet: the RTO covers the start */
+	/* A suspicion a late ACK proved false widens the allowance (the
+	 * routes' RTTs spread more than it allowed: a queue building on
+	 * some); 256 ACKs of progress without one narrow it again. */
+	if (qp->cnt.path_suspects_false != qp->req.susp_false_seen) {
+		uint64_t w = qp->req.susp_widen + (qp->cnt.path_suspects_false -
+						   qp->req.susp_false_seen);
+
+		qp->req.susp_widen =
+			(uint8_t)(w > SUSP_WIDEN_MAX ? SUSP_WIDEN_MAX : w);
+		qp->req.susp_false_seen = qp->cnt.path_suspects_false;
+		qp->req.susp_calm = 0;
+	} else if (++qp->req.susp_calm >= 256) {
+		qp->req.susp_calm = 0;
+		if (qp->req.susp_widen > 1)
+			qp->req.susp_widen--;
+	}
 	for (i = 0; i < qp->npaths; i++) {
 		struct mr_pathtx *tx = &qp->ptx[i];
+		uint64_t own = plane[mr_pathsel_plane(&qp->ps, i)];
 
-		tx->conn_progress_at = now;
-		tx->suspect_ns = 2 * best + 4 * tx->rttvar;
+		if (own < best)
+			own = best;
+		/* the others' latest: the second latest for the latest's */
+		tx->conn_sent_at = i == a1 ? s2 : s1;
+		tx->overtake_ns = own + own * qp->req.susp_widen / 2;
+		if (out == tx->out_pkts) {
+			tx->conn_progress_at = now;
+			tx->suspect_ns = 2 * best + 4 * tx->rttvar;
+		} else {
+			tx->suspect_ns = 0;
+		}
 	}
 }
 
@@ -168,7 +217,7 @@ int mr_req_on_ack(struct mr_qp *qp, const struct mr_pkt *pkt, uint64_t now)
 	for (i = 0; i < a->nblocks; i++) {
 		const struct mr_sack_block *b = &a->blocks[i];
 		struct mr_pathtx *tx = &qp->ptx[b->path_id];
-		uint64_t late = tx->late_acked;
+		uint64_t late = tx->late_acked, sfalse = tx->suspect_false;
 		/* MR-MP-7: RTT samples from the block of the path the ACK
 		 * came on only. */
 		unsigned fl = b->path_id == pkt->pth.path_id
@@ -182,6 +231,7 @@ int mr_req_on_ack(struct mr_qp *qp, const struct mr_pkt *pkt, uint64_t now)
 			progress = 1;
 		ce += tx->ce_new;
 		tx->ce_new = 0;
+		MR_CNT(qp, path_suspects_false, tx->suspect_false - sfalse);
 	}
 	if (progress && qp->npaths > 1)
 		suspect_arm(qp, now);

@@ -270,6 +270,59 @@ static void test_suspect(void)
 	MR_CHECK(mr_pathtx_suspect_at(&tx[1]) == UINT64_MAX);
 }
 
+/* MR-MP-8: a path is overtaken when a packet sent after its oldest
+ * outstanding one came back on another path (conn_sent_at later than
+ * it); then it is suspect after overtake_ns. A packet of another path
+ * acknowledged but sent before (the ACKs a thread finds waiting after it
+ * lost the CPU) arms nothing. A suspicion is false when its witness, the
+ * oldest packet, is ACKed after all; younger ones ACKed late prove
+ * nothing (they were in flight behind it). */
+static void test_suspect_overtaken(void)
+{
+	struct mr_pathsel ps;
+	struct mr_pathtx tx[2];
+	uint64_t seed = 98;
+	struct mr_rand rnd = { .next = sm_next, .user = &seed };
+	struct mr_sack_block b;
+	uint32_t p1, p2;
+
+	selector(&ps, "spray", tx, 2, 0, 1, &rnd);
+	MR_CHECK_EQ(mr_pathtx_send(&tx[1], 1, 100, 0, 0, 1000, &p1), 0);
+	MR_CHECK_EQ(mr_pathtx_send(&tx[1], 2, 100, 0, 0, 2000, &p2), 0);
+	tx[1].overtake_ns = 15000;
+	/* Acknowledged on path 0, but sent before ours: not armed. */
+	tx[1].conn_sent_at = 1000;
+	MR_CHECK(mr_pathtx_suspect_at(&tx[1]) == UINT64_MAX);
+	/* A packet sent at 1.5 us came back: suspect at 1 us + 15 us. */
+	tx[1].conn_sent_at = 1500;
+	MR_CHECK_EQ(mr_pathtx_suspect_at(&tx[1]), 16000);
+	MR_CHECK_EQ(mr_pathtx_next_deadline(&tx[1]), 16000);
+	/* The tail rule, armed too, may come first. */
+	tx[1].conn_progress_at = 3000;
+	tx[1].suspect_ns = 12000;
+	MR_CHECK_EQ(mr_pathtx_suspect_at(&tx[1]), 13000);
+	tx[1].suspect_ns = 0;
+	MR_CHECK_EQ(mr_pathtx_on_timeout(&tx[1], 15999), 0);
+	MR_CHECK_EQ(mr_pathtx_on_timeout(&tx[1], 16000), MR_PATHTX_EV_SUSPECT);
+	MR_CHECK_EQ(tx[1].lost_suspect, 2);
+	/* The younger packet's late ACK: the suspicion is not proved false. */
+	memset(&b, 0, sizeof(b));
+	b.path_id = 1;
+	b.cum_ppsn = p1;
+	b.bitmap[0] = 1; /* p1 + 1 = p2 */
+	MR_CHECK_EQ(p2, p1 + 1);
+	MR_CHECK_EQ(mr_pathtx_on_sack(&tx[1], &b, 20000), 0);
+	MR_CHECK_EQ(tx[1].late_acked, 1);
+	MR_CHECK_EQ(tx[1].suspect_false, 0);
+	/* The witness's: it was late, not lost, counted once. */
+	b.cum_ppsn = p2 + 1;
+	b.bitmap[0] = 0;
+	MR_CHECK_EQ(mr_pathtx_on_sack(&tx[1], &b, 21000), 0);
+	MR_CHECK_EQ(tx[1].late_acked, 2);
+	MR_CHECK_EQ(tx[1].suspect_false, 1);
+	MR_CHECK_EQ(tx[1].acked_sent_at, 2000);
+}
+
 /* MR-MP-10: a path holds at most twice its weighted share of the
  * connection's window (+ one packet) in flight; the others keep sending. */
 static void test_pathsel_share(void)
@@ -346,7 +399,7 @@ static void test_pathsel_run(void)
 		MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), i % 4);
 }
 
-MR_TEST_MAIN(MR_TEST(test_suspect), MR_TEST(test_init),
-	     MR_TEST(test_spray_round_robin), MR_TEST(test_repath_and_probe),
-	     MR_TEST(test_single), MR_TEST(test_pathsel_share),
-	     MR_TEST(test_pathsel_run))
+MR_TEST_MAIN(MR_TEST(test_suspect), MR_TEST(test_suspect_overtaken),
+	     MR_TEST(test_init), MR_TEST(test_spray_round_robin),
+	     MR_TEST(test_repath_and_probe), MR_TEST(test_single),
+	     MR_TEST(test_pathsel_share), MR_TEST(test_pathsel_run))

@@ -182,6 +182,7 @@ int mrsim_out_finish(struct mrsim_world *w, double wall_s, double setup_s)
 	struct mrsim_stats *st = &w->st;
 	uint64_t drops[3] = { 0 }, marked = 0, corrupted = 0, qmax = 0;
 	uint64_t retx = 0, tmo = 0, done_bytes = 0, span;
+	uint64_t sus = 0, sus_false = 0;
 	double *fct = malloc(sizeof(double) * (size_t)(w->nflow + 1));
 	double sx = 0, sxx = 0;
 	int i, nf = 0, is_coll;
@@ -203,6 +204,8 @@ int mrsim_out_finish(struct mrsim_world *w, double wall_s, double setup_s)
 
 		retx += c->retx_pkts;
 		tmo += c->timeouts;
+		sus += c->path_suspects;
+		sus_false += c->path_suspects_false;
 	}
 	for (i = 0; i < w->nflow; i++) {
 		const struct mrsim_flow *f = &w->flow[i];
@@ -239,6 +242,9 @@ int mrsim_out_finish(struct mrsim_world *w, double wall_s, double setup_s)
 	ADD(o, "msgs_done", json_object_new_uint64(st->msgs_done));
 	ADD(o, "retx_pkts", json_object_new_uint64(retx));
 	ADD(o, "timeouts", json_object_new_uint64(tmo));
+	/* MR-MP-8: silences suspected, and those a late ACK proved false */
+	ADD(o, "path_suspects", json_object_new_uint64(sus));
+	ADD(o, "path_suspects_false", json_object_new_uint64(sus_false));
 	ADD(o, "max_queue_bytes", json_object_new_uint64(qmax));
 	ADD(o, "drops_overflow", json_object_new_uint64(drops[0]));
 	ADD(o, "drops_loss", json_object_new_uint64(drops[1]));
