@@ -14,13 +14,34 @@ split() { # sweep.csv transport -> stdout
 		$c["transport"] == t' "$1"
 }
 d=data
+# gnuplot with the lines every plot starts with, for output NAME.EXT; the
+# plot's own lines on stdin.
+gp() { # NAME
+	{
+		printf "set terminal %s\nset output '%s.%s'\n" "$term" "$1" "$ext"
+		echo "set datafile separator ','"
+		cat
+	} | gnuplot
+}
+# An all-to-all plane sweep: aggregate goodput against planes, both
+# transports and the line rate of HOSTS x 100 Gb/s per plane.
+planes() { # NAME HOSTS TITLE
+	[ -f "$d/$1/sweep.csv" ] || return 0
+	split "$d/$1/sweep.csv" metaroce >/tmp/plot_m.$$
+	split "$d/$1/sweep.csv" roce >/tmp/plot_r.$$
+	gp "$1" <<GP
+set title '$3'
+set xlabel 'planes'; set ylabel 'aggregate goodput (Gb/s)'
+set logscale x 2; set xtics (1, 2, 4, 8); set grid; set key top left
+plot '/tmp/plot_m.$$' using 1:4 with linespoints title 'metaroce', \\
+     '/tmp/plot_r.$$' using 1:4 with linespoints title 'roce (1 plane per QP)', \\
+     x * $2 * 100 * 4096 / 4162 with lines dt 2 title 'line rate'
+GP
+}
 if [ -f $d/loss/sweep.csv ]; then
 	split $d/loss/sweep.csv metaroce >/tmp/plot_m.$$
 	split $d/loss/sweep.csv roce >/tmp/plot_r.$$
-	gnuplot <<GP
-set terminal $term
-set output 'loss.$ext'
-set datafile separator ','
+	gp loss <<GP
 set title 'one long flow (8 MiB, 100 Gb/s) against random loss'
 set xlabel 'loss rate (per packet)'; set ylabel 'goodput (Gb/s)'
 set logscale x; set xrange [0.0005:0.2]; set grid; set key top right
@@ -28,41 +49,10 @@ plot '/tmp/plot_m.$$' using (\$1 > 0 ? \$1 : 0.0005):4 with linespoints title 'm
      '/tmp/plot_r.$$' using (\$1 > 0 ? \$1 : 0.0005):4 with linespoints title 'roce (go-back-N, DCQCN, IB timeout 14)'
 GP
 fi
-if [ -f $d/planes/sweep.csv ]; then
-	split $d/planes/sweep.csv metaroce >/tmp/plot_m.$$
-	split $d/planes/sweep.csv roce >/tmp/plot_r.$$
-	gnuplot <<GP
-set terminal $term
-set output 'planes.$ext'
-set datafile separator ','
-set title 'all-to-all, 16 hosts x 256 KiB per pair, 100 Gb/s per plane'
-set xlabel 'planes'; set ylabel 'aggregate goodput (Gb/s)'
-set logscale x 2; set xtics (1, 2, 4, 8); set grid; set key top left
-plot '/tmp/plot_m.$$' using 1:4 with linespoints title 'metaroce', \
-     '/tmp/plot_r.$$' using 1:4 with linespoints title 'roce (1 plane per QP)', \
-     x * 1600 * 4096 / 4162 with lines dt 2 title 'line rate'
-GP
-fi
-if [ -f $d/planes4k/sweep.csv ]; then
-	split $d/planes4k/sweep.csv metaroce >/tmp/plot_m.$$
-	split $d/planes4k/sweep.csv roce >/tmp/plot_r.$$
-	gnuplot <<GP
-set terminal $term
-set output 'planes4k.$ext'
-set datafile separator ','
-set title 'all-to-all, 64 hosts (4032 connections) x 256 KiB per pair, 100 Gb/s per plane'
-set xlabel 'planes'; set ylabel 'aggregate goodput (Gb/s)'
-set logscale x 2; set xtics (1, 2, 4, 8); set grid; set key top left
-plot '/tmp/plot_m.$$' using 1:4 with linespoints title 'metaroce', \
-     '/tmp/plot_r.$$' using 1:4 with linespoints title 'roce (1 plane per QP)', \
-     x * 6400 * 4096 / 4162 with lines dt 2 title 'line rate'
-GP
-fi
+planes planes 16 'all-to-all, 16 hosts x 256 KiB per pair, 100 Gb/s per plane'
+planes planes4k 64 'all-to-all, 64 hosts (4032 connections) x 256 KiB per pair, 100 Gb/s per plane'
 if [ -d $d/blackhole ]; then
-	gnuplot <<GP
-set terminal $term
-set output 'blackhole.$ext'
-set datafile separator ','
+	gp blackhole <<GP
 set title 'all-to-all, 16 hosts x 1 MiB, 4 planes; spine 0 of plane 1 black-holes at 100 us'
 set xlabel 'time (us)'; set ylabel 'Gb/s'; set grid; set key outside
 set xrange [0:2000]
@@ -73,10 +63,7 @@ plot f using 1:2 with lines lw 2 title 'metaroce goodput', \
 GP
 fi
 if [ -d $d/incast ]; then
-	gnuplot <<GP
-set terminal $term
-set output 'incast.$ext'
-set datafile separator ','
+	gp incast <<GP
 set title '64-to-1 incast (256 KiB each, one leaf, 1 MiB buffer): deepest switch queue'
 set xlabel 'time (us)'; set ylabel 'queue (bytes)'; set grid
 set xrange [0:3000]
@@ -85,10 +72,7 @@ plot '$d/incast/transport=metaroce/timeseries.csv' using 1:(column('queue_max_by
 GP
 fi
 if [ -d $d/planefail ]; then
-	gnuplot <<GP
-set terminal $term
-set output 'planefail.$ext'
-set datafile separator ','
+	gp planefail <<GP
 set title 'all-to-all, 16 hosts x 1 MiB, 4 planes; plane 1 fails at 100 us'
 set xlabel 'time (us)'; set ylabel 'Gb/s'; set grid; set key outside
 set xrange [0:4000]
