@@ -198,7 +198,9 @@ static void tell_thread(struct mrdp_dev *d, uint64_t deadline, int hint)
 {
 	uint64_t until;
 
-	if (!deadline || !d->has_thread) {
+	/* A thread with no socket to sleep on (timed sleeps, backing off to
+	 * 1 ms) sees no frame arrive: the kick is still its only wakeup. */
+	if (!deadline || !d->has_thread || !mrdp_wait_on_frames(d)) {
 		mrdp_kick(d);
 		return;
 	}
