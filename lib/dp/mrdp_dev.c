@@ -811,6 +811,22 @@ static void teardown(struct mrdp_dev *d)
 	free(d);
 }
 
+void mrdp_dev_blank(struct mrdp_dev *d)
+{
+	unsigned i;
+
+	d->max_pkt = MR_TX_BUF_MIN(d->conf.mtu);
+	/* Room for the larger (IPv6) header: any peer may be IPv6. */
+	d->max_frame = MRDP_HDR_MAX + d->max_pkt;
+	d->kick_fd = -1;
+	d->timer_fd = -1;
+	d->steer_fd = -1;
+	for (i = 0; i < MR_DEVCONF_MAX_PORTS; i++) {
+		d->plane[i].wait_fd = -1;
+		d->plane[i].silence_fd = -1;
+	}
+}
+
 int mrdp_open(const struct mrdp_config *cfg, struct mrdp_dev **out, char *err,
 	      size_t errlen)
 {
@@ -892,20 +908,11 @@ int mrdp_open(const struct mrdp_config *cfg, struct mrdp_dev **out, char *err,
 	 * checksum costs a pass over every payload byte on both ends. */
 	d->udp_csum = (int)mr_knob_get(&d->knobs, MR_KNOB_DP_UDP_CSUM);
 	d->no_inline = !mr_knob_get(&d->knobs, MR_KNOB_DP_INLINE);
-	d->max_pkt = MR_TX_BUF_MIN(d->conf.mtu);
-	/* Room for the larger (IPv6) header: any peer may be IPv6. */
-	d->max_frame = MRDP_HDR_MAX + d->max_pkt;
+	mrdp_dev_blank(d);
 	pthread_mutex_init(&d->lock, NULL);
-	d->kick_fd = -1;
-	d->timer_fd = -1;
-	d->steer_fd = -1;
 	ret = mrdp_busy_config(d, err, errlen);
 	if (ret)
 		goto fail;
-	for (i = 0; i < MR_DEVCONF_MAX_PORTS; i++) {
-		d->plane[i].wait_fd = -1;
-		d->plane[i].silence_fd = -1;
-	}
 	d->neigh = malloc(sizeof(*d->neigh));
 	d->scratch = malloc(d->max_frame);
 	if (!d->neigh || !d->scratch) {

@@ -306,4 +306,10 @@ void *mrdp_busy_main(void *arg);
 int mrdp_stats_write(struct mrdp_dev *d);
 void mrdp_snapshot(struct mrdp_dev *d, struct mrdp_counters *out);
 
+/* What a device zeroed by calloc() needs before its ports open, for
+ * mrdp_open() and for metaroced's device of frames only: the frame sizes
+ * of d->conf.mtu and every descriptor "none" (-1), so that closing a
+ * half-made device closes nothing it does not own. */
+void mrdp_dev_blank(struct mrdp_dev *d);
+
 #endif /* MRDP_INT_H */

@@ -544,11 +544,7 @@ static int open_ports(struct svc *s, const struct mr_devconf *c)
 	d->conf = *c;
 	d->knobs = knobs;
 	d->nplanes = c->nports;
-	d->max_pkt = MR_TX_BUF_MIN(c->mtu);
-	d->max_frame = MRDP_HDR_MAX + d->max_pkt;
-	d->steer_fd = d->kick_fd = -1;
-	for (i = 0; i < MR_DEVCONF_MAX_PORTS; i++)
-		d->plane[i].wait_fd = d->plane[i].silence_fd = -1;
+	mrdp_dev_blank(d);
 	s->d = d;
 	if (mrdp_pool_create(d, 0, err, sizeof(err))) {
 		fprintf(stderr, "metaroced: %s\n", err);
