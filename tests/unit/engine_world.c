@@ -11,6 +11,7 @@
 #include "engine_world.h"
 #include "mr_engine.h"
 #include "mr_sched.h" /* mr_ep_timers_check */
+#include "mr_test_mem.h"
 
 uint64_t xs(uint64_t *s)
 {
@@ -21,16 +22,6 @@ uint64_t xs(uint64_t *s)
 	x ^= x << 17;
 	*s = x;
 	return x;
-}
-
-static void *t_calloc(void *u, size_t n, size_t s)
-{
-	return calloc(n, s);
-}
-
-static void t_free(void *u, void *p)
-{
-	free(p);
 }
 
 static uint64_t t_rand(void *u)
@@ -185,7 +176,7 @@ int world_init(struct world *w, const struct mr_ep_config *cfg)
 
 	memset(w, 0, sizeof(*w));
 	for (i = 0; i < 2; i++) {
-		struct mr_mem mem = { t_calloc, t_free, NULL };
+		struct mr_mem mem = mr_test_heap;
 		struct mr_rand rnd = { t_rand, &rng_state[i] };
 		struct mr_memreg mr = { .lookup = t_lookup,
 					.bind = t_bind,

@@ -10,20 +10,7 @@
 #include "mr_err.h"
 #include "mr_qpout.h"
 #include "mr_test.h"
-
-static void *t_calloc(void *u, size_t n, size_t s)
-{
-	(void)u;
-	return calloc(n, s);
-}
-
-static void t_free(void *u, void *p)
-{
-	(void)u;
-	free(p);
-}
-
-static const struct mr_mem mem = { .calloc = t_calloc, .free = t_free };
+#include "mr_test_mem.h"
 
 static struct mr_cqe cqe(uint64_t wr_id, int is_recv)
 {
@@ -43,7 +30,7 @@ static void test_order_and_room(void)
 	struct mr_cqe c;
 	uint64_t i;
 
-	MR_CHECK_EQ(mr_qpout_alloc(&o, &mem, 5), 0);
+	MR_CHECK_EQ(mr_qpout_alloc(&o, &mr_test_heap, 5), 0);
 	MR_CHECK_EQ(o.mask, 7); /* rounded up to a power of two */
 	MR_CHECK_EQ(mr_qpout_next(&o, &e), 0);
 	for (i = 0; i < 3; i++) {
@@ -79,14 +66,14 @@ static void test_order_and_room(void)
 		MR_CHECK_EQ(e.cqe.wr_id, i);
 	}
 	MR_CHECK_EQ(mr_qpout_take_fail(&o), MR_QPOUT_FAIL_NONE);
-	mr_qpout_free(&o, &mem);
+	mr_qpout_free(&o, &mr_test_heap);
 }
 
 static void test_fail(void)
 {
 	struct mr_qpout o;
 
-	MR_CHECK_EQ(mr_qpout_alloc(&o, &mem, 1), 0);
+	MR_CHECK_EQ(mr_qpout_alloc(&o, &mr_test_heap, 1), 0);
 	MR_CHECK_EQ(mr_qpout_take_fail(&o), MR_QPOUT_FAIL_NONE);
 	/* MR-ERR-1 then MR-ERR-6 in one call: the async event is kept */
 	mr_qpout_fail(&o, 0);
@@ -96,7 +83,7 @@ static void test_fail(void)
 	MR_CHECK_EQ(mr_qpout_take_fail(&o), MR_QPOUT_FAIL_NONE);
 	mr_qpout_fail(&o, 0);
 	MR_CHECK_EQ(mr_qpout_take_fail(&o), MR_QPOUT_FAIL);
-	mr_qpout_free(&o, &mem);
+	mr_qpout_free(&o, &mr_test_heap);
 }
 
 static void test_overflow_fails(void)
@@ -105,7 +92,7 @@ static void test_overflow_fails(void)
 	struct mr_qpout_ev e;
 	struct mr_cqe c = cqe(1, 0);
 
-	MR_CHECK_EQ(mr_qpout_alloc(&o, &mem, 2), 0);
+	MR_CHECK_EQ(mr_qpout_alloc(&o, &mr_test_heap, 2), 0);
 	mr_qpout_cqe(&o, &c);
 	c.wr_id = 2;
 	mr_qpout_cqe(&o, &c);
@@ -119,7 +106,7 @@ static void test_overflow_fails(void)
 	MR_CHECK_EQ(mr_qpout_next(&o, &e), 0);
 	MR_CHECK_EQ(mr_qpout_take_fail(&o), MR_QPOUT_FAIL_NOTIFY);
 	MR_CHECK_EQ(o.overflow, 0);
-	mr_qpout_free(&o, &mem);
+	mr_qpout_free(&o, &mr_test_heap);
 }
 
 MR_TEST_MAIN(MR_TEST(test_order_and_room), MR_TEST(test_fail),

@@ -8,21 +8,8 @@
 #include "mr_engine.h" /* white box: the work queue, the timer queue */
 #include "mr_sched.h"
 #include "mr_test.h"
+#include "mr_test_mem.h"
 #include "mr_timerq.h"
-
-static void *h_calloc(void *u, size_t n, size_t s)
-{
-	(void)u;
-	return calloc(n, s);
-}
-
-static void h_free(void *u, void *p)
-{
-	(void)u;
-	free(p);
-}
-
-static const struct mr_mem heap_mem = { h_calloc, h_free, NULL };
 
 #define NE 257
 
@@ -36,7 +23,7 @@ static void test_heap_model(void)
 	uint64_t s = 0x1234567;
 	int i, k;
 
-	MR_CHECK_EQ(mr_timerq_init(&q, &heap_mem, NE), 0);
+	MR_CHECK_EQ(mr_timerq_init(&q, &mr_test_heap, NE), 0);
 	for (i = 0; i < NE; i++) {
 		mr_timerq_entry_init(&e[i]);
 		model[i] = UINT64_MAX;
@@ -83,8 +70,8 @@ static void test_heap_full(void)
 	struct mr_timerq q;
 	int i;
 
-	MR_CHECK_EQ(mr_timerq_init(&q, &heap_mem, 0), -MR_EINVAL);
-	MR_CHECK_EQ(mr_timerq_init(&q, &heap_mem, 2), 0);
+	MR_CHECK_EQ(mr_timerq_init(&q, &mr_test_heap, 0), -MR_EINVAL);
+	MR_CHECK_EQ(mr_timerq_init(&q, &mr_test_heap, 2), 0);
 	for (i = 0; i < 3; i++)
 		mr_timerq_entry_init(&e[i]);
 	MR_CHECK_EQ(mr_timerq_set(&q, &e[0], 30), 0);

@@ -22,6 +22,7 @@
 #include "mr_core.h"
 #include "mr_counters.h"
 #include "mr_test.h"
+#include "mr_test_mem.h"
 #include "mr_wire.h"
 
 #define MEM (1u << 20)
@@ -50,18 +51,6 @@ static uint64_t xs(uint64_t *s)
 	*s ^= *s >> 7;
 	*s ^= *s << 17;
 	return *s;
-}
-
-static void *t_calloc(void *u, size_t n, size_t s)
-{
-	(void)u;
-	return calloc(n, s);
-}
-
-static void t_free(void *u, void *p)
-{
-	(void)u;
-	free(p);
 }
 
 static uint64_t t_rand(void *u)
@@ -130,7 +119,7 @@ static void qp_error(void *user, void *qpu)
 static int node_init(struct node *n, int is_b, uint64_t seed, uint32_t mtu)
 {
 	struct mr_ep_config ec = { 0 };
-	struct mr_mem mm = { t_calloc, t_free, NULL };
+	struct mr_mem mm = mr_test_heap;
 	struct mr_rand rnd = { t_rand, n };
 	struct mr_memreg reg = { .lookup = lookup, .user = n };
 	struct mr_callbacks cb = { .place = place,
