@@ -31,8 +31,7 @@
 static uint16_t plane_rx(struct mrdp_dev *d, unsigned i, struct rte_mbuf **v,
 			 uint16_t n)
 {
-	return d->plane[i].pkt ? mrdp_pkt_rx(d->plane[i].pkt, v, n)
-			       : mrdp_plane_rx(d, i, v, n);
+	return mrdp_plane_rx(d, i, v, n);
 }
 
 static uint16_t plane_tx(struct mrdp_dev *d, unsigned i, struct rte_mbuf **v,
@@ -719,6 +718,29 @@ static int planes_backlogged(const struct mrdp_dev *d)
 	return 0;
 }
 
+/* One frame of a net_mrpkt plane (mrdp_pkt_rx_each's callback). */
+struct rx_one_arg {
+	struct mrdp_dev *d;
+	unsigned plane;
+	uint64_t now;
+};
+
+static int rx_one(void *arg, struct rte_mbuf *m)
+{
+	struct rx_one_arg *a = arg;
+
+	if (a->d->pcap)
+		mrdp_pcap_frame(a->d->pcap, a->plane, MRDP_PCAP_IN, m);
+	return rx_frame(a->d, a->plane, m, a->now);
+}
+
+static int rx_free(void *arg, struct rte_mbuf *m)
+{
+	(void)arg;
+	rte_pktmbuf_free(m);
+	return 1;
+}
+
 int mrdp_io_round(struct mrdp_dev *d, uint64_t now)
 {
 	struct rte_mbuf *pkts[MRDP_BURST];
@@ -734,6 +756,15 @@ int mrdp_io_round(struct mrdp_dev *d, uint64_t now)
 	mrdp_nexthop_poll(d, now);
 	zc.min_len = MRDP_ZC_MIN;
 	for (i = 0; i < d->nplanes; i++) {
+		if (d->plane[i].pkt) {
+			/* net_mrpkt: frames handed one by one where the
+			 * kernel put them (mrdp_pkt_rx_each). */
+			struct rx_one_arg a = { d, i, now };
+
+			work += mrdp_pkt_rx_each(d->plane[i].pkt, MRDP_BURST,
+						 rx_one, &a);
+			continue;
+		}
 		n = plane_rx(d, i, pkts, MRDP_BURST);
 		for (k = 0; k < n; k++) {
 			if (d->pcap)
@@ -840,6 +871,13 @@ void mrdp_io_drain(struct mrdp_dev *d)
 	for (i = 0; i < d->nplanes; i++)
 		for (rounds = 0; rounds < MRDP_RING / MRDP_BURST * 16;
 		     rounds++) {
+			if (d->plane[i].pkt) {
+				if (mrdp_pkt_rx_each(d->plane[i].pkt,
+						     MRDP_BURST, rx_free,
+						     NULL) < MRDP_BURST)
+					break;
+				continue;
+			}
 			n = plane_rx(d, i, pkts, MRDP_BURST);
 			for (k = 0; k < n; k++)
 				rte_pktmbuf_free(pkts[k]);

@@ -35,12 +35,16 @@
  * data (zero-copy mbufs included) before it returns, so no mbuf outlives
  * the call (the lifetime rule of mrdp_io.c).
  *
- * Receive: one recvmmsg takes up to MRDP_PKT_RX_MSGS frames; a super-frame
- * is cut into one mbuf per segment with its own Ethernet/IP/UDP header
- * (lengths and the IPv4 header checksum rewritten), so the rest of lib/dp
- * and the engine see ordinary frames. The kernel's word on the UDP
- * checksum (NEEDS_CSUM: a local sender's partial checksum; DATA_VALID:
- * checked) is passed on as the mbuf's L4 checksum status.
+ * Receive: a TPACKET_V2 ring of 64 KiB slots, so a super-frame lands
+ * whole in one slot: the kernel's only copy, and no system call. Its
+ * segments are handed to the engine one at a time where they lie, each
+ * with its own Ethernet/IP/UDP header (lengths and the IPv4 header
+ * checksum rewritten) written just in front of its payload, over the
+ * tail of the segment before, which the engine is done with: the engine
+ * sees ordinary frames and copies each payload once, to its destination.
+ * The kernel's word on the UDP checksum (NEEDS_CSUM: a local sender's
+ * partial checksum; DATA_VALID: checked) is passed on as the mbuf's L4
+ * checksum status.
  *
  * What the socket does besides: PACKET_IGNORE_OUTGOING (no copy of the
  * host's own transmitted frames), PACKET_QDISC_BYPASS (as the PMD's
@@ -96,26 +100,18 @@
 #define TX_IOV_MAX 4096
 /* The kernel's UIO_MAXIOV: iovecs of one message. */
 #define MSG_IOV_MAX 1024
-/* Receive: messages per recvmmsg and each one's buffer (the virtio-net
- * header, an Ethernet header and the largest IP packet). */
-#define MRDP_PKT_RX_MSGS 8
-#define RX_BUF \
-	((sizeof(struct virtio_net_hdr) + ETH_HLEN_ + 65535 + 63) / 64 * 64)
-/* Segments split and not yet handed out: a call's burst plus what one
- * step of the ring walk may bring (a run of MRDP_PKT_RX_MSGS super-frames
- * of up to 128 segments each). */
-#define RX_STEP_MAX (MRDP_PKT_RX_MSGS * 128)
-#define RX_PEND_MAX (2 * RX_STEP_MAX)
+/* Receive ring: slots of 64 KiB, one a block (the kernel allocates a
+ * block as a power of two of pages: nothing is lost), each taking a
+ * super-frame whole (MRDP_PKT_FRAME_MAX, the kernel's slot header and the
+ * virtio-net header: 76 bytes on 6.x, RING_SLOT_OVERHEAD kept), so the
+ * kernel copies a frame once, into the ring, and the engine reads it
+ * there. 128 slots: 8 MiB, the af_packet PMD's ring (2,048 slots of 4 KiB
+ * frames); an ordinary frame takes a slot too, so the ring holds 128
+ * frames of any size. */
+#define RING_SLOT (64u << 10)
+#define RING_SLOT_OVERHEAD 96u
+#define RING_SLOTS 128u
 #define RCVBUF (16 << 20)
-/* Receive ring: as the af_packet PMD's (mrdp_port.c): a slot is the
- * frame, the kernel's slot header and the virtio-net header rounded up
- * to 256 bytes, 16 slots a block, 8 MiB of frames. */
-#define RING_SLOT_OVERHEAD 96
-#define RING_SLOT_ALIGN 256u
-#define RING_SLOTS_PER_BLOCK 16u
-#define RING_PAYLOAD (8u << 20)
-#define RING_SLOTS_MIN 1024u
-#define RING_SLOTS_MAX 4096u
 #define SNDBUF (4 << 20)
 
 struct mrdp_pkt {
@@ -129,17 +125,16 @@ struct mrdp_pkt {
 	uint8_t hdr[TX_MAX][64]; /* each message's patched L2-L4 header */
 	struct iovec iov[TX_IOV_MAX];
 	struct mmsghdr msg[TX_MAX];
-	/* receive: a TPACKET_V2 ring of slots for ordinary frames; a
-	 * super-frame does not fit a slot, and the kernel queues it whole
-	 * on the socket as well (PACKET_COPY_THRESH, TP_STATUS_COPY). */
+	/* receive: a TPACKET_V2 ring of slots that each take a whole
+	 * super-frame; the frames are handed out where they lie. */
 	uint8_t *ring;
-	size_t ring_len;
+	size_t ring_len, max_frame;
 	unsigned slot_sz, nslots, cur;
-	uint8_t *rxbuf;
-	struct iovec rxiov[MRDP_PKT_RX_MSGS];
-	struct mmsghdr rxmsg[MRDP_PKT_RX_MSGS];
-	unsigned pend_head, pend_n;
-	struct rte_mbuf *pend[RX_PEND_MAX];
+	size_t soff;	  /* the current slot's next segment (payload offset) */
+	unsigned sl4;	  /* its super-frame's L4 offset */
+	uint8_t shdr[64]; /* and headers, as received */
+	unsigned out;	  /* frames handed out and not back */
+	struct rte_mbuf_ext_shared_info shinfo;
 };
 
 static uint16_t be16(const uint8_t *p)
@@ -157,6 +152,9 @@ int mrdp_pkt_is(const char *args)
 {
 	return strncmp(args, "net_mrpkt", 9) == 0;
 }
+
+_Static_assert(MRDP_PKT_FRAME_MAX + RING_SLOT_OVERHEAD <= RING_SLOT,
+	       "a super-frame fits a ring slot");
 
 /* A frame that may join a super-frame: Ethernet, IPv4 without options
  * and not a fragment or IPv6 without extension headers, UDP whose length
@@ -233,10 +231,9 @@ unsigned mrdp_pkt_plan(const struct mrdp_pkt_frame *f, unsigned n,
 					break;
 		}
 		if (j >= 0) {
-			size_t max =
-				(l4 == ETH_HLEN_ + IP4_HLEN ? 65535 - IP4_HLEN
-							    : 65535) -
-				UDP_HLEN;
+			/* The receiver's ring slot (MRDP_PKT_FRAME_MAX),
+			 * within the IP packet's 64 KiB. */
+			size_t max = MRDP_PKT_FRAME_MAX - l4 - UDP_HLEN;
 
 			if (g[j].open && seg <= g[j].seg &&
 			    g[j].n < MRDP_PKT_MAX_SEGS &&
@@ -471,224 +468,237 @@ uint16_t mrdp_pkt_tx(struct mrdp_pkt *k, struct rte_mbuf **v, uint16_t n)
 	return (uint16_t)ntaken;
 }
 
-/* One received frame (after its virtio-net header) into the pending
- * queue: itself, or a super-frame's segments each with its own headers. */
-static void split(struct mrdp_pkt *k, const struct virtio_net_hdr *vh,
-		  const uint8_t *f, size_t len)
-{
-	uint64_t ol = 0;
-	unsigned l4 = 0, gso = vh->gso_type & ~VIRTIO_NET_HDR_GSO_ECN;
-	size_t seg, off, pay;
-
-	if (vh->flags &
-	    (VIRTIO_NET_HDR_F_NEEDS_CSUM | VIRTIO_NET_HDR_F_DATA_VALID))
-		ol |= RTE_MBUF_F_RX_L4_CKSUM_GOOD;
-	if (gso == VIRTIO_NET_HDR_GSO_UDP_L4 && vh->gso_size) {
-		struct mrdp_pkt_frame fr = { .hdr = f,
-					     .hdr_len = len,
-					     .len = len };
-
-		l4 = udp_off(&fr);
-		if (!l4) {
-			k->c->rx_gso_bad++;
-			return;
-		}
-	} else if (gso != VIRTIO_NET_HDR_GSO_NONE) {
-		/* The host's TCP (or UFO): never ours. */
-		k->c->rx_drop[MRDP_RXD_NOT_OURS]++;
-		return;
-	}
-	if (!l4) {
-		struct rte_mbuf *m;
-
-		if (k->pend_n == RX_PEND_MAX)
-			return;
-		m = rte_pktmbuf_alloc(k->pool);
-		if (!m) {
-			k->c->rx_gso_bad++;
-			return;
-		}
-		if (len > rte_pktmbuf_tailroom(m)) {
-			/* Longer than a frame of the RoCE MTU. */
-			rte_pktmbuf_free(m);
-			k->c->rx_drop[MRDP_RXD_NOT_OURS]++;
-			return;
-		}
-		memcpy(rte_pktmbuf_append(m, (uint16_t)len), f, len);
-		m->ol_flags |= ol;
-		k->pend[k->pend_n++] = m;
-		return;
-	}
-	seg = vh->gso_size;
-	pay = len - l4 - UDP_HLEN;
-	k->c->rx_gso_frames++;
-	for (off = 0; off < pay; off += seg) {
-		size_t sl = pay - off < seg ? pay - off : seg;
-		size_t fl = l4 + UDP_HLEN + sl;
-		struct rte_mbuf *m;
-		uint8_t *o;
-
-		if (k->pend_n == RX_PEND_MAX ||
-		    !(m = rte_pktmbuf_alloc(k->pool))) {
-			k->c->rx_gso_bad++;
-			return;
-		}
-		if (fl > rte_pktmbuf_tailroom(m)) {
-			rte_pktmbuf_free(m);
-			k->c->rx_gso_bad++;
-			return;
-		}
-		o = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)fl);
-		memcpy(o, f, l4 + UDP_HLEN);
-		memcpy(o + l4 + UDP_HLEN, f + l4 + UDP_HLEN + off, sl);
-		put_be16(o + l4 + 4, (uint16_t)(UDP_HLEN + sl));
-		if (l4 == ETH_HLEN_ + IP4_HLEN) {
-			struct rte_ipv4_hdr *ip =
-				(struct rte_ipv4_hdr *)(o + ETH_HLEN_);
-
-			ip->total_length = rte_cpu_to_be_16(
-				(uint16_t)(IP4_HLEN + UDP_HLEN + sl));
-			ip->hdr_checksum = 0;
-			ip->hdr_checksum = rte_ipv4_cksum(ip);
-			/* "No checksum": the kernel vouched for the
-			 * super-frame's (ol below). */
-			put_be16(o + l4 + 6, 0);
-		} else {
-			struct rte_ipv6_hdr *ip =
-				(struct rte_ipv6_hdr *)(o + ETH_HLEN_);
-
-			ip->payload_len =
-				rte_cpu_to_be_16((uint16_t)(UDP_HLEN + sl));
-			/* IPv6 may not say "none" (MR-ENC-12): the
-			 * segment's pseudo-header sum, as a partial
-			 * checksum, with the status below. */
-			put_be16(o + l4 + 6,
-				 rte_be_to_cpu_16(rte_ipv6_phdr_cksum(ip, 0)));
-		}
-		m->ol_flags |= ol | RTE_MBUF_F_RX_IP_CKSUM_GOOD;
-		k->pend[k->pend_n++] = m;
-		k->c->rx_gso_segs++;
-	}
-}
-
 static struct tpacket2_hdr *slot(struct mrdp_pkt *k, unsigned i)
 {
 	return (struct tpacket2_hdr *)(void *)(k->ring +
 					       (size_t)i * k->slot_sz);
 }
 
-static void slot_release(struct tpacket2_hdr *h)
+/* The extbuf's free callback: the mbuf handed out for one frame came
+ * back (rx_frame frees every frame before it returns). */
+static void frame_back(void *addr, void *opaque)
 {
-	__atomic_store_n(&h->tp_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
+	(void)addr;
+	((struct mrdp_pkt *)opaque)->out--;
 }
 
-/* n super-frames the ring announced (TP_STATUS_COPY): the whole ones
- * from the socket's queue, in the same order, one system call. */
-static void rx_copies(struct mrdp_pkt *k, unsigned n)
+/* Hand frame f (len bytes, in the ring) to fn as an mbuf pointing at it:
+ * 0, or -1 when no mbuf was free (the frame is dropped). */
+static int hand(struct mrdp_pkt *k, uint8_t *f, size_t len, uint64_t ol,
+		mrdp_pkt_rx_fn fn, void *arg, int *work)
 {
-	int r, i;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(k->pool);
 
-	for (i = 0; i < (int)n; i++)
-		k->rxmsg[i].msg_hdr.msg_flags = 0;
-	r = recvmmsg(k->fd, k->rxmsg, n, MSG_DONTWAIT, NULL);
-	k->c->rx_calls++;
-	if (r < (int)n)
-		k->c->rx_gso_bad += n - (unsigned)(r > 0 ? r : 0);
-	for (i = 0; i < r; i++) {
-		const uint8_t *b = k->rxbuf + (size_t)i * RX_BUF;
-		size_t len = k->rxmsg[i].msg_len;
+	if (!m)
+		return -1;
+	rte_mbuf_ext_refcnt_set(&k->shinfo, 1);
+	rte_pktmbuf_attach_extbuf(m, f, RTE_BAD_IOVA, (uint16_t)len,
+				  &k->shinfo);
+	m->data_off = 0;
+	m->data_len = (uint16_t)len;
+	m->pkt_len = (uint32_t)len;
+	m->ol_flags |= ol;
+	k->out++;
+	*work += fn(arg, m);
+	if (k->out) {
+		/* fn kept the frame: the slot would be written again under
+		 * it (mrdp_pkt_rx_each's contract). */
+		MRDP_LOG("net_mrpkt: a received frame was not freed\n");
+		abort();
+	}
+	return 0;
+}
 
-		if ((k->rxmsg[i].msg_hdr.msg_flags & MSG_TRUNC) ||
-		    len < sizeof(struct virtio_net_hdr) + ETH_HLEN_) {
+/* Segment s of the super-frame at f, whose headers (hl bytes, saved in
+ * k->shdr) end at f + hl, payload seg bytes a segment: its own headers
+ * are written just in front of its payload, over the tail of segment
+ * s - 1, which the engine is done with (frames are handed one at a time
+ * and come back before the next is written). Its frame: *fl bytes from
+ * the return value. */
+static uint8_t *seg_frame(struct mrdp_pkt *k, uint8_t *f, size_t off, size_t sl,
+			  size_t *fl)
+{
+	unsigned l4 = k->sl4, hl = l4 + UDP_HLEN;
+	uint8_t *o = f + off;
+
+	memcpy(o, k->shdr, hl);
+	put_be16(o + l4 + 4, (uint16_t)(UDP_HLEN + sl));
+	if (l4 == ETH_HLEN_ + IP4_HLEN) {
+		struct rte_ipv4_hdr *ip =
+			(struct rte_ipv4_hdr *)(o + ETH_HLEN_);
+
+		ip->total_length =
+			rte_cpu_to_be_16((uint16_t)(IP4_HLEN + UDP_HLEN + sl));
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		/* "No checksum": the kernel vouched for the super-frame's
+		 * (the status the caller passes). */
+		put_be16(o + l4 + 6, 0);
+	} else {
+		struct rte_ipv6_hdr *ip =
+			(struct rte_ipv6_hdr *)(o + ETH_HLEN_);
+
+		ip->payload_len = rte_cpu_to_be_16((uint16_t)(UDP_HLEN + sl));
+		/* IPv6 may not say "none" (MR-ENC-12): the segment's
+		 * pseudo-header sum, as a partial checksum, with the
+		 * status. */
+		put_be16(o + l4 + 6,
+			 rte_be_to_cpu_16(rte_ipv6_phdr_cksum(ip, 0)));
+	}
+	*fl = hl + sl;
+	return o;
+}
+
+/* The frames of the current slot h from where the last call stopped,
+ * while *left: 1 when the slot is done (to be given back). */
+static int slot_frames(struct mrdp_pkt *k, struct tpacket2_hdr *h,
+		       unsigned *left, mrdp_pkt_rx_fn fn, void *arg, int *work)
+{
+	const struct virtio_net_hdr *vh;
+	uint8_t *f = (uint8_t *)h + h->tp_mac;
+	size_t len = h->tp_snaplen, pay;
+	unsigned gso;
+	uint64_t ol = 0;
+
+	if (h->tp_snaplen < h->tp_len ||
+	    h->tp_mac < sizeof(struct virtio_net_hdr) ||
+	    (size_t)h->tp_mac + len > k->slot_sz) {
+		/* Cut by the slot: a super-frame over MRDP_PKT_FRAME_MAX
+		 * (a sender that does not keep to it). */
+		k->c->rx_gso_bad++;
+		return 1;
+	}
+	vh = (const struct virtio_net_hdr *)(const void *)(f - sizeof(*vh));
+	gso = vh->gso_type & ~VIRTIO_NET_HDR_GSO_ECN;
+	if (vh->flags &
+	    (VIRTIO_NET_HDR_F_NEEDS_CSUM | VIRTIO_NET_HDR_F_DATA_VALID))
+		ol |= RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+	if (gso == VIRTIO_NET_HDR_GSO_NONE ||
+	    (gso == VIRTIO_NET_HDR_GSO_UDP_L4 && !vh->gso_size)) {
+		if (len > k->max_frame) {
+			/* Longer than a frame of the RoCE MTU. */
+			k->c->rx_drop[MRDP_RXD_NOT_OURS]++;
+			return 1;
+		}
+		if (hand(k, f, len, ol, fn, arg, work))
+			k->c->rx_gso_bad++;
+		--*left;
+		return 1;
+	}
+	if (gso != VIRTIO_NET_HDR_GSO_UDP_L4) {
+		/* The host's TCP (or UFO): never ours. */
+		k->c->rx_drop[MRDP_RXD_NOT_OURS]++;
+		return 1;
+	}
+	if (k->soff == 0) {
+		/* First visit: the super-frame's headers, kept for every
+		 * segment (the first one's are overwritten by the first
+		 * segment's lengths). */
+		struct mrdp_pkt_frame fr = { .hdr = f,
+					     .hdr_len = len,
+					     .len = len };
+
+		k->sl4 = udp_off(&fr);
+		if (!k->sl4 ||
+		    (size_t)k->sl4 + UDP_HLEN + vh->gso_size > k->max_frame) {
+			k->c->rx_gso_bad++;
+			return 1;
+		}
+		memcpy(k->shdr, f, k->sl4 + UDP_HLEN);
+		k->c->rx_gso_frames++;
+	}
+	pay = len - k->sl4 - UDP_HLEN;
+	while (k->soff < pay && *left) {
+		size_t sl = pay - k->soff < vh->gso_size ? pay - k->soff
+							 : vh->gso_size;
+		size_t fl;
+		uint8_t *o = seg_frame(k, f, k->soff, sl, &fl);
+
+		k->soff += sl;
+		--*left;
+		if (hand(k, o, fl, ol | RTE_MBUF_F_RX_IP_CKSUM_GOOD, fn, arg,
+			 work)) {
 			k->c->rx_gso_bad++;
 			continue;
 		}
-		split(k, (const struct virtio_net_hdr *)(const void *)b,
-		      b + sizeof(struct virtio_net_hdr),
-		      len - sizeof(struct virtio_net_hdr));
+		k->c->rx_gso_segs++;
 	}
+	if (k->soff < pay)
+		return 0;
+	k->soff = 0;
+	return 1;
 }
 
-uint16_t mrdp_pkt_rx(struct mrdp_pkt *k, struct rte_mbuf **v, uint16_t n)
+int mrdp_pkt_rx_each(struct mrdp_pkt *k, unsigned max, mrdp_pkt_rx_fn fn,
+		     void *arg)
 {
-	uint16_t out = 0;
+	unsigned left = max;
+	int work = 0;
 
-	if (k->pend_head == k->pend_n)
-		k->pend_head = k->pend_n = 0;
-	/* Walk the ring while this call's frames are not all there and
-	 * the pending queue has room for what a slot may bring. */
-	while (k->pend_n - k->pend_head < n &&
-	       k->pend_n + RX_STEP_MAX <= RX_PEND_MAX) {
+	while (left) {
 		struct tpacket2_hdr *h = slot(k, k->cur);
 		uint32_t st = __atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE);
 
 		if (!(st & TP_STATUS_USER))
 			break;
-		if (st & TP_STATUS_COPY) {
-			/* A run of them: one recvmmsg. */
-			unsigned run = 0;
-
-			while (run < MRDP_PKT_RX_MSGS) {
-				h = slot(k, (k->cur + run) % k->nslots);
-				st = __atomic_load_n(&h->tp_status,
-						     __ATOMIC_ACQUIRE);
-				if (!(st & TP_STATUS_USER) ||
-				    !(st & TP_STATUS_COPY))
-					break;
-				run++;
-			}
-			rx_copies(k, run);
-			while (run--) {
-				slot_release(slot(k, k->cur));
-				k->cur = (k->cur + 1) % k->nslots;
-			}
-			continue;
-		}
-		if (h->tp_snaplen < h->tp_len ||
-		    h->tp_mac < sizeof(struct virtio_net_hdr))
-			k->c->rx_gso_bad++; /* cut, and no whole copy */
-		else
-			split(k,
-			      (const struct virtio_net_hdr
-				       *)(const void *)((uint8_t *)h +
-							h->tp_mac -
-							sizeof(struct
-							       virtio_net_hdr)),
-			      (const uint8_t *)h + h->tp_mac, h->tp_snaplen);
-		slot_release(h);
+		if (!slot_frames(k, h, &left, fn, arg, &work))
+			break;
+		__atomic_store_n(&h->tp_status, TP_STATUS_KERNEL,
+				 __ATOMIC_RELEASE);
 		k->cur = (k->cur + 1) % k->nslots;
 	}
-	while (out < n && k->pend_head < k->pend_n)
-		v[out++] = k->pend[k->pend_head++];
-	return out;
+	return work;
+}
+
+/* mrdp_pkt_rx: each frame copied into an mbuf of its own. */
+struct rx_copy {
+	struct mrdp_pkt *k;
+	struct rte_mbuf **v;
+	uint16_t n;
+};
+
+static int rx_copy_one(void *arg, struct rte_mbuf *m)
+{
+	struct rx_copy *c = arg;
+	struct rte_mbuf *o = rte_pktmbuf_alloc(c->k->pool);
+
+	if (!o || m->data_len > rte_pktmbuf_tailroom(o)) {
+		rte_pktmbuf_free(o);
+		rte_pktmbuf_free(m);
+		c->k->c->rx_gso_bad++;
+		return 0;
+	}
+	memcpy(rte_pktmbuf_append(o, m->data_len),
+	       rte_pktmbuf_mtod(m, const void *), m->data_len);
+	o->ol_flags |= m->ol_flags & ~RTE_MBUF_F_EXTERNAL;
+	rte_pktmbuf_free(m);
+	c->v[c->n++] = o;
+	return 1;
+}
+
+uint16_t mrdp_pkt_rx(struct mrdp_pkt *k, struct rte_mbuf **v, uint16_t n)
+{
+	struct rx_copy c = { .k = k, .v = v, .n = 0 };
+
+	(void)mrdp_pkt_rx_each(k, n, rx_copy_one, &c);
+	return c.n;
 }
 
 /* The receive ring (after PACKET_VNET_HDR, before bind): 0 or -errno. */
-static int ring_open(struct mrdp_pkt *k, size_t max_frame, unsigned mtu)
+static int ring_open(struct mrdp_pkt *k)
 {
-	int v = TPACKET_V2, one = 1;
+	int v = TPACKET_V2;
 	struct tpacket_req req;
-	unsigned n = RING_PAYLOAD / mtu;
 
-	k->slot_sz = (unsigned)(max_frame + RING_SLOT_OVERHEAD +
-				RING_SLOT_ALIGN - 1) /
-		     RING_SLOT_ALIGN * RING_SLOT_ALIGN;
-	if (n < RING_SLOTS_MIN)
-		n = RING_SLOTS_MIN;
-	if (n > RING_SLOTS_MAX)
-		n = RING_SLOTS_MAX;
-	n = (n + RING_SLOTS_PER_BLOCK - 1) / RING_SLOTS_PER_BLOCK *
-	    RING_SLOTS_PER_BLOCK;
-	k->nslots = n;
-	if (setsockopt(k->fd, SOL_PACKET, PACKET_VERSION, &v, sizeof(v)) ||
-	    setsockopt(k->fd, SOL_PACKET, PACKET_COPY_THRESH, &one,
-		       sizeof(one)))
+	k->slot_sz = RING_SLOT;
+	k->nslots = RING_SLOTS;
+	if (setsockopt(k->fd, SOL_PACKET, PACKET_VERSION, &v, sizeof(v)))
 		return -errno;
 	memset(&req, 0, sizeof(req));
 	req.tp_frame_size = k->slot_sz;
-	req.tp_block_size = k->slot_sz * RING_SLOTS_PER_BLOCK;
-	req.tp_block_nr = n / RING_SLOTS_PER_BLOCK;
-	req.tp_frame_nr = n;
+	req.tp_block_size = k->slot_sz;
+	req.tp_block_nr = k->nslots;
+	req.tp_frame_nr = k->nslots;
 	if (setsockopt(k->fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof(req)))
 		return -errno;
 	k->ring_len = (size_t)req.tp_block_size * req.tp_block_nr;
@@ -755,7 +765,7 @@ int mrdp_pkt_port_open(struct mrdp_dev *d, unsigned idx, char *err,
 	struct sockaddr_ll sll;
 	struct mrdp_pkt *k;
 	struct ifreq ifr;
-	int one = 1, ret, gso, i;
+	int one = 1, ret, gso;
 	int rcv = RCVBUF, snd = SNDBUF;
 
 	ret = parse_args(args, ifn, sizeof(ifn), &gso, err, errlen);
@@ -772,6 +782,11 @@ int mrdp_pkt_port_open(struct mrdp_dev *d, unsigned idx, char *err,
 	k->udp_csum = d->udp_csum;
 	k->pool = d->pool;
 	k->c = &p->c;
+	k->max_frame = d->max_frame;
+	/* The received frames' mbufs point into the ring: nothing to free
+	 * when one comes back but the count (frame_back). */
+	k->shinfo.free_cb = frame_back;
+	k->shinfo.fcb_opaque = k;
 	/* Protocol 0: nothing is queued before the bind below. */
 	k->fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
 	if (k->fd < 0) {
@@ -829,7 +844,7 @@ int mrdp_pkt_port_open(struct mrdp_dev *d, unsigned idx, char *err,
 	if (setsockopt(k->fd, SOL_SOCKET, SO_SNDBUFFORCE, &snd, sizeof(snd)))
 		(void)setsockopt(k->fd, SOL_SOCKET, SO_SNDBUF, &snd,
 				 sizeof(snd));
-	ret = ring_open(k, d->max_frame, d->conf.mtu);
+	ret = ring_open(k);
 	if (ret) {
 		snprintf(err, errlen, "port '%s': receive ring: %s", args,
 			 strerror(-ret));
@@ -844,21 +859,6 @@ int mrdp_pkt_port_open(struct mrdp_dev *d, unsigned idx, char *err,
 		snprintf(err, errlen, "port '%s': bind to %s: %s", args, ifn,
 			 strerror(errno));
 		goto fail;
-	}
-	/* Receive buffers, touched now (the first touch of a page is what
-	 * costs on the test VM, mrdp_warm.c). */
-	k->rxbuf = aligned_alloc(4096, (size_t)MRDP_PKT_RX_MSGS * RX_BUF);
-	if (!k->rxbuf) {
-		ret = -ENOMEM;
-		snprintf(err, errlen, "out of memory");
-		goto fail;
-	}
-	memset(k->rxbuf, 0, (size_t)MRDP_PKT_RX_MSGS * RX_BUF);
-	for (i = 0; i < MRDP_PKT_RX_MSGS; i++) {
-		k->rxiov[i].iov_base = k->rxbuf + (size_t)i * RX_BUF;
-		k->rxiov[i].iov_len = RX_BUF;
-		k->rxmsg[i].msg_hdr.msg_iov = &k->rxiov[i];
-		k->rxmsg[i].msg_hdr.msg_iovlen = 1;
 	}
 	{
 		/* The first touch of a ring page costs 7-40 us on the test
@@ -893,12 +893,9 @@ void mrdp_pkt_close(struct mrdp_pkt *k)
 {
 	if (!k)
 		return;
-	while (k->pend_head < k->pend_n)
-		rte_pktmbuf_free(k->pend[k->pend_head++]);
 	if (k->ring)
 		munmap(k->ring, k->ring_len);
 	if (k->fd >= 0)
 		close(k->fd);
-	free(k->rxbuf);
 	free(k);
 }

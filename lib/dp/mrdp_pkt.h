@@ -29,8 +29,22 @@ int mrdp_pkt_port_open(struct mrdp_dev *d, unsigned idx, char *err,
 		       size_t errlen);
 void mrdp_pkt_close(struct mrdp_pkt *k);
 
-/* rte_eth_rx_burst's contract: up to n frames (one mbuf each), split out
- * of at most one receive system call. */
+/* The largest frame a super-frame may be (its Ethernet header on): what a
+ * receiver's ring slot of 64 KiB holds beside the kernel's headers. */
+#define MRDP_PKT_FRAME_MAX (65536 - 96)
+
+/* Receive: up to max frames, each handed to fn(arg, m) as an mbuf that
+ * points into the receive ring, where the kernel copied it (a
+ * super-frame's segments one by one, each with its own Ethernet/IP/UDP
+ * headers written in front of its payload); fn must free m before it
+ * returns (the slot is reused). No system call. Returns the sum of fn's
+ * returns. */
+typedef int (*mrdp_pkt_rx_fn)(void *arg, struct rte_mbuf *m);
+int mrdp_pkt_rx_each(struct mrdp_pkt *k, unsigned max, mrdp_pkt_rx_fn fn,
+		     void *arg);
+
+/* rte_eth_rx_burst's contract, for who keeps frames (metaroced): up to n
+ * frames, each copied out of the ring into an mbuf of the device's pool. */
 uint16_t mrdp_pkt_rx(struct mrdp_pkt *k, struct rte_mbuf **v, uint16_t n);
 
 /* rte_eth_tx_burst's contract: the frames taken are v[0..ret), freed

@@ -115,7 +115,8 @@ static void test_flow_key(void)
 	MR_CHECK_EQ(grp[4], 3);
 }
 
-/* At most MRDP_PKT_MAX_SEGS segments, and at most an IP packet's 64 KiB. */
+/* At most MRDP_PKT_MAX_SEGS segments, at most an IP packet's 64 KiB and
+ * a receiver's ring slot. */
 static void test_limits(void)
 {
 	unsigned i;
@@ -131,6 +132,19 @@ static void test_limits(void)
 	MR_CHECK_EQ(mrdp_pkt_plan(fr, 10, grp), 2);
 	MR_CHECK_EQ(grp[7], 0);
 	MR_CHECK_EQ(grp[8], 1);
+	/* And within the receiver's 64 KiB ring slot (MRDP_PKT_FRAME_MAX):
+	 * 16 x 4092 B would fit an IPv4 packet, not the slot. */
+	{
+		unsigned fit = (MRDP_PKT_FRAME_MAX - MRDP_HDR_LEN) / 4092;
+
+		MR_CHECK(16 * 4092 + 28 <= 65535);
+		MR_CHECK(fit < 16);
+		for (i = 0; i < 17; i++)
+			frame(i, 0xc000, 9, 4092, 0);
+		MR_CHECK_EQ(mrdp_pkt_plan(fr, 17, grp), 2);
+		MR_CHECK_EQ(grp[fit - 1], 0);
+		MR_CHECK_EQ(grp[fit], 1);
+	}
 	/* A frame of more mbuf segments than one message's iovecs. */
 	for (i = 0; i < 3; i++) {
 		frame(i, 0xc000, 9, 4108, 0);
