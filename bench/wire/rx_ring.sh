@@ -11,6 +11,7 @@
 # (rx_gso_segs / rx_gso_frames), from its stats file; each side's CPU
 # share (CPU seconds a second of its life, setup included), the sender's
 # CPU time per sent packet, and the load.
+# PERF_ARGS: more perftest options for both sides (e.g. "-x 1").
 # Root. Usage: bench/wire/rx_ring.sh [REPS] [SECS] BUILD_DIR...
 #   (REPS default 3, SECS default 5, BUILD_DIR default build)
 set -u
@@ -76,11 +77,11 @@ run() {
 			--port "net_mrpkt0,iface=$VB" --ip 10.89.0.2/24 >/dev/null ||
 		{ echo "rx_ring.sh: metaroce-ctl link add failed" >&2; return 1; }
 	setsid ip netns exec "$NSB" timeout 60 "$b/utils/metaroce-run" "$tool" \
-		-d mrrb -p 18700 -s 65536 -D "$SECS" -F >"$W/srv" 2>&1 &
+		-d mrrb -p 18700 -s 65536 -D "$SECS" -F ${PERF_ARGS:-} >"$W/srv" 2>&1 &
 	sp=$!
 	sleep 1
 	setsid ip netns exec "$NSA" timeout 60 "$b/utils/metaroce-run" "$tool" \
-		-d mrra -p 18700 -s 65536 -D "$SECS" -F 10.88.0.2 >"$W/cli" 2>&1 &
+		-d mrra -p 18700 -s 65536 -D "$SECS" -F ${PERF_ARGS:-} 10.88.0.2 >"$W/cli" 2>&1 &
 	cp=$!
 	# Each side's stats and CPU time until the server exits (the last
 	# sample is kept: the stats file goes with the process).
