@@ -69,6 +69,8 @@ enum mrdp_tx_drop { MRDP_TX_DROPS(MRDP_DROP_ENUM) MRDP_TXD_MAX };
 	X(rx_calls, "receive system calls of a net_mrpkt port")               \
 	X(rx_gso_bad, "received frames a net_mrpkt port could not take "      \
 		      "(truncated, malformed, no buffer)")                    \
+	X(rx_ring_drops, "frames the kernel dropped with a net_mrpkt ring "   \
+			 "full (PACKET_STATISTICS)")                          \
 	XO(rx_drop, MRDP_RX_DROPS, MRDP_RXD_MAX, "frames dropped on receive") \
 	XO(tx_drop, MRDP_TX_DROPS, MRDP_TXD_MAX, "packets dropped on send")
 

@@ -629,6 +629,18 @@ static int slot_frames(struct mrdp_pkt *k, struct tpacket2_hdr *h,
 	return 1;
 }
 
+/* The kernel marks a slot TP_STATUS_LOSING when it dropped frames for a
+ * full ring since the statistics were last read: read them (which resets
+ * them), so the cost is a system call per episode of loss, none else. */
+static void ring_drops(struct mrdp_pkt *k)
+{
+	struct tpacket_stats st;
+	socklen_t len = sizeof(st);
+
+	if (getsockopt(k->fd, SOL_PACKET, PACKET_STATISTICS, &st, &len) == 0)
+		k->c->rx_ring_drops += st.tp_drops;
+}
+
 int mrdp_pkt_rx_each(struct mrdp_pkt *k, unsigned max, mrdp_pkt_rx_fn fn,
 		     void *arg)
 {
@@ -641,6 +653,8 @@ int mrdp_pkt_rx_each(struct mrdp_pkt *k, unsigned max, mrdp_pkt_rx_fn fn,
 
 		if (!(st & TP_STATUS_USER))
 			break;
+		if (st & TP_STATUS_LOSING)
+			ring_drops(k);
 		if (!slot_frames(k, h, &left, fn, arg, &work))
 			break;
 		__atomic_store_n(&h->tp_status, TP_STATUS_KERNEL,
