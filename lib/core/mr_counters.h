@@ -85,6 +85,8 @@
 			 "(MR-MP-8)")                                          \
 	X(path_suspects_false, "suspicions proved false: a packet declared "   \
 			       "lost by one was ACKed late (MR-MP-8)")         \
+	X(tail_probes, "tail-loss probes: the newest packet resent after a "   \
+		       "probe timeout of silence (MR-TMR-9)")                  \
 	X(probes_sent, "data-free path and plane probes sent (MR-PM-2)")       \
 	X(probes_rcvd, "probes answered as receiver (MR-PRB-3)")               \
 	X(paths_back, "probing paths that answered (MR-PM-3)")                 \

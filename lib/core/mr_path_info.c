@@ -99,7 +99,7 @@ static void fill_path(const struct mr_qp *qp, uint16_t p,
 	o->retx_pkts = tx->retx_pkts;
 	o->acked_pkts = tx->acked_pkts;
 	o->lost_pkts = tx->lost_reorder + tx->lost_time + tx->lost_rto +
-		       tx->lost_forced + tx->lost_suspect;
+		       tx->lost_forced + tx->lost_suspect + tx->lost_tail;
 	o->ce_pkts = tx->ce_pkts;
 	o->rto_events = tx->rto_events;
 	o->repaths = qp->ps.path[p].repaths;

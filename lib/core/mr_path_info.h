@@ -62,7 +62,7 @@ enum mr_path_state {
 	X(tx_bytes, "their bytes")                                            \
 	X(retx_pkts, "retransmissions sent on the path")                      \
 	X(acked_pkts, "packets acknowledged")                                 \
-	X(lost_pkts, "packets declared lost (SACK hole, time, RTO, suspect)") \
+	X(lost_pkts, "packets declared lost (SACK hole, time, RTO, suspect, tail)") \
 	X(ce_pkts, "acknowledged packets the peer saw CE-marked")             \
 	X(rto_events, "retransmission timeouts")                              \
 	X(repaths, "times the path got a new UDP source port")                \

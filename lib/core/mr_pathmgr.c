@@ -236,7 +236,7 @@ unsigned mr_pathmgr_planes_down(const struct mr_pathmgr *pm)
 static uint64_t lost_of(const struct mr_pathtx *t)
 {
 	return t->lost_reorder + t->lost_time + t->lost_rto + t->lost_forced +
-	       t->lost_suspect;
+	       t->lost_suspect + t->lost_tail;
 }
 
 /* One health sample of a path, if enough of it settled since the last. */

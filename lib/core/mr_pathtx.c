@@ -170,6 +170,12 @@ static void declare_lost(struct mr_pathtx *tx, struct mr_pathtx_rec *r, int why)
 	case MR_PATHTX_LOSS_TIME:
 		tx->lost_time++;
 		break;
+	case MR_PATHTX_LOSS_TAIL:
+		/* MR-TMR-9: not tracked as late (it is not at the span's
+		 * start, where MR-TMR-8 looks): an ACK of it is ignored, its
+		 * resend's is the progress. */
+		tx->lost_tail++;
+		break;
 	case MR_PATHTX_LOSS_SUSPECT:
 	case MR_PATHTX_LOSS_RTO:
 		if (why == MR_PATHTX_LOSS_RTO)
@@ -575,6 +581,42 @@ uint64_t mr_pathtx_next_deadline(const struct mr_pathtx *tx)
 			d = rto;
 	}
 	return d;
+}
+
+int mr_pathtx_newest_out(const struct mr_pathtx *tx, uint64_t *sent_at)
+{
+	uint32_t p;
+
+	for (p = tx->nxt; p != tx->una; p--) {
+		const struct mr_pathtx_rec *r = &tx->ring[(p - 1) & RING_MASK];
+
+		if (r->state == MR_PATHTX_OUT) {
+			*sent_at = r->sent_at;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int mr_pathtx_tail_probe(struct mr_pathtx *tx)
+{
+	uint32_t p;
+
+	for (p = tx->nxt; p != tx->una; p--) {
+		struct mr_pathtx_rec *r = rec_of(tx, p - 1);
+
+		if (r->state == MR_PATHTX_OUT) {
+			/* The only record declared lost out of order: the
+			 * older ones stay out (its ACK on the next path
+			 * overtakes them, MR-MP-8). */
+			declare_lost(tx, r, MR_PATHTX_LOSS_TAIL);
+			if (!tx->out_pkts)
+				tx->loss_time = UINT64_MAX;
+			advance_una(tx);
+			return 1;
+		}
+	}
+	return 0;
 }
 
 uint32_t mr_pathtx_lose_all(struct mr_pathtx *tx, uint64_t now)

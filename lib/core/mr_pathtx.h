@@ -51,6 +51,7 @@ enum mr_pathtx_loss {
 	MR_PATHTX_LOSS_RTO = 2,	    /* path retransmission timeout */
 	MR_PATHTX_LOSS_FORCED = 3,  /* mr_pathtx_lose_all() (gbn go-back) */
 	MR_PATHTX_LOSS_SUSPECT = 4, /* the path went silent (MR-MP-8) */
+	MR_PATHTX_LOSS_TAIL = 5,    /* tail-loss probe (MR-TMR-9) */
 };
 
 /* Events returned by mr_pathtx_on_timeout() (bit mask). */
@@ -157,6 +158,7 @@ struct mr_pathtx {
 	uint64_t suspect_ns;
 	uint8_t suspect;
 	uint64_t suspect_events, lost_suspect;
+	uint64_t lost_tail; /* declared lost by a tail-loss probe (MR-TMR-9) */
 	/* Suspicions proved false: a packet one declared lost was ACKed
 	 * after all (it was late, not lost: MR-MP-8). suspect_open: the
 	 * last suspicion is not proved false yet. */
@@ -221,6 +223,19 @@ unsigned mr_pathtx_on_timeout(struct mr_pathtx *tx, uint64_t now);
  * after it was acknowledged on another path, or it is suspect_ns old and
  * the tail rule is armed with an ACK after it. UINT64_MAX: not armed. */
 uint64_t mr_pathtx_suspect_at(const struct mr_pathtx *tx);
+
+/* Send time of the newest outstanding packet via *sent_at, and 1; 0 if
+ * nothing is outstanding (MR-TMR-9). */
+int mr_pathtx_newest_out(const struct mr_pathtx *tx, uint64_t *sent_at);
+
+/* MR-TMR-9: the connection's tail-loss probe chose this path (it holds the
+ * newest outstanding packet and nothing came back for a probe timeout):
+ * that packet alone is declared lost (MR_PATHTX_LOSS_TAIL), so the engine
+ * resends it on the next path the selector picks; the older ones stay
+ * outstanding. No backoff, no suspicion; an ACK of it arriving after
+ * all is ignored (not an MR-TMR-8 late ACK). Returns 1, or 0 if nothing
+ * was outstanding. */
+int mr_pathtx_tail_probe(struct mr_pathtx *tx);
 
 /* Earliest time at which mr_pathtx_on_timeout() has work, or UINT64_MAX. */
 uint64_t mr_pathtx_next_deadline(const struct mr_pathtx *tx);

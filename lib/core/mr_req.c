@@ -62,6 +62,22 @@ static void on_lost(void *user, uint16_t path, uint32_t ssn, uint32_t bytes,
 		qp->req.retx_from = ssn;
 }
 
+/* MR-TMR-2: the RTO before a connection's first RTT sample,
+ * RTO_INIT_RTTS x the configured unloaded RTT, between the minimum RTO
+ * and RTO_INIT_MAX (the RTT is the operator's to know, not RFC 6298's
+ * unknown network: its 1 s, or our 1 ms, is a hundred RTTs of a fabric). */
+#define RTO_INIT_RTTS 10
+#define RTO_INIT_MAX 1000000 /* ns */
+
+static uint64_t rto_init(const struct mr_ep *ep)
+{
+	uint64_t r = RTO_INIT_RTTS * ep->cfg.base_rtt_ns;
+
+	if (r > RTO_INIT_MAX)
+		r = RTO_INIT_MAX;
+	return r < ep->cfg.min_rto_ns ? ep->cfg.min_rto_ns : r;
+}
+
 void mr_req_reset(struct mr_qp *qp, uint64_t now)
 {
 	struct mr_ep *ep = qp->ep;
@@ -75,6 +91,7 @@ void mr_req_reset(struct mr_qp *qp, uint64_t now)
 	qp->req.snd_una = qp->req.snd_nxt = qp->req.retx_from = qp->attr.sq_psn;
 	qp->req.lost_cnt = 0;
 	qp->req.susp_false_seen = qp->cnt.path_suspects_false;
+	qp->req.tlp_progress = UINT64_MAX;
 	qp->req.susp_calm = 0;
 	qp->req.susp_widen = 1;
 	qp->req.peer_cum_msn = 0;
@@ -97,6 +114,8 @@ void mr_req_reset(struct mr_qp *qp, uint64_t now)
 		    qp->attr.timeout)
 			pc.rto_init_ns = pc.rto_min_ns = pc.rto_max_ns =
 				mr_ib_timeout_ns(qp->attr.timeout);
+		else
+			pc.rto_init_ns = rto_init(ep);
 
 		mr_pathtx_init(&qp->ptx[i], &pc, &cb);
 	}

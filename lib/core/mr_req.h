@@ -66,6 +66,9 @@ struct mr_req {
 	 * of progress since the last one, and how far an overtaken path's
 	 * silence allowance is widened: own RTT x (1 + widen/2). */
 	uint64_t susp_false_seen;
+	/* MR-TMR-9: progress_at when the last tail-loss probe went (one per
+	 * silence: UINT64_MAX, none since the reset). */
+	uint64_t tlp_progress;
 	uint16_t susp_calm;
 	uint8_t susp_widen;
 	uint8_t have_err;

@@ -189,6 +189,25 @@ static void suspect_arm(struct mr_qp *qp, uint64_t now)
 	}
 }
 
+/* MR-TMR-2: a path with no RTT sample of its own takes the RTO of the
+ * connection's best path (same peer, same fabric) instead of the initial
+ * one: the first packet a path carries may be a retransmission, and its
+ * loss should not cost the initial RTO. Its own first sample replaces it. */
+static void rto_seed(struct mr_qp *qp)
+{
+	uint64_t best = 0, rto = 0;
+	uint16_t i;
+
+	for (i = 0; i < qp->npaths; i++)
+		if (qp->ptx[i].srtt && (!best || qp->ptx[i].srtt < best)) {
+			best = qp->ptx[i].srtt;
+			rto = qp->ptx[i].rto;
+		}
+	for (i = 0; best && i < qp->npaths; i++)
+		if (!qp->ptx[i].srtt && rto < qp->ptx[i].rto)
+			qp->ptx[i].rto = rto;
+}
+
 int mr_req_on_ack(struct mr_qp *qp, const struct mr_pkt *pkt, uint64_t now)
 {
 	const struct mr_aeth *a = &pkt->aeth;
@@ -233,8 +252,10 @@ int mr_req_on_ack(struct mr_qp *qp, const struct mr_pkt *pkt, uint64_t now)
 		tx->ce_new = 0;
 		MR_CNT(qp, path_suspects_false, tx->suspect_false - sfalse);
 	}
-	if (progress && qp->npaths > 1)
+	if (progress && qp->npaths > 1) {
 		suspect_arm(qp, now);
+		rto_seed(qp);
+	}
 	/* MR-PM-7, MR-PM-8: weights and re-draws from the paths' health. */
 	MR_CNT(qp, path_redraws,
 	       mr_pathmgr_on_acks(&qp->pm, &qp->ps, qp->ptx, now));
@@ -407,11 +428,69 @@ static void resp_fail(struct mr_qp *qp)
 	mr_qpout_fail(&qp->out, 1);
 }
 
+/*
+ * MR-TMR-9: the tail-loss probe. When nothing came back for a probe
+ * timeout after the connection's newest transmission (and its last
+ * progress), nothing is in flight behind that packet to reveal its loss:
+ * the others' ACKs would have been progress. That packet is declared lost
+ * and resent on the next path, once per silence: its ACK is progress and
+ * overtakes what else is out (MR-MP-8); after that the RTO and retry_cnt
+ * have it. The probe timeout is
+ * 2 x the best path's smoothed RTT + 4 x its variation, or half the
+ * initial RTO before any sample (a connection's first packet: its RTT is
+ * the start's queue too, several base RTTs under an incast), plus
+ * the receiver's ACK delay (a lone packet's ACK waits for it), and at least
+ * the RTO floor late ACKs taught (MR-TMR-8: a receiver that stalls). Returns
+ * the time and the path via *path, or UINT64_MAX.
+ */
+static uint64_t tlp_at(const struct mr_qp *qp, uint16_t *path)
+{
+	uint64_t newest = 0, best = 0, var = 0, floor = 0, ref, pto, s;
+	const struct mr_pathtx *t;
+	int found = 0;
+	uint16_t i;
+
+	*path = 0;
+	if (mr_qp_is_gbn(qp) || qp->req.tlp_progress == qp->req.progress_at)
+		return UINT64_MAX;
+	for (i = 0; i < qp->npaths; i++) {
+		t = &qp->ptx[i];
+		if (t->srtt && (!best || t->srtt < best)) {
+			best = t->srtt;
+			var = t->rttvar;
+		}
+		if (t->rto_floor > floor)
+			floor = t->rto_floor;
+		if (!mr_pathmgr_carries_data(&qp->pm, i) ||
+		    !mr_pathtx_newest_out(t, &s) || (found && s < newest))
+			continue;
+		newest = s;
+		*path = i;
+		found = 1;
+	}
+	if (!found)
+		return UINT64_MAX;
+	t = &qp->ptx[*path];
+	pto = best ? 2 * best + 4 * var : t->cfg.rto_init_ns / 2;
+	pto += qp->ep->cfg.ack_delay_ns;
+	/* A receiver whose ACKs came late (MR-TMR-8) may be silent so long. */
+	if (pto < floor)
+		pto = floor;
+	ref = newest > qp->req.progress_at ? newest : qp->req.progress_at;
+	/* Not when the path's own RTO comes first. */
+	if (ref + pto >= t->rto_start + mr_pathtx_rto(t))
+		return UINT64_MAX;
+	return ref + pto;
+}
+
 uint64_t mr_req_deadline(const struct mr_qp *qp)
 {
 	uint64_t d = qp->req.pace_at, st = stall_at(qp);
 	uint16_t i;
 
+	if (st < d)
+		d = st;
+	st = tlp_at(qp, &i);
 	if (st < d)
 		d = st;
 
@@ -438,6 +517,12 @@ void mr_req_expiry(struct mr_qp *qp, uint64_t now)
 	int rto = 0;
 	uint16_t i;
 
+	if (tlp_at(qp, &i) <= now) {
+		/* MR-TMR-9: before the paths' timers, which it pre-empts. */
+		qp->req.tlp_progress = qp->req.progress_at;
+		if (mr_pathtx_tail_probe(&qp->ptx[i]))
+			MR_CNT(qp, tail_probes, 1);
+	}
 	for (i = 0; i < qp->npaths; i++) {
 		unsigned ev;
 

@@ -148,7 +148,8 @@ static void connect_n(struct world *w, struct mr_qp *a[], struct mr_qp *b[])
 
 /*
  * 64 connections, all idle but one whose packets are all lost: the
- * endpoint's next deadline is that QP's RTO and nothing else is queued
+ * endpoint's next deadline is that QP's (its tail-loss probe, MR-TMR-9,
+ * or its RTO) and nothing else is queued
  * in the timer queue; expiry at that time queues exactly that QP for
  * transmit (before: every QP), and it resends. Then a second QP times
  * out later and only it is touched.
@@ -198,13 +199,14 @@ static void test_expiry_only_due(void)
 	MR_CHECK(mr_qp_counters(a[7])->retx_pkts > retx);
 	MR_CHECK_EQ(w.n[0].cqe[0].status, MR_WC_SUCCESS);
 	MR_CHECK_MEM(dst + 7 * 4096, src, 4096);
-	/* One path event: the RTO, or (MR-MP-8) the suspect timer when an
+	/* One timer event: the RTO, (MR-MP-8) the suspect timer when an
 	 * ACK of the connection's earlier traffic arrived after the lost
-	 * packets left (other paths progressed: the silent one is suspect
-	 * before its RTO). */
+	 * packets left, or (MR-TMR-9) the tail-loss probe, which comes
+	 * before both when nothing came back after the newest packet. */
 	for (k = 0; k < NPAIR; k++)
 		MR_CHECK_EQ(mr_qp_counters(a[k])->timeouts +
-				    mr_qp_counters(a[k])->path_suspects,
+				    mr_qp_counters(a[k])->path_suspects +
+				    mr_qp_counters(a[k])->tail_probes,
 			    k == 7 ? 1 : 0);
 	/* Settled: no deadline is left anywhere. */
 	MR_CHECK(run_until(&w, NULL, w.now + 10000000) || 1);

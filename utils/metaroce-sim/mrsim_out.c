@@ -182,7 +182,7 @@ int mrsim_out_finish(struct mrsim_world *w, double wall_s, double setup_s)
 	struct mrsim_stats *st = &w->st;
 	uint64_t drops[3] = { 0 }, marked = 0, corrupted = 0, qmax = 0;
 	uint64_t retx = 0, tmo = 0, done_bytes = 0, span;
-	uint64_t sus = 0, sus_false = 0;
+	uint64_t sus = 0, sus_false = 0, tlp = 0;
 	double *fct = malloc(sizeof(double) * (size_t)(w->nflow + 1));
 	double sx = 0, sxx = 0;
 	int i, nf = 0, is_coll;
@@ -206,6 +206,7 @@ int mrsim_out_finish(struct mrsim_world *w, double wall_s, double setup_s)
 		tmo += c->timeouts;
 		sus += c->path_suspects;
 		sus_false += c->path_suspects_false;
+		tlp += c->tail_probes;
 	}
 	for (i = 0; i < w->nflow; i++) {
 		const struct mrsim_flow *f = &w->flow[i];
@@ -245,6 +246,8 @@ int mrsim_out_finish(struct mrsim_world *w, double wall_s, double setup_s)
 	/* MR-MP-8: silences suspected, and those a late ACK proved false */
 	ADD(o, "path_suspects", json_object_new_uint64(sus));
 	ADD(o, "path_suspects_false", json_object_new_uint64(sus_false));
+	/* MR-TMR-9: tail-loss probes sent */
+	ADD(o, "tail_probes", json_object_new_uint64(tlp));
 	ADD(o, "max_queue_bytes", json_object_new_uint64(qmax));
 	ADD(o, "drops_overflow", json_object_new_uint64(drops[0]));
 	ADD(o, "drops_loss", json_object_new_uint64(drops[1]));
