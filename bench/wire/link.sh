@@ -12,6 +12,12 @@
 #                           and METAROCE_RUNDIR=$W/run, all removed on
 #                           exit with every pid in PIDS; defines NSA NSB
 #                           VA VB T W, inA and inB (run in a namespace)
+# wire_pairs N DEVA DEVB OPTS [VAR=VALUE...]
+#                           N ib_write_bw pairs at once (64 KiB, -D SECS,
+#                           extra perftest OPTS, the environment VARs),
+#                           servers on DEVB in NSB, clients on DEVA; prints
+#                           the aggregate in Gb/s, warns of a pair that
+#                           moved nothing
 # testpmd_rate LEN          median per-second Rx-pps of frames of LEN
 #                           bytes over the link for SECS seconds (0 when
 #                           testpmd measured nothing)
@@ -56,6 +62,36 @@ wire_cleanup() {
 
 inA() { ip netns exec "$NSA" "$@"; }
 inB() { ip netns exec "$NSB" "$@"; }
+
+wire_pairs() {
+	local n=$1 da=$2 db=$3 opts=$4 k sum=0 v
+	local -a sp=() cp=()
+	shift 4
+	for k in $(seq "$n"); do
+		# shellcheck disable=SC2086
+		env "$@" setsid ip netns exec "$NSB" timeout 120 \
+			"$B/utils/metaroce-run" ib_write_bw -d "$db" $opts \
+			-p $((18600 + k)) -s 65536 -D "$SECS" -F \
+			>"$W/srv.$k" 2>&1 &
+		sp+=($!)
+	done
+	sleep 2
+	for k in $(seq "$n"); do
+		# shellcheck disable=SC2086
+		env "$@" setsid ip netns exec "$NSA" timeout 120 \
+			"$B/utils/metaroce-run" ib_write_bw -d "$da" $opts \
+			-p $((18600 + k)) -s 65536 -D "$SECS" -F 10.86.0.2 \
+			>"$W/cli.$k" 2>&1 &
+		cp+=($!)
+	done
+	for k in "${cp[@]}" "${sp[@]}"; do wait "$k"; done
+	for k in $(seq "$n"); do
+		v=$(awk '/^ *[0-9]+ +[0-9]+ /{l=$4} END {print l + 0}' "$W/cli.$k")
+		[ "$v" = 0 ] && { echo "wire_pairs: pair $k of $n moved nothing:" >&2; tail -n 5 "$W/cli.$k" "$W/srv.$k" >&2; }
+		sum=$(awk -v s="$sum" -v v="$v" 'BEGIN {print s + v}')
+	done
+	awk -v s="$sum" 'BEGIN {printf "%.2f", s * 1048576 * 8 / 1e9}'
+}
 
 # testpmd's ring slots and mbufs: a 4214 B frame (MetaRoCE at MTU 4096)
 # per slot. Mbufs must hold a whole af_packet ring slot; the options must

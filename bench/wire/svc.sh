@@ -17,6 +17,7 @@ TOP=$PWD
 B=$(cd "${1:-build}" 2>/dev/null && pwd) || { echo "svc.sh: no build directory ${1:-build}" >&2; exit 1; }
 SECS=${2:-5}
 OUT_DIR=${OUT_DIR:-$TOP/bench/wire}
+mkdir -p "$OUT_DIR"
 SVC_DEV=${SVC_DEV:-net_af_packet0}
 CMD="bench/wire/svc.sh ${1:-build} $SECS"
 OUT=svc.md
@@ -49,39 +50,12 @@ for s in a b; do
 		$s "$SVC_DEV" "$([ $s = a ] && echo "$VA" || echo "$VB")" $n $n >"$W/$s.ports"
 done
 
-# agg N DEVA DEVB: N ib_write_bw pairs at once, the aggregate in Gb/s.
-agg() {
-	local n=$1 da=$2 db=$3 k sum=0 v
-	local -a sp=() cp=()
-	for k in $(seq "$n"); do
-		setsid ip netns exec "$NSB" timeout 120 \
-			"$B/utils/metaroce-run" ib_write_bw -d "$db" -x 1 \
-			-p $((18600 + k)) -s 65536 -D "$SECS" -F \
-			>"$W/srv.$k" 2>&1 &
-		sp+=($!)
-	done
-	sleep 2
-	for k in $(seq "$n"); do
-		setsid ip netns exec "$NSA" timeout 120 \
-			"$B/utils/metaroce-run" ib_write_bw -d "$da" -x 1 \
-			-p $((18600 + k)) -s 65536 -D "$SECS" -F 10.86.0.2 \
-			>"$W/cli.$k" 2>&1 &
-		cp+=($!)
-	done
-	for k in "${cp[@]}" "${sp[@]}"; do wait "$k"; done
-	for k in $(seq "$n"); do
-		v=$(awk '/^ *[0-9]+ +[0-9]+ /{l=$4} END {print l + 0}' "$W/cli.$k")
-		[ "$v" = 0 ] && { echo "svc.sh: pair $k of $n moved nothing:" >&2; tail -5 "$W/cli.$k" "$W/srv.$k" >&2; }
-		sum=$(awk -v s="$sum" -v v="$v" 'BEGIN {print s + v}')
-	done
-	awk -v s="$sum" 'BEGIN {printf "%.2f", s * 1048576 * 8 / 1e9}'
-}
 # CPU seconds of process $1 so far: user + system, user, system.
 cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$1/stat"; }
 cpu_u() { awk -v hz="$(getconf CLK_TCK)" '{print $14 / hz}' "/proc/$1/stat"; }
 
 echo "== one pair, direct af_packet ports"
-D1=$(agg 1 mrda mrdb)
+D1=$(wire_pairs 1 mrda mrdb "-x 1")
 L1=$(load)
 
 echo "== the service"
@@ -117,7 +91,7 @@ run() {
 			-p "$DP_a,$DP_b" -- sleep $((SECS + 3)) 2>/dev/null &
 		PERF=$!
 	fi
-	v=$(agg "$n" mrsa mrsb)
+	v=$(wire_pairs "$n" mrsa mrsb "-x 1")
 	[ -n "${PERF:-}" ] && wait "$PERF"
 	sleep 1.1
 	CPU_US[$n]=$(python3 - "$W/a.json" "$W/b.json" "$fa" "$fb" "$ca" "$cb" "$(cpu_s "$DP_a")" "$(cpu_s "$DP_b")" "$ua" "$ub" "$(cpu_u "$DP_a")" "$(cpu_u "$DP_b")" "$W/moved.$n" <<'EOF'

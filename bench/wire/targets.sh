@@ -151,38 +151,11 @@ SR64=$(mrate ib_send_bw -s 64 -D "$SECS")
 L11=$(load)
 
 echo "== several processes per host"
-# agg N [env...]: N ib_write_bw pairs at once on the same two devices.
-agg() {
-	local n=$1 k sum=0 v
-	local -a sp=() cp=()
-	shift
-	for k in $(seq "$n"); do
-		env "$@" setsid ip netns exec "$NSB" timeout 120 \
-			"$B/utils/metaroce-run" ib_write_bw -d mrtb \
-			-p $((18600 + k)) -s 65536 -D "$SECS" -F \
-			>"$W/srv.$k" 2>&1 &
-		sp+=($!)
-	done
-	sleep 2
-	for k in $(seq "$n"); do
-		env "$@" setsid ip netns exec "$NSA" timeout 120 \
-			"$B/utils/metaroce-run" ib_write_bw -d mrta \
-			-p $((18600 + k)) -s 65536 -D "$SECS" -F 10.86.0.2 \
-			>"$W/cli.$k" 2>&1 &
-		cp+=($!)
-	done
-	for k in "${cp[@]}" "${sp[@]}"; do wait "$k"; done
-	for k in $(seq "$n"); do
-		v=$(awk '/^ *[0-9]+ +[0-9]+ /{l=$4} END {print l + 0}' "$W/cli.$k")
-		sum=$(awk -v s="$sum" -v v="$v" 'BEGIN {print s + v}')
-	done
-	awk -v s="$sum" 'BEGIN {printf "%.2f", s * 1048576 * 8 / 1e9}'
-}
-A1=$(agg 1)
-A4=$(agg 4)
+A1=$(wire_pairs 1 mrta mrtb "")
+A4=$(wire_pairs 4 mrta mrtb "")
 L12=$(load)
-A4N=$(agg 4 METAROCE_DP_STEER=0)
-A8=$(agg 8)
+A4N=$(wire_pairs 4 mrta mrtb "" METAROCE_DP_STEER=0)
+A8=$(wire_pairs 8 mrta mrtb "")
 L13=$(load)
 
 echo
