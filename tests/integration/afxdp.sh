@@ -75,21 +75,12 @@ hosts_init mri-afxdp
 
 port() { echo "net_af_xdp0,iface=$1,start_queue=0,queue_count=1"; }
 
-NS_MADE=1
-ip netns add "$NSA" || die "ip netns add $NSA"
-ip netns add "$NSB" || die "ip netns add $NSB"
-ip link add "$VA" netns "$NSA" type veth peer name "$VB" netns "$NSB" ||
-	die "veth (data)"
+hosts_link 3000
+# A second link carries the clients' TCP exchange, off the AF_XDP one.
 ip link add "$TA" netns "$NSA" type veth peer name "$TB" netns "$NSB" ||
 	die "veth (TCP)"
-for n in A B; do
-	ns=NS$n
-	v=V$n
-	t=T$n
-	ip -n "${!ns}" link set lo up &&
-		ip -n "${!ns}" link set "${!v}" mtu 3000 up &&
-		ip -n "${!ns}" link set "${!t}" up || die "link up"
-done
+ip -n "$NSA" link set "$TA" up && ip -n "$NSB" link set "$TB" up ||
+	die "link up"
 ip -n "$NSA" addr add $TCP_A/24 dev "$TA" || die "addr"
 ip -n "$NSB" addr add 10.84.0.2/24 dev "$TB" || die "addr"
 

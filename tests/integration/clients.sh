@@ -60,17 +60,7 @@ DEV_B=$DEV
 . "$(dirname "$0")/hosts.sh"
 hosts_init mrc-int
 
-NS_MADE=1
-ip netns add "$NSA" || die "ip netns add $NSA"
-ip netns add "$NSB" || die "ip netns add $NSB"
-ip link add "$VA" netns "$NSA" type veth peer name "$VB" netns "$NSB" ||
-	die "veth"
-for n in A B; do
-	ns=NS$n
-	v=V$n
-	ip -n "${!ns}" link set lo up || die "lo up"
-	ip -n "${!ns}" link set "${!v}" mtu 9000 up || die "link up"
-done
+hosts_link 9000
 # Kernel addresses carry the clients' own TCP exchange; the devices have
 # their own subnet (LIDs 1 and 2: the host parts of 10.85.0.1/24, .2/24).
 ip -n "$NSA" addr add $TCP_A/24 dev "$VA" || die "addr"

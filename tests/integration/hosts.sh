@@ -4,7 +4,8 @@
 # clients.sh): the scratch directory, the runtime directory, the cleanup
 # of background programs, devices and namespaces, and small helpers.
 # The caller sets NSA, NSB, DEV_A, DEV_B and CTL, then calls
-# hosts_init PREFIX; it sets NS_MADE=1 before it creates the namespaces.
+# hosts_init PREFIX, then hosts_link MTU (or sets NS_MADE=1 before it
+# creates the namespaces itself).
 
 hosts_init() { # PREFIX of the scratch directory's name
 	W=$(mktemp -d "/tmp/$1.XXXXXX")
@@ -42,6 +43,23 @@ hosts_cleanup() {
 		ip netns del "$NSB" 2>/dev/null
 	fi
 	rm -rf "$W"
+}
+
+# hosts_link MTU: namespaces NSA and NSB joined by veth VA / VB, both ends
+# up at MTU, loopback up in each.
+hosts_link() {
+	local n ns v
+	NS_MADE=1
+	ip netns add "$NSA" || die "ip netns add $NSA"
+	ip netns add "$NSB" || die "ip netns add $NSB"
+	ip link add "$VA" netns "$NSA" type veth peer name "$VB" netns "$NSB" ||
+		die "veth"
+	for n in A B; do
+		ns=NS$n
+		v=V$n
+		ip -n "${!ns}" link set lo up || die "lo up"
+		ip -n "${!ns}" link set "${!v}" mtu "$1" up || die "link up"
+	done
 }
 
 die() {

@@ -39,17 +39,7 @@ DEV_B=mrib
 . "$(dirname "$0")/hosts.sh"
 hosts_init mri-int
 
-NS_MADE=1
-ip netns add "$NSA" || die "ip netns add $NSA"
-ip netns add "$NSB" || die "ip netns add $NSB"
-ip link add "$VA" netns "$NSA" type veth peer name "$VB" netns "$NSB" ||
-	die "veth"
-for n in A B; do
-	ns=NS$n
-	v=V$n
-	ip -n "${!ns}" link set lo up &&
-		ip -n "${!ns}" link set "${!v}" mtu 9000 up || die "link up"
-done
+hosts_link 9000
 ip -n "$NSA" addr add $TCP_A/24 dev "$VA" || die "addr"
 ip -n "$NSB" addr add 10.82.0.2/24 dev "$VB" || die "addr"
 # Each device has all three kinds of GID (routing.md MR-ADDR-1): 0 the
