@@ -21,7 +21,25 @@ struct spray_state {
 	uint16_t cursor; /* next path to try first */
 	uint16_t last;	 /* the path of the run in progress */
 	uint16_t left;	 /* packets it may still send in that run */
+	uint64_t lost;	 /* that path's losses when the run began */
 };
+
+/* Packets a path declared lost so far (every reason). */
+static uint64_t lost_of(const struct mr_pathtx *t)
+{
+	return t->lost_reorder + t->lost_time + t->lost_rto + t->lost_forced +
+	       t->lost_suspect + t->lost_tail;
+}
+
+/* MR-MP-3: the run of path i goes on while it may send and has lost
+ * nothing since the run began: a loss (a tail-loss probe, an RTO) ends
+ * the turn, so what is resent goes to the next path, not back to the one
+ * that lost it (with a window of one packet the run kept the turn and every
+ * retransmission went to the same dead path). */
+static int run_goes_on(const struct spray_state *s, const struct mr_pathtx *t)
+{
+	return s->left && lost_of(t) == s->lost;
+}
 
 _Static_assert(sizeof(struct spray_state) <= MR_PATHSEL_STATE_MAX,
 	       "spray state fits the base's area");
@@ -56,7 +74,8 @@ static int spray_pick(struct mr_pathsel *ps, const struct mr_pathtx *tx,
 			wsum += ps->path[k].weight;
 	/* MR-MP-3: a path keeps the turn for ps->run packets while it may
 	 * send (a run of frames a GSO port sends as one). */
-	if (s->left && s->last < ps->num_paths && usable(&tx[s->last]) &&
+	if (s->last < ps->num_paths && run_goes_on(s, &tx[s->last]) &&
+	    usable(&tx[s->last]) &&
 	    under_share(ps, &tx[s->last], s->last, wsum)) {
 		s->left--;
 		ps->picks++;
@@ -86,6 +105,7 @@ static int spray_pick(struct mr_pathsel *ps, const struct mr_pathtx *tx,
 		ps->picks++;
 		s->last = i;
 		s->left = ps->run > 1 ? (uint16_t)(ps->run - 1) : 0;
+		s->lost = lost_of(&tx[i]);
 		return i;
 	}
 	if (first >= 0) {
@@ -93,6 +113,7 @@ static int spray_pick(struct mr_pathsel *ps, const struct mr_pathtx *tx,
 		ps->picks++;
 		s->last = (uint16_t)first;
 		s->left = ps->run > 1 ? (uint16_t)(ps->run - 1) : 0;
+		s->lost = lost_of(&tx[first]);
 		return first;
 	}
 	ps->no_path++;

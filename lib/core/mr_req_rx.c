@@ -213,7 +213,7 @@ int mr_req_on_ack(struct mr_qp *qp, const struct mr_pkt *pkt, uint64_t now)
 	const struct mr_aeth *a = &pkt->aeth;
 	struct mr_cc_ack ca;
 	uint32_t ce = 0;
-	int progress = 0;
+	int progress = 0, path_progress = 0;
 	uint8_t i;
 
 	if (qp->state == MR_QPS_ERR) {
@@ -245,14 +245,20 @@ int mr_req_on_ack(struct mr_qp *qp, const struct mr_pkt *pkt, uint64_t now)
 
 		/* MR-ERR-2: an ACK of a transmission the RTO had given up
 		 * (MR-TMR-8) is progress too: the peer is receiving. */
-		if (mr_pathtx_on_sack_flags(tx, b, now, fl) > 0 ||
-		    tx->late_acked != late)
-			progress = 1;
+		if (mr_pathtx_on_sack_flags(tx, b, now, fl) > 0)
+			path_progress = 1;
+		if (tx->late_acked != late)
+			path_progress = progress = 1;
 		ce += tx->ce_new;
 		tx->ce_new = 0;
 		MR_CNT(qp, path_suspects_false, tx->suspect_false - sfalse);
 	}
-	if (progress && qp->npaths > 1) {
+	/* MR-TMR-7: data acknowledged is progress of the peer; a probe's
+	 * ACK (on_acked() counts no data for it) only shows its path alive,
+	 * and must not keep a peer that takes no data from its retry limit. */
+	if (qp->req.cc_acked_pkts)
+		progress = 1;
+	if (path_progress && qp->npaths > 1) {
 		suspect_arm(qp, now);
 		rto_seed(qp);
 	}
@@ -510,6 +516,41 @@ uint64_t mr_req_deadline(const struct mr_qp *qp)
 	return st < d ? st : d;
 }
 
+/* 1 if a path other than path carries data (not probing, not suspect). */
+static int other_carrier(const struct mr_qp *qp, uint16_t path)
+{
+	uint16_t j;
+
+	for (j = 0; j < qp->npaths; j++)
+		if (j != path && mr_pathmgr_carries_data(&qp->pm, j) &&
+		    !qp->ptx[j].suspect)
+			return 1;
+	return 0;
+}
+
+/*
+ * MR-MP-4, MR-PM-1: the RTO of a path that carries data while another
+ * path does: the path is suspect like one silent while others progress
+ * (MR-MP-8): no data, probes only, its plane may be down (MR-PM-4). Its
+ * packets were declared lost by the RTO and go to the other paths. Before,
+ * such a path went on carrying one packet at a time: with a window of a
+ * few packets all on the dead paths (nothing sent after them came back,
+ * so no evidence rule of MR-MP-8 armed) and a run of the spray keeping
+ * the turn, every retransmission went back to a dead path and the backed
+ * off RTOs exhausted retry_cnt with the other plane idle (bench/wire
+ * plane_fail, test_pathmgr.c test_rto_plane_small_window).
+ */
+static void rto_suspect(struct mr_qp *qp, uint16_t i, uint64_t now)
+{
+	unsigned pev;
+
+	qp->ptx[i].suspect = 1;
+	pev = mr_pathmgr_on_suspect(&qp->pm, &qp->ps, qp->ptx, i, now);
+	if (pev & MR_PATHMGR_EV_PROBING)
+		MR_CNT(qp, path_suspects, 1);
+	mr_req_on_pathmgr_ev(qp, pev);
+}
+
 void mr_req_expiry(struct mr_qp *qp, uint64_t now)
 {
 	struct mr_txp *t;
@@ -560,6 +601,8 @@ void mr_req_expiry(struct mr_qp *qp, uint64_t now)
 		mr_pathsel_on_rto(&qp->ps, i, now);
 		if (mr_qp_is_gbn(qp))
 			qp->req.retx_from = qp->req.snd_una;
+		else if (other_carrier(qp, i))
+			rto_suspect(qp, i, now);
 	}
 	/* MR-ERR-2: one retry per expiry, however many paths timed out
 	 * together (a peer that stops answering times out every path at

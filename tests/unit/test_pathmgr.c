@@ -6,6 +6,7 @@
 
 #include "engine_world.h"
 #include "mr_err.h"
+#include "mr_cc.h"
 #include "mr_pathmgr.h"
 #include "mr_wire.h"
 
@@ -239,15 +240,14 @@ static struct world w;
 static uint8_t src[NMSG * MSG], dst[NMSG * MSG];
 
 /* A stream of NMSG WRITEs of MSG bytes from node 0 to node 1, the last
- * one with an immediate (a receive completion at node 1). */
-static void start(struct pair *p, uint16_t paths, uint8_t planes, uint32_t seed)
+ * one with an immediate (a receive completion at node 1), on endpoints
+ * of configuration cfg. */
+static void start_cfg(struct pair *p, const struct mr_ep_config *cfg,
+		      uint32_t seed)
 {
-	struct mr_ep_config cfg = base_cfg;
 	int i;
 
-	cfg.num_paths = paths;
-	cfg.num_planes = planes;
-	MR_CHECK_EQ(world_init(&w, &cfg), 0);
+	MR_CHECK_EQ(world_init(&w, cfg), 0);
 	connect_qps(&w, p, MR_MODE_METAROCE, NMSG + 4, NULL);
 	fill(src, sizeof(src), seed);
 	memset(dst, 0, sizeof(dst));
@@ -266,11 +266,22 @@ static void start(struct pair *p, uint16_t paths, uint8_t planes, uint32_t seed)
 	want_b = 1;
 }
 
-static void finish(struct pair *p)
+static void start(struct pair *p, uint16_t paths, uint8_t planes, uint32_t seed)
+{
+	struct mr_ep_config cfg = base_cfg;
+
+	cfg.num_paths = paths;
+	cfg.num_planes = planes;
+	start_cfg(p, &cfg, seed);
+}
+
+/* Every completion in order and successful by time t, every byte
+ * placed. */
+static void finish_by(struct pair *p, uint64_t t)
 {
 	int i;
 
-	MR_CHECK(run_until(&w, cqe_done, w.now + 2000000000ull));
+	MR_CHECK(run_until(&w, cqe_done, t));
 	MR_CHECK_EQ(w.n[0].ncqe, NMSG);
 	for (i = 0; i < w.n[0].ncqe; i++) {
 		MR_CHECK_EQ(w.n[0].cqe[i].wr_id, (uint64_t)i);
@@ -281,6 +292,11 @@ static void finish(struct pair *p)
 	MR_CHECK(memcmp(src, dst, sizeof(src)) == 0);
 	MR_CHECK_EQ(mr_qp_counters(p->a)->cqe_err, 0);
 	MR_CHECK_EQ(w.n[0].qp_errors, 0);
+}
+
+static void finish(struct pair *p)
+{
+	finish_by(p, w.now + 2000000000ull);
 }
 
 /* MR-PM-1, -2, MR-PRB-*: one path of eight dies for good (both ways):
@@ -371,6 +387,64 @@ static void test_all_planes_dead(void)
 	world_fini(&w);
 }
 
+/* MR-MP-3, MR-MP-4, MR-PM-1, MR-PM-4, MR-TMR-7 (bench/wire/plane_fail's
+ * "Completion with error", 08:08 UTC): the verbs provider's knobs (8 paths
+ * over 2 planes, runs of 16, a 20 ms RTO floor, ACKs every 16 packets) and
+ * a window of one packet (the controller's floor: `fixed` at 10 Mb/s x
+ * 1 ms), plane 0 failing at one of 24 moments, runs of 16 and of 1. The
+ * packet in flight is on a dead path, nothing sent after it can come back,
+ * so no evidence rule of MR-MP-8 arms: the tail-loss probe and then the
+ * RTO find it. Before: the run kept the turn, the probe and every
+ * retransmission went back to the same dead path (a backed-off path still
+ * took one packet at a time) and after 8 RTOs the WRITE failed with
+ * RETRY_EXC_ERR while plane 1 was idle (or, with runs of 1, the transfer
+ * was not done after 3 s). Now a loss ends the run and an RTO while
+ * another path carries data makes the path probe: every transfer completes
+ * byte for byte within 3 s. */
+static void test_rto_plane_small_window(void)
+{
+	static const uint16_t runs[] = { 16, 1 };
+	struct mr_ep_config cfg = base_cfg;
+	unsigned r, k;
+
+	cfg.num_paths = 8;
+	cfg.num_planes = 2;
+	cfg.ack_every = 16;
+	cfg.ack_delay_ns = 20000;
+	cfg.min_rto_ns = 20000000;
+	cfg.base_rtt_ns = 1000000;
+	cfg.link_rate_mbps = 10;
+	cfg.cc_metaroce = mr_cc_find("fixed");
+	MR_CHECK(cfg.cc_metaroce != NULL);
+	for (r = 0; r < 2; r++) {
+		for (k = 0; k < 24; k++) {
+			uint64_t tf = 20000000 + 97003ull * k;
+			struct pair p;
+
+			cfg.path_run = runs[r];
+			start_cfg(&p, &cfg, 40 + k);
+			/* 100 us each way, 20 us of seeded jitter */
+			w.l[0].delay = w.l[1].delay = 100000;
+			w.l[0].jitter = w.l[1].jitter = 20000;
+			w.l[0].rng = tf;
+			w.l[1].rng = 7 * tf + 1;
+			set_rts_attr(p.a, MR_QP_TIMEOUT, 14); /* perftest's */
+			MR_CHECK(run_until(&w, NULL, w.now + tf));
+			MR_CHECK(w.n[0].ncqe < NMSG);
+			w.l[0].drop_planes = w.l[1].drop_planes = 1;
+			finish_by(&p, w.now + 3000000000ull);
+			if (mr_test_failures)
+				printf("  path_run %u, plane 0 down at %llu "
+				       "ns\n",
+				       runs[r], (unsigned long long)tf);
+			destroy_pair(&p);
+			world_fini(&w);
+			if (mr_test_failures)
+				return;
+		}
+	}
+}
+
 /* MR-ACK-8, MR-ACK-11 (issue 9's suspected bug): CE marks on the data
  * direction reach the sender whole. ecn_ce_rcvd counts marks on what a QP
  * received (the data receiver's; the sender receives ACKs, unmarked here,
@@ -394,4 +468,5 @@ static void test_ce_echo(void)
 
 MR_TEST_MAIN(MR_TEST(test_module), MR_TEST(test_health), MR_TEST(test_ce_echo),
 	     MR_TEST(test_dead_path), MR_TEST(test_plane_down_and_back),
-	     MR_TEST(test_all_planes_dead))
+	     MR_TEST(test_all_planes_dead),
+	     MR_TEST(test_rto_plane_small_window))
