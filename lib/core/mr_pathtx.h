@@ -154,6 +154,13 @@ struct mr_pathtx {
 	 * the silence allowed (0: none armed). A suspect path carries no
 	 * data until an ACK of it returns. */
 	uint64_t conn_sent_at, overtake_ns;
+	/* The same for the other paths of its plane only: the send time of
+	 * the latest-sent packet they had acknowledged, and when one of them
+	 * last made progress (0: none). A plane's paths share its queues: a
+	 * later packet of the plane back first is a route of its own failing;
+	 * a plane whose other paths keep progressing is draining a queue the
+	 * path's packets wait in, whatever the other planes' packets do. */
+	uint64_t plane_sent_at, plane_progress_at;
 	uint64_t conn_progress_at;
 	uint64_t suspect_ns;
 	uint8_t suspect;
@@ -220,8 +227,11 @@ unsigned mr_pathtx_on_timeout(struct mr_pathtx *tx, uint64_t now);
 
 /* When the path becomes suspect (MR-MP-8): its oldest outstanding packet
  * (or the last ACK of it, if later) is overtake_ns old and a packet sent
- * after it was acknowledged on another path, or it is suspect_ns old and
- * the tail rule is armed with an ACK after it. UINT64_MAX: not armed. */
+ * after it was acknowledged on another path of its plane; or a packet
+ * sent after it came back on another plane only and overtake_ns passed
+ * since that reference and since the last progress of its plane's other
+ * paths; or it is suspect_ns old and the tail rule is armed with an ACK
+ * after it. UINT64_MAX: not armed. */
 uint64_t mr_pathtx_suspect_at(const struct mr_pathtx *tx);
 
 /* Send time of the newest outstanding packet via *sent_at, and 1; 0 if

@@ -130,12 +130,39 @@ static void free_resp_records(struct mr_qp *qp)
  */
 #define SUSP_WIDEN_MAX 6 /* own RTT x 4 at most */
 
+/* The largest and second largest of a value over paths, with the path of
+ * the largest: "the others' latest" is top2_other(). */
+struct top2 {
+	uint64_t v1, v2;
+	uint16_t at1;
+};
+
+static void top2_add(struct top2 *t, uint64_t v, uint16_t i)
+{
+	if (v > t->v1) {
+		t->v2 = t->v1;
+		t->v1 = v;
+		t->at1 = i;
+	} else if (v > t->v2) {
+		t->v2 = v;
+	}
+}
+
+static uint64_t top2_other(const struct top2 *t, uint16_t i)
+{
+	return i == t->at1 ? t->v2 : t->v1;
+}
+
 static void suspect_arm(struct mr_qp *qp, uint64_t now)
 {
-	uint64_t best = 0, s1 = 0, s2 = 0, out = 0, plane[MR_MAX_PATHS];
-	uint16_t i, a1 = 0;
+	static const struct top2 zero;
+	struct top2 conn = zero, psent[MR_MAX_PATHS], pprog[MR_MAX_PATHS];
+	uint64_t best = 0, out = 0, plane[MR_MAX_PATHS];
+	uint16_t i;
 
 	memset(plane, 0, sizeof(plane));
+	for (i = 0; i < qp->ps.num_planes && i < MR_MAX_PATHS; i++)
+		psent[i] = pprog[i] = zero;
 	for (i = 0; i < qp->npaths; i++) {
 		const struct mr_pathtx *tx = &qp->ptx[i];
 		uint8_t pl = mr_pathsel_plane(&qp->ps, i);
@@ -144,13 +171,9 @@ static void suspect_arm(struct mr_qp *qp, uint64_t now)
 			best = tx->srtt;
 		if (tx->srtt > plane[pl])
 			plane[pl] = tx->srtt;
-		if (tx->acked_sent_at > s1) {
-			s2 = s1;
-			s1 = tx->acked_sent_at;
-			a1 = i;
-		} else if (tx->acked_sent_at > s2) {
-			s2 = tx->acked_sent_at;
-		}
+		top2_add(&conn, tx->acked_sent_at, i);
+		top2_add(&psent[pl], tx->acked_sent_at, i);
+		top2_add(&pprog[pl], tx->last_ack_at, i);
 		out += tx->out_pkts;
 	}
 	if (!best)
@@ -178,7 +201,11 @@ static void suspect_arm(struct mr_qp *qp, uint64_t now)
 		if (own < best)
 			own = best;
 		/* the others' latest: the second latest for the latest's */
-		tx->conn_sent_at = i == a1 ? s2 : s1;
+		tx->conn_sent_at = top2_other(&conn, i);
+		tx->plane_sent_at =
+			top2_other(&psent[mr_pathsel_plane(&qp->ps, i)], i);
+		tx->plane_progress_at =
+			top2_other(&pprog[mr_pathsel_plane(&qp->ps, i)], i);
 		tx->overtake_ns = own + own * qp->req.susp_widen / 2;
 		if (out == tx->out_pkts) {
 			tx->conn_progress_at = now;

@@ -928,9 +928,48 @@ static void test_spec_example(void)
 	MR_CHECK_EQ(r.nlost, 2);
 }
 
+/* MR-MP-8 with planes: a path overtaken only by another plane's packets
+ * is suspect overtake_ns after the later of its reference and its plane's
+ * last progress (the plane's queue is draining, its packets behind it:
+ * bench/wire/plane_fail with runs of 16); overtaken on its own plane (a
+ * later packet of the shared queue came back) it is suspect overtake_ns
+ * after its reference, whatever the plane does. */
+static void test_suspect_plane(void)
+{
+	struct mr_pathtx_config c = { .path_id = 1 };
+	struct mr_pathtx tx;
+	uint32_t p;
+
+	MR_CHECK_EQ(mr_pathtx_init(&tx, &c, NULL), 0);
+	MR_CHECK_EQ(mr_pathtx_send(&tx, 1, 100, 0, 0, 1000, &p), 0);
+	MR_CHECK_EQ(mr_pathtx_send(&tx, 2, 100, 0, 0, 2000, &p), 0);
+	tx.overtake_ns = 15000;
+	/* Another plane's packet sent at 1.5 us came back; the path's own
+	 * plane progressed at 9 us (older packets of its queue): 24 us. */
+	tx.conn_sent_at = 1500;
+	tx.plane_progress_at = 9000;
+	MR_CHECK_EQ(mr_pathtx_suspect_at(&tx), 24000);
+	MR_CHECK_EQ(mr_pathtx_on_timeout(&tx, 16000), 0);
+	MR_CHECK_EQ(tx.suspect, 0);
+	/* Its plane's last progress before its reference: 1 us + 15 us. */
+	tx.plane_progress_at = 500;
+	MR_CHECK_EQ(mr_pathtx_suspect_at(&tx), 16000);
+	/* Overtaken on its own plane: 16 us although the plane progresses. */
+	tx.plane_progress_at = 9000;
+	tx.plane_sent_at = 1200;
+	MR_CHECK_EQ(mr_pathtx_suspect_at(&tx), 16000);
+	/* A packet of its plane sent before its reference proves nothing:
+	 * back to the cross-plane rule. */
+	tx.plane_sent_at = 800;
+	MR_CHECK_EQ(mr_pathtx_suspect_at(&tx), 24000);
+	MR_CHECK_EQ(mr_pathtx_on_timeout(&tx, 24000), MR_PATHTX_EV_SUSPECT);
+	MR_CHECK_EQ(tx.lost_suspect, 2);
+}
+
 MR_TEST_MAIN(MR_TEST(test_init_and_space), MR_TEST(test_reorder_threshold),
 	     MR_TEST(test_no_false_loss_across_paths), MR_TEST(test_rtt),
 	     MR_TEST(test_rto_backoff), MR_TEST(test_time_threshold),
 	     MR_TEST(test_wrap), MR_TEST(test_bad_sack), MR_TEST(test_lose_all),
 	     MR_TEST(test_full_ring), MR_TEST(test_random_sprayed_paths),
-	     MR_TEST(test_hostile_sacks), MR_TEST(test_spec_example))
+	     MR_TEST(test_hostile_sacks), MR_TEST(test_spec_example),
+	     MR_TEST(test_suspect_plane))
