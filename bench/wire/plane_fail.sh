@@ -15,13 +15,22 @@
 # ((k-1)/k of the rate before) in a 10 ms window and for good (200 ms), and
 # the time until the failed plane carries traffic again (10 ms window, half
 # its earlier share). Writes bench/wire/plane_fail.md and data/plane_fail*.csv.
-# Root; about 40 s.
+# The device's ports are WIRE_PORT (default net_af_packet, the PMD; net_mrpkt:
+# lib/dp's own port with UDP GSO, the default of `metaroce-ctl link add
+# --port IFACE`); with net_mrpkt the files are plane_fail_mrpkt.md and
+# data/plane_fail_mrpkt_*. Root; about 40 s.
 cd "$(dirname "$0")/../.." || exit 1
 TOP=$PWD
 B=$(cd "${1:-build}" 2>/dev/null && pwd) || { echo "plane_fail.sh: no build directory ${1:-build}" >&2; exit 1; }
 K=${2:-2}
 RATE=${3:-200mbit}
 SECS=10
+WIRE_PORT=${WIRE_PORT:-net_af_packet}
+case $WIRE_PORT in
+net_af_packet) SUF= ;;
+net_mrpkt) SUF=_mrpkt ;;
+*) echo "plane_fail.sh: WIRE_PORT is net_af_packet or net_mrpkt, not '$WIRE_PORT'" >&2; exit 1 ;;
+esac
 OUT_DIR=${OUT_DIR:-$TOP/bench/wire}
 mkdir -p "$OUT_DIR/data" && OUT_DIR=$(cd "$OUT_DIR" && pwd) || exit 1
 DATA=$OUT_DIR/data
@@ -65,7 +74,7 @@ EOF
 ports=""
 links=""
 for p in $(seq "$K"); do
-	ports="$ports --port net_af_packet$((p - 1)),iface=p$p"
+	ports="$ports --port $WIRE_PORT$((p - 1)),iface=p$p"
 	links="$links p$p/l1>a"
 done
 i=0
@@ -87,7 +96,7 @@ for _ in $(seq 300); do
 	ip netns exec "$NAME-a" ss -Hltn "sport = :18515" | grep -q . && break
 	sleep 0.1
 done
-csv=$DATA/plane_fail_timeline.csv
+csv=$DATA/plane_fail${SUF}_timeline.csv
 # shellcheck disable=SC2086
 setsid python3 "$TOP/bench/wire/plane_fail.py" sample "$MOD" "$METAROCE_FABRIC_DIR/$NAME.json" \
 	$((SECS + 14)) 0.002 $links >"$csv" &
@@ -108,7 +117,7 @@ cpid=$!
 wait "$fpid"
 wait "$cpid"
 crc=$?
-cp "$METAROCE_FABRIC_DIR/$NAME.json" "$DATA/plane_fail_fabric.json"
+cp "$METAROCE_FABRIC_DIR/$NAME.json" "$DATA/plane_fail${SUF}_fabric.json"
 kill -- "-$spid" 2>/dev/null
 wait "$spid" 2>/dev/null
 if [ $crc -eq 0 ]; then
@@ -117,7 +126,7 @@ else
 	how="exit $crc: $(grep -m1 -iE 'error|fail' "$W/cli" | tr -d ',' | cut -c1-80)"
 fi
 r=$(python3 "$TOP/bench/wire/plane_fail.py" "$csv" \
-	"$DATA/plane_fail_fabric.json" "p$k/l1>a" "$k")
+	"$DATA/plane_fail${SUF}_fabric.json" "p$k/l1>a" "$k")
 # The sender's counters (the client ran on host b): what the path
 # manager did.
 pm=$(ip netns exec "$NAME-b" "$CTL" stats mr0 --json --last 2>/dev/null |
@@ -140,10 +149,12 @@ commit=$(git -C "$TOP" rev-parse --short HEAD 2>/dev/null || echo ?)
 	echo "# bench/wire/plane_fail: one plane of $K drops everything mid-transfer"
 	echo
 	echo "$(date -u +%Y-%m-%dT%H:%MZ), commit $commit, $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)."
-	echo "Command: \`bench/wire/plane_fail.sh build $K $RATE\` (root). Unmodified"
+	pre=
+	[ "$WIRE_PORT" = net_af_packet ] || pre="WIRE_PORT=$WIRE_PORT "
+	echo "Command: \`${pre}bench/wire/plane_fail.sh build $K $RATE\` (root). Unmodified"
 	echo "\`ib_write_bw -d mr0 -x 1 -F -s 65536 -D $SECS --report_gbits\` between two hosts of a"
 	echo "metaroce-fabric of $K planes (host - leaf - host, every link $RATE, queue 256k, CE"
-	echo "above 64k), one device port per plane; plane $k down for 3 s from about 3 s"
+	echo "above 64k), one device port ($WIRE_PORT) per plane; plane $k down for 3 s from about 3 s"
 	echo "after the client started (the window below), every link of it dropping everything. Rates from the"
 	echo "packets the links into the receiver delivered (not dropped), read every 2 ms."
 	echo
@@ -153,6 +164,6 @@ commit=$(git -C "$TOP" rev-parse --short HEAD 2>/dev/null || echo ?)
 	echo
 	echo "Sender's counters: $pm."
 	echo
-	echo "Timeline: data/plane_fail_timeline.csv (t_s, bytes so far on each plane's link into the receiver)."
-} >"$OUT_DIR/plane_fail.md"
-cat "$OUT_DIR/plane_fail.md"
+	echo "Timeline: data/plane_fail${SUF}_timeline.csv (t_s, bytes so far on each plane's link into the receiver)."
+} >"$OUT_DIR/plane_fail$SUF.md"
+cat "$OUT_DIR/plane_fail$SUF.md"
