@@ -104,10 +104,29 @@ void mr_cc_on_sent(struct mr_cc *cc, uint64_t bytes, uint64_t now)
 
 		cc->next_send = t + bytes * 8000 / cc->rate_mbps;
 	}
+	cc->sent_at = now;
+	cc->sent_bytes = bytes;
+}
+
+/* MR-CC-4: a rate that rose re-spaces the gap after the last packet at
+ * the new rate; a slow rate's gap (tens of us at a sub-packet share)
+ * would otherwise hold the sender idle after its queue drained. */
+static void respace(struct mr_cc *cc, uint32_t old_rate)
+{
+	uint64_t t;
+
+	if (!cc->rate_mbps || !cc->sent_bytes ||
+	    (old_rate && cc->rate_mbps <= old_rate))
+		return;
+	t = cc->sent_at + cc->sent_bytes * 8000 / cc->rate_mbps;
+	if (t < cc->next_send)
+		cc->next_send = t;
 }
 
 void mr_cc_on_ack(struct mr_cc *cc, const struct mr_cc_ack *ack, uint64_t now)
 {
+	uint32_t old_rate = cc->rate_mbps;
+
 	cc->inflight -= ack->acked_bytes < cc->inflight ? ack->acked_bytes
 							: cc->inflight;
 	if (ack->srtt_ns)
@@ -116,6 +135,7 @@ void mr_cc_on_ack(struct mr_cc *cc, const struct mr_cc_ack *ack, uint64_t now)
 		cc->min_rtt = ack->min_rtt_ns;
 	cc->ce_seen += ack->ce_pkts;
 	cc->ops->on_ack(cc, ack, now);
+	respace(cc, old_rate);
 }
 
 void mr_cc_on_loss(struct mr_cc *cc, uint64_t bytes, int why, uint64_t now)

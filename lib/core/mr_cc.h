@@ -16,7 +16,8 @@
  *                    increase scaled to the BDP, never reduced on loss
  *                    (MR-CC-3); the receiver's rate hint caps the window
  *                    to hint x min RTT and the pacing rate to the hint
- *                    (MR-CC-5).
+ *                    (MR-CC-5); a standing queue, seen in the latest RTT
+ *                    sample, shrinks both until it drains (MR-CC-13).
  *   metaroce-nohint  the same AIMD without the receiver's hints (a
  *                    variant, to measure what the hints give).
  *   dcqcn            DCQCN-like rate controller (the RoCEv2 baseline of
@@ -74,6 +75,9 @@ struct mr_cc_ack {
 	uint64_t srtt_ns;	 /* the connection's smoothed RTT (0 = none) */
 	uint64_t min_rtt_ns;	 /* the connection's minimum RTT (0 = none):
 				  * the hint cap's RTT, MR-CC-5 */
+	uint64_t rtt_ns;	 /* the least of the paths' latest RTT samples
+				  * (0 = none): the queue they share now,
+				  * MR-CC-13 */
 };
 
 /* Size of the per-algorithm state area in struct mr_cc. */
@@ -108,6 +112,8 @@ struct mr_cc {
 	uint64_t next_send; /* pacing: earliest next transmission (ns) */
 	uint64_t srtt;	    /* last srtt reported (ns) */
 	uint64_t min_rtt;   /* last min RTT reported (ns) */
+	uint64_t sent_at;   /* the last transmission: when, and its bytes */
+	uint64_t sent_bytes; /* (the pacing clock is re-spaced from it) */
 	/* Counters. */
 	uint64_t decreases, increases, ce_seen, hint_limited;
 	/* The algorithm's own state (ops->state_size bytes). */

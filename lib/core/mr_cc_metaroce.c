@@ -8,7 +8,11 @@
  * smoothed RTT includes the queue: a cap from it would keep an incast's
  * queue standing instead of draining it) and the pacing rate to the hint.
  * A connection starts with one packet until the first hint, then takes
- * the hint's cap at once until its first CE round (MR-CC-5).
+ * the hint's cap at once until its first CE round (MR-CC-5). While the
+ * latest RTT sample shows a queue of more than a base RTT, cap and rate
+ * shrink by 2 base RTTs / that RTT, so a standing queue drains; the rate
+ * may run 1/8 above the hint so a port whose senders fall short of
+ * their share stays busy (MR-CC-13).
  *
  * Variant `metaroce-nohint`: the same AIMD, hints ignored.
  */
@@ -19,6 +23,7 @@ struct mrc_state {
 	int started; /* a round ended with CE marks: the start is over */
 	uint64_t round_start;
 	uint32_t round_acked, round_ce;
+	uint64_t rtt; /* latest RTT sample (0 = none), MR-CC-13 */
 };
 
 _Static_assert(sizeof(struct mrc_state) <= MR_CC_STATE_MAX,
@@ -29,8 +34,33 @@ static struct mrc_state *st(struct mr_cc *cc)
 	return MR_CC_STATE(cc, struct mrc_state);
 }
 
+/* MR-CC-13: x (2 ref) / RTT while the latest RTT sample shows more
+ * than ref of queue, ref = min(min RTT, base RTT) (the base RTT too: an
+ * incast sender whose first sample sat in the queue has an inflated min
+ * RTT, and would drain less than the others; with the min RTT alone the
+ * 64-to-1 incast's last flows finished 60 us after the rest). The hint
+ * alone paces N senders at exactly the port's rate: that holds a queue,
+ * it never drains it. The latest sample, not the smoothed RTT: srtt lags
+ * a draining queue by many RTTs and the port goes idle. */
+static uint64_t drain(const struct mr_cc *cc, uint64_t x)
+{
+	const struct mrc_state *s = (const void *)cc->state;
+	uint64_t ref = cc->min_rtt && cc->min_rtt < cc->cfg.base_rtt_ns
+			       ? cc->min_rtt
+			       : cc->cfg.base_rtt_ns;
+
+	if (!s->rtt || s->rtt <= 2 * ref)
+		return x;
+	return x * 2 * ref / s->rtt;
+}
+
 /* Pacing at 5/4 of window/RTT (MR-CC-6): the window is the real limit,
- * pacing only spreads a window over the RTT instead of a line-rate burst. */
+ * pacing only spreads a window over the RTT instead of a line-rate burst.
+ * Capped at 9/8 x the hint, drained (MR-CC-13): the hint is a fair
+ * share, and senders held exactly at it leave the receiver's port short
+ * whenever one of them falls behind (its own port shared with 62 other
+ * connections in an all-to-all); the 1/8 above it is the drain's to
+ * take back, as a queue of ref builds. */
 static void mrc_rate(struct mr_cc *cc)
 {
 	uint64_t rtt = mr_cc_rtt(cc);
@@ -38,8 +68,12 @@ static void mrc_rate(struct mr_cc *cc)
 
 	if (r > cc->cfg.line_rate_mbps)
 		r = cc->cfg.line_rate_mbps;
-	if (cc->hint_mbps && r > cc->hint_mbps)
-		r = cc->hint_mbps;
+	if (cc->hint_mbps) {
+		uint64_t h = drain(cc, (uint64_t)cc->hint_mbps * 9 / 8);
+
+		if (r > h)
+			r = h;
+	}
 	cc->rate_mbps = r ? (uint32_t)r : 1;
 }
 
@@ -86,7 +120,7 @@ static void take_hint(struct mr_cc *cc, uint32_t hint)
 	slack = mr_cc_bytes_at(hint, cc->cfg.ack_hold_ns) + cc->cfg.mtu;
 	if (slack > cc->cfg.hint_slack)
 		slack = cc->cfg.hint_slack;
-	cc->hint_cap = mr_cc_bytes_at(hint, rtt) + 2 * slack;
+	cc->hint_cap = drain(cc, mr_cc_bytes_at(hint, rtt) + 2 * slack);
 	if (cc->hint_cap < cc->cfg.min_cwnd)
 		cc->hint_cap = cc->cfg.min_cwnd;
 	/* MR-CC-5: until the first CE mark the window takes the receiver's
@@ -135,6 +169,8 @@ static void mrc_on_ack(struct mr_cc *cc, const struct mr_cc_ack *ack,
 	struct mrc_state *s = st(cc);
 	uint64_t rtt = mr_cc_rtt(cc);
 
+	if (ack->rtt_ns)
+		s->rtt = ack->rtt_ns;
 	take_hint(cc, ack->rate_hint_mbps);
 	s->round_acked += ack->acked_pkts;
 	s->round_ce += ack->ce_pkts;

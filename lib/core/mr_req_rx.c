@@ -330,6 +330,14 @@ int mr_req_on_ack(struct mr_qp *qp, const struct mr_pkt *pkt, uint64_t now)
 		    (!ca.min_rtt_ns || qp->ptx[i].min_rtt < ca.min_rtt_ns))
 			ca.min_rtt_ns = qp->ptx[i].min_rtt;
 	}
+	/* MR-CC-13: the queue all paths share (the receiver's port, the
+	 * hint's business) is in the least of their latest samples; one
+	 * path's queue (a spine's) is the path manager's (MR-PM-7). Latest
+	 * samples: the smoothed RTTs lag a draining queue by many RTTs. */
+	for (i = 0; i < qp->npaths; i++)
+		if (qp->ptx[i].latest_rtt &&
+		    (!ca.rtt_ns || qp->ptx[i].latest_rtt < ca.rtt_ns))
+			ca.rtt_ns = qp->ptx[i].latest_rtt;
 	mr_cc_on_ack(&qp->cc, &ca, now);
 	MR_CNT(qp, ecn_ce_echoed, ce);
 	if (a->syndrome != MR_NAK_NONE)

@@ -202,7 +202,8 @@ static void test_rate_hint(void)
 	 * + one packet). */
 	MR_CHECK_EQ(mr_cc_window(&cc), 12500 + 2 * (2500 + 4096));
 	MR_CHECK_EQ(cc.cwnd, 125000);
-	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 10000);
+	/* MR-CC-13: paced at 9/8 of the hint. */
+	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 11250);
 	/* While the hint binds, the window does not grow. */
 	ack(&cc, 10, 0, 10000, 10000, 10000);
 	MR_CHECK_EQ(cc.cwnd, 125000);
@@ -211,7 +212,7 @@ static void test_rate_hint(void)
 	 * (25 + 4096) bytes). */
 	ack(&cc, 1, 0, 100, 10000, 11000);
 	MR_CHECK_EQ(mr_cc_window(&cc), 125 + 2 * (25 + 4096));
-	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 100);
+	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 112);
 	/* No hint: the AIMD window again. */
 	ack(&cc, 1, 0, 0, 10000, 12000);
 	MR_CHECK_EQ(mr_cc_window(&cc), 125000);
@@ -260,7 +261,8 @@ static void test_incast_resolves(void)
 	for (i = 0; i < 8; i++) {
 		ack(&cc[i], 1, 0, mr_ratehint_get(&h, 11000), 10000, 11000);
 		sum += mr_cc_window(&cc[i]);
-		MR_CHECK_EQ(mr_cc_rate_mbps(&cc[i]), 12500);
+		/* 9/8 of the 1/8 share (MR-CC-13). */
+		MR_CHECK_EQ(mr_cc_rate_mbps(&cc[i]), 12500 * 9 / 8);
 	}
 	MR_CHECK_EQ(sum, 8 * (15625 + slack));
 }
@@ -296,6 +298,76 @@ static void test_hint_start(void)
 	a.rate_hint_mbps = 200000;
 	mr_cc_on_ack(&cc, &a, 12000);
 	MR_CHECK_EQ(cc.cwnd, cap - cap / 4);
+}
+
+static void ack_rtt(struct mr_cc *cc, uint32_t hint, uint64_t min_rtt,
+		    uint64_t rtt, uint64_t now)
+{
+	struct mr_cc_ack a = {
+		.acked_bytes = 4096,
+		.acked_pkts = 1,
+		.rate_hint_mbps = hint,
+		.srtt_ns = 10000,
+		.min_rtt_ns = min_rtt,
+		.rtt_ns = rtt,
+	};
+
+	mr_cc_on_ack(cc, &a, now);
+}
+
+/* MR-CC-13: a latest RTT sample above 2 x ref (min(min RTT, base RTT))
+ * shrinks the hint's cap and rate by 2 ref / RTT, so the queue drains;
+ * at or under it nothing changes. */
+static void test_queue_drain(void)
+{
+	struct mr_cc cc;
+	uint64_t cap = 12500 + 2 * (2500 + 4096); /* 10 Gb/s x 10 us + S */
+
+	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("metaroce"), &cfg100, 0), 0);
+	ack_rtt(&cc, 10000, 10000, 20000, 1000); /* one ref of queue: held */
+	MR_CHECK_EQ(mr_cc_window(&cc), cap);
+	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 11250);
+	ack_rtt(&cc, 10000, 10000, 40000, 2000); /* three: x 1/2 */
+	MR_CHECK_EQ(mr_cc_window(&cc), cap / 2);
+	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 11250 / 2);
+	/* A min RTT inflated by the queue its first packet met: the base
+	 * RTT (10 us) is the reference, as for the other senders. */
+	ack_rtt(&cc, 10000, 30000, 40000, 3000);
+	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 11250 / 2);
+	/* Never under one packet. */
+	ack_rtt(&cc, 10000, 10000, 2000000, 4000);
+	MR_CHECK_EQ(mr_cc_window(&cc), 4096);
+	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 112);
+	/* Drained: the full share again. */
+	ack_rtt(&cc, 10000, 10000, 12000, 5000);
+	MR_CHECK_EQ(mr_cc_window(&cc), cap);
+	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 11250);
+	/* The variant without hints does not drain (nothing to shrink). */
+	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("metaroce-nohint"), &cfg100, 0),
+		    0);
+	ack_rtt(&cc, 10000, 10000, 40000, 1000);
+	MR_CHECK_EQ(mr_cc_window(&cc), 125000);
+}
+
+/* MR-CC-4: a rate that rises on an ACK re-spaces the gap after the last
+ * packet at the new rate (a drained sender at a sub-packet share is not
+ * held idle for the slow gap); a falling rate keeps the gap it had. */
+static void test_pacing_respace(void)
+{
+	struct mr_cc cc;
+
+	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("metaroce"), &cfg100, 0), 0);
+	ack_rtt(&cc, 1000, 10000, 40000, 1000); /* 1125 / 2 = 562 Mb/s */
+	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 562);
+	mr_cc_on_sent(&cc, 4096, 10000);
+	MR_CHECK_EQ(mr_cc_next_send(&cc), 10000 + 4096ull * 8000 / 562);
+	ack_rtt(&cc, 1000, 10000, 80000, 11000); /* slower: gap kept */
+	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 281);
+	MR_CHECK_EQ(mr_cc_next_send(&cc), 10000 + 4096ull * 8000 / 562);
+	ack_rtt(&cc, 1000, 10000, 10000, 12000); /* drained: 1125 Mb/s */
+	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 1125);
+	MR_CHECK_EQ(mr_cc_next_send(&cc), 10000 + 4096ull * 8000 / 1125);
+	MR_CHECK(mr_cc_can_send(&cc, 4096, 10000 + 4096ull * 8000 / 1125));
 }
 
 /* MR-CC-4 (window and pacing gate), MR-CC-10 (fixed). */
@@ -594,5 +666,6 @@ MR_TEST_MAIN(MR_TEST(test_init), MR_TEST(test_aimd),
 	     MR_TEST(test_ratehint_level),
 	     MR_TEST(test_ratehint_demand), MR_TEST(test_ratehint_capacity),
 	     MR_TEST(test_ratehint_planes), MR_TEST(test_hint_min_rtt),
-	     MR_TEST(test_hint_start),
+	     MR_TEST(test_hint_start), MR_TEST(test_queue_drain),
+	     MR_TEST(test_pacing_respace),
 	     MR_TEST(test_registry))
