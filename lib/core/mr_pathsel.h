@@ -12,6 +12,8 @@
  *                          and has not made progress since (backoff > 0)
  *                          is used only when it has nothing in flight, so
  *                          one packet at a time probes it (MR-MP-4).
+ *                          Each connection starts at a drawn path
+ *                          (MR-MP-11), not at path 0.
  *   mr_pathsel_ops_single  always path 0 (gbn, and a single-path
  *                          MetaRoCE baseline); never repaths: RoCEv2's
  *                          5-tuple is fixed for the life of a QP.

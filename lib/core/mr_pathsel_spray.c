@@ -120,6 +120,18 @@ static int spray_pick(struct mr_pathsel *ps, const struct mr_pathtx *tx,
 	return -MR_EAGAIN;
 }
 
+/* MR-MP-11: the round robin starts at a path drawn from the injected
+ * randomness, not at path 0. Every connection's first packet (and its
+ * only one until the receiver's first hint, MR-CC-5) would otherwise
+ * leave on plane 0: with 4,032 connections that is 17 MB queued on one
+ * plane's ports at once and every other plane idle for the first RTT. */
+static void spray_init(struct mr_pathsel *ps)
+{
+	struct spray_state *s = MR_PATHSEL_STATE(ps, struct spray_state);
+
+	s->cursor = (uint16_t)(ps->rand.next(ps->rand.user) % ps->num_paths);
+}
+
 static void spray_on_rto(struct mr_pathsel *ps, uint16_t path, uint64_t now)
 {
 	(void)now;
@@ -132,6 +144,7 @@ const struct mr_pathsel_ops mr_pathsel_ops_spray = {
 		"each under twice its share of the connection's window; none "
 		"on a suspect path, one packet at a time on one that timed out",
 	.state_size = sizeof(struct spray_state),
+	.init = spray_init,
 	.pick = spray_pick,
 	.on_rto = spray_on_rto,
 };

@@ -44,6 +44,10 @@ static void selector(struct mr_pathsel *ps, const char *name,
 	paths(tx, n, max_inflight);
 	MR_CHECK_EQ(mr_pathsel_init(ps, mr_pathsel_find(name), n, planes, rnd),
 		    0);
+	/* The sequences below are written from path 0: spray's drawn start
+	 * (MR-MP-11, test_spray_start) is put back to path 0 by clearing
+	 * its state, which is where its round robin stands when zero. */
+	memset(ps->state, 0, sizeof(ps->state));
 }
 
 static void check_distinct(const struct mr_pathsel *ps, int *ok)
@@ -399,7 +403,57 @@ static void test_pathsel_run(void)
 		MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), i % 4);
 }
 
+/* MR-MP-11: each connection's round robin starts at a path drawn from
+ * the injected randomness, so the first packets of many connections
+ * spread over the planes instead of all leaving on plane 0; from there
+ * it is the round robin of MR-MP-3. */
+static void test_spray_start(void)
+{
+	unsigned first[8] = { 0 }, i, k, max = 0;
+	uint64_t seed = 2026;
+	struct mr_rand rnd = { .next = sm_next, .user = &seed };
+	struct mr_pathsel ps;
+	struct mr_pathtx tx[8];
+	int s0 = -1, again;
+
+	for (i = 0; i < 64; i++) {
+		int p;
+
+		paths(tx, 8, 4);
+		MR_CHECK_EQ(mr_pathsel_init(&ps, mr_pathsel_find("spray"), 8,
+					    8, &rnd),
+			    0);
+		p = mr_pathsel_pick(&ps, tx, 0);
+		MR_CHECK(p >= 0 && p < 8);
+		if (p < 0 || p >= 8)
+			return;
+		first[mr_pathsel_plane(&ps, (uint16_t)p)]++;
+		/* then round robin from there */
+		for (k = 1; k < 10; k++)
+			MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0),
+				    (int)((p + k) % 8));
+		if (i == 0)
+			s0 = p;
+	}
+	/* 64 connections over 8 planes: every plane has first packets and
+	 * none has a third of them (path 0 for all would be 64 on plane 0). */
+	for (k = 0; k < 8; k++) {
+		MR_CHECK(first[k] > 0);
+		if (first[k] > max)
+			max = first[k];
+	}
+	MR_CHECK(max < 64 / 3);
+	/* Deterministic: the same seed gives the same start. */
+	seed = 2026;
+	paths(tx, 8, 4);
+	MR_CHECK_EQ(mr_pathsel_init(&ps, mr_pathsel_find("spray"), 8, 8, &rnd),
+		    0);
+	again = mr_pathsel_pick(&ps, tx, 0);
+	MR_CHECK_EQ(again, s0);
+}
+
 MR_TEST_MAIN(MR_TEST(test_suspect), MR_TEST(test_suspect_overtaken),
 	     MR_TEST(test_init), MR_TEST(test_spray_round_robin),
 	     MR_TEST(test_repath_and_probe), MR_TEST(test_single),
-	     MR_TEST(test_pathsel_share), MR_TEST(test_pathsel_run))
+	     MR_TEST(test_pathsel_share), MR_TEST(test_pathsel_run),
+	     MR_TEST(test_spray_start))
