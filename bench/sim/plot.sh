@@ -29,13 +29,16 @@ planes() { # NAME HOSTS TITLE
 	[ -f "$d/$1/sweep.csv" ] || return 0
 	split "$d/$1/sweep.csv" metaroce >/tmp/plot_m.$$
 	split "$d/$1/sweep.csv" roce >/tmp/plot_r.$$
+	# a sweep of metaroce alone (planes4k1m) has no baseline line
+	roce=
+	[ -s /tmp/plot_r.$$ ] &&
+		roce="'/tmp/plot_r.$$' using 1:4 with linespoints title 'roce (1 plane per QP)', \\"$'\n'
 	gp "$1" <<GP
 set title '$3'
 set xlabel 'planes'; set ylabel 'aggregate goodput (Gb/s)'
 set logscale x 2; set xtics (1, 2, 4, 8); set grid; set key top left
 plot '/tmp/plot_m.$$' using 1:4 with linespoints title 'metaroce', \\
-     '/tmp/plot_r.$$' using 1:4 with linespoints title 'roce (1 plane per QP)', \\
-     x * $2 * 100 * 4096 / 4162 with lines dt 2 title 'line rate'
+$roce     x * $2 * 100 * 4096 / 4162 with lines dt 2 title 'line rate'
 GP
 }
 if [ -f $d/loss/sweep.csv ]; then
@@ -51,6 +54,7 @@ GP
 fi
 planes planes 16 'all-to-all, 16 hosts x 256 KiB per pair, 100 Gb/s per plane'
 planes planes4k 64 'all-to-all, 64 hosts (4032 connections) x 256 KiB per pair, 100 Gb/s per plane'
+planes planes4k1m 64 'all-to-all, 64 hosts (4032 connections) x 1 MiB per pair, 100 Gb/s per plane'
 if [ -d $d/blackhole ]; then
 	gp blackhole <<GP
 set title 'all-to-all, 16 hosts x 1 MiB, 4 planes; spine 0 of plane 1 black-holes at 100 us'

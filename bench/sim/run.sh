@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The figures of metaroce-sim (bench/sim/results.md), each one command.
 # Usage: bench/sim/run.sh [BUILD_DIR] [FIGURE...]
-#   figures: loss planes planes4k incast planefail blackhole collectives
-#   (default: all)
+#   figures: loss planes planes4k planes4k1m incast planefail blackhole
+#   collectives (default: all)
 # Writes bench/sim/data/<figure>/ (sweep.csv, each point's summary.json
 # and time series) and then draws the plots (bench/sim/plot.sh).
 set -euo pipefail
@@ -12,7 +12,7 @@ shift || true
 sim=$build/utils/metaroce-sim/metaroce-sim
 [ -x "$sim" ] || { echo "run.sh: build $sim first (ninja -C $build)" >&2; exit 1; }
 figs=("$@")
-[ ${#figs[@]} -gt 0 ] || figs=(loss planes planes4k incast planefail blackhole collectives)
+[ ${#figs[@]} -gt 0 ] || figs=(loss planes planes4k planes4k1m incast planefail blackhole collectives)
 d=bench/sim/data
 for f in "${figs[@]}"; do
 	rm -rf "${d:?}/$f"
@@ -31,6 +31,14 @@ for f in "${figs[@]}"; do
 			--workload alltoall --size 256K --stop-ms 3000 \
 			--vary planes=1,2,4,8 --vary transport=metaroce,roce \
 			--out "$d/planes4k" ;;
+	planes4k1m) # the same 4032 connections with 1 MiB per pair: at 8
+		# planes 256 KiB is ~200 us, of which the first RTT and the
+		# tail are a fixed part; metaroce only (the baseline's
+		# timeouts at 2-8 planes take minutes of CPU here)
+		"$sim" sweep --hosts 64 --hosts-per-leaf 16 --spines 4 \
+			--workload alltoall --size 1M --stop-ms 3000 \
+			--vary planes=1,2,4,8 --vary transport=metaroce \
+			--out "$d/planes4k1m" ;;
 	blackhole) # spine 0 of plane 1 black-holes (its four leaf links
 		# drop everything) 100 us into an all-to-all: the ECMP
 		# black hole of a quarter of plane 1's source ports
@@ -73,6 +81,9 @@ for f in "${figs[@]}"; do
 		for t in "$d/$f"/*/timeseries.csv; do
 			awk -F, 'NR == 1 || $1 <= 5000' "$t" >"$t.tmp" && mv "$t.tmp" "$t"
 		done ;;
+	planes | planes4k | planes4k1m) # metaroce's, for the steady state
+		# of targets.py (the baseline's last up to 0.5 s of samples)
+		find "$d/$f" -path '*transport=roce*' -name timeseries.csv -delete ;;
 	*) find "$d" -path "$d/${f/collectives/*64}/*" -name timeseries.csv -delete ;;
 	esac
 done

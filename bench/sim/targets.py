@@ -87,6 +87,36 @@ def planes(d, fig, what):
              f(m, "goodput_gbps") >= want)
 
 
+def mid_goodput(d, fig, k):
+    """The aggregate while every connection is under way: the mean of the
+    goodput samples in the middle half [T/4, 3T/4) of the collective's
+    time T (the first RTT and the tail of the last connections left out),
+    from the point's time series; None without one."""
+    pt = os.path.join(d, fig, "planes=%s,transport=metaroce" % k)
+    try:
+        with open(os.path.join(pt, "summary.json")) as fh:
+            t = float(json.load(fh)["collective_us"])
+        ts = series(os.path.join(pt, "timeseries.csv"))
+    except (OSError, KeyError, ValueError):
+        return None
+    v = [float(r["goodput_gbps"]) for r in ts
+         if t / 4 <= float(r["t_us"]) < 3 * t / 4]
+    return sum(v) / len(v) if v else None
+
+
+def planes_steady(d, fig, what):
+    one = mid_goodput(d, fig, "1")
+    for k in ("2", "4", "8"):
+        m = mid_goodput(d, fig, k)
+        if m is None or one is None:
+            continue
+        want = 0.95 * int(k) * one
+        line("planes k=%s (%s), steady state (middle half of the "
+             "collective): >= 0.95 x k x one plane" % (k, what), fig,
+             "%.0f Gb/s (>= %.0f; one plane %.0f; %.2f x)" %
+             (m, want, one, m / one), m >= want)
+
+
 def incast(d):
     p = os.path.join(d, "incast", "sweep.csv")
     if not os.path.exists(p):
@@ -218,7 +248,12 @@ def main(d):
     print("| --- | --- | --- | --- |")
     loss(d)
     planes(d, "planes", "16 hosts, 240 connections")
+    planes_steady(d, "planes", "16 hosts, 240 connections")
     planes(d, "planes4k", "64 hosts, 4032 connections")
+    planes_steady(d, "planes4k", "64 hosts, 4032 connections")
+    planes(d, "planes4k1m", "64 hosts, 4032 connections, 1 MiB per pair")
+    planes_steady(d, "planes4k1m",
+                  "64 hosts, 4032 connections, 1 MiB per pair")
     incast(d)
     fail(d, "planefail", "plane 1 of 4 fails", False)
     fail(d, "blackhole", "spine 0 of plane 1 black-holes", False)
