@@ -41,11 +41,13 @@ def main():
     running, runs = {}, collections.defaultdict(list)
     preempt = collections.Counter()
     for t, comm, pid, tid, cpu, e, a in ev:
-        if e == 'sys_enter_sendto':
+        # net_af_packet0 transmits with sendto, net_mrpkt0 with sendmmsg.
+        if e in ('sys_enter_sendto', 'sys_enter_sendmmsg'):
             entered[tid] = t
             if kind[tid] == 'app':
                 sends.append((t, pid))
-        elif e == 'sys_exit_sendto' and tid in entered:
+        elif e in ('sys_exit_sendto', 'sys_exit_sendmmsg') and \
+                tid in entered:
             dur[kind[tid]].append(t - entered.pop(tid))
         elif e in ('sched_waking', 'sched_wakeup'):
             m = re.search(r'comm=(\S+) pid=(\d+)', a)

@@ -3,15 +3,18 @@
 # bench/wire/lat_budget.sh: where the time of one ping-pong goes, from the
 # scheduler's and the system calls' own timestamps (no probe in our code):
 # a perftest latency pair on one veth link (as targets.sh), then
-# `perf record -a` of sendto entry/exit, sched_waking and sched_switch for
+# `perf record -a` of sendto/sendmmsg entry/exit, sched_waking and sched_switch for
 # WINDOW seconds of its steady state, read by lat_budget.py. Root.
 # Usage: bench/wire/lat_budget.sh [BUILD_DIR] [TOOL] [WINDOW]
 #   TOOL ib_send_lat (default), ib_write_lat or ib_read_lat; WINDOW 0.5
+#   WIRE_PORT (environment): the port kind, net_mrpkt0 as targets.sh
+#   (net_af_packet0 for the PMD)
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 B=$(cd "${1:-build}" 2>/dev/null && pwd) || { echo "lat_budget.sh: no build directory ${1:-build}" >&2; exit 1; }
 TOOL=${2:-ib_send_lat}
 WIN=${3:-0.5}
+WIRE_PORT=${WIRE_PORT:-net_mrpkt0}
 [ "$(id -u)" = 0 ] || { echo "lat_budget.sh: needs root" >&2; exit 1; }
 . bench/wire/link.sh
 wire_need lat_budget.sh perf python3 "$TOOL"
@@ -19,10 +22,10 @@ wire_link lat_budget.sh mrq
 ip -n "$NSA" addr add 10.86.0.1/24 dev "$VA" &&
 	ip -n "$NSB" addr add 10.86.0.2/24 dev "$VB" ||
 	{ echo "lat_budget.sh: cannot address the link" >&2; exit 1; }
-inA "$B/utils/metaroce-ctl" link add mrqa --port "net_af_packet0,iface=$VA" \
+inA "$B/utils/metaroce-ctl" link add mrqa --port "$WIRE_PORT,iface=$VA" \
 	--ip 10.87.0.1/24 >/dev/null &&
 	inB "$B/utils/metaroce-ctl" link add mrqb \
-		--port "net_af_packet0,iface=$VB" --ip 10.87.0.2/24 >/dev/null ||
+		--port "$WIRE_PORT,iface=$VB" --ip 10.87.0.2/24 >/dev/null ||
 	{ echo "lat_budget.sh: metaroce-ctl link add failed" >&2; exit 1; }
 # Long enough to outlast the window at any load.
 N=20000
@@ -37,12 +40,13 @@ CP=$!
 PIDS+=($CP)
 sleep 3
 perf record -q -a -o "$W/perf.data" -e syscalls:sys_enter_sendto \
-	-e syscalls:sys_exit_sendto -e sched:sched_waking \
+	-e syscalls:sys_exit_sendto -e syscalls:sys_enter_sendmmsg \
+	-e syscalls:sys_exit_sendmmsg -e sched:sched_waking \
 	-e sched:sched_switch -- sleep "$WIN" >/dev/null 2>&1
 L=$(cut -d' ' -f1 /proc/loadavg)
 wait "$CP"
 wait "$SP"
-echo "$TOOL, $(date -u '+%F %H:%M UTC'), load $L, $(git log -1 --format=%h 2>/dev/null)"
+echo "$TOOL over $WIRE_PORT, $(date -u '+%F %H:%M UTC'), load $L, $(git log -1 --format=%h 2>/dev/null)"
 awk 'NF >= 9 && $1 == 64 {print "perftest (whole run): typical " $5 " us, p99 " $8 " us"}' "$W/cli"
 perf script -i "$W/perf.data" -F comm,pid,tid,cpu,time,event,trace 2>/dev/null |
 	python3 bench/wire/lat_budget.py

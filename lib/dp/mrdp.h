@@ -260,6 +260,13 @@ int mrdp_progress(struct mrdp_dev *dev);
  * stays ready to take the answer. */
 void mrdp_posted(struct mrdp_dev *dev);
 
+/* After mrdp_progress() in a poll of the CQ: got, the completions that
+ * poll returned. Nothing (the application waits and polls again): its
+ * own rounds receive, and frames stop waking the progress thread (the
+ * lease, mrdp_wait.c). A completion ends the lease: the application may
+ * spin on its memory next and the thread takes the next frame. */
+void mrdp_polled(struct mrdp_dev *dev, int got);
+
 /* Wake the progress thread now (new work posted by a thread that will
  * not call mrdp_progress()). Cheap when the thread is awake. */
 void mrdp_kick(struct mrdp_dev *dev);

@@ -84,6 +84,10 @@ enum mrdp_tx_drop { MRDP_TX_DROPS(MRDP_DROP_ENUM) MRDP_TXD_MAX };
 	X(progress_rounds, "rounds with work, any thread")                \
 	X(inline_rounds, "of which by the application's threads")         \
 	X(sleeps, "progress thread idle sleeps")                          \
+	X(lease_sleeps, "of which while an application waited in "        \
+			"poll_cq, frames not waking it (the lease)")      \
+	X(lease_expired, "leases the thread ended: the application "      \
+			 "stopped polling without a word")                \
 	X(zc_outlived, "rounds after which an mbuf still referenced "     \
 		       "application memory (must stay 0)")
 

@@ -42,6 +42,17 @@
  * long between its own rounds. */
 #define MRDP_INLINE_RECENT_NS 10000ull
 #define MRDP_INLINE_NAP_NS 50000ull
+/* The lease (mrdp_wait.c): an application whose last poll found nothing
+ * and that has not polled for this long stopped polling without saying
+ * so (no post, no completion, no req_notify_cq): the thread takes over.
+ * It bounds what such an application's frames wait, and the thread wakes
+ * once per this while an application waits in poll_cq (5,000 a second,
+ * each a few us without the lock). */
+#define MRDP_LEASE_GUARD_NS 200000ull
+/* A lease starts once the application's polls have found nothing for
+ * this long: a wait for an answer (a round trip is 15 us or more here),
+ * not the gap between two bursts of a stream. */
+#define MRDP_LEASE_AFTER_NS 5000ull
 /* The progress thread's nice and slice, the spin when set, UDP checksums:
  * knobs (lib/devconf/mr_knobs.h), d->knobs. */
 
@@ -250,8 +261,74 @@ void mrdp_posted(struct mrdp_dev *d)
 		mrdp_kick(d);
 		return;
 	}
+	/* The poster may spin on its memory now: frames wake the thread. */
+	(void)mrdp_wait_lease(d, 0);
 	(void)inline_round(d, 0, &deadline, NULL);
 	tell_thread(d, deadline, 0);
+}
+
+void mrdp_polled(struct mrdp_dev *d, int got)
+{
+	/* dp_inline=no: the application's rounds do not receive. */
+	if (d->lease_fd < 0 || d->no_inline)
+		return;
+	/* Polling again after the completion that ended a lease: the
+	 * application did not go away, the thread may nap again. */
+	if (atomic_load_explicit(&d->lease_done, memory_order_relaxed))
+		atomic_store_explicit(&d->lease_done, 0, memory_order_relaxed);
+	if (!got) {
+		uint64_t until, guard, now, since;
+
+		/* Waiting: our own rounds receive; the thread sleeps on. Only
+		 * a wait, not the gap between two bursts of a stream: a lease
+		 * at every empty poll (two epoll_ctl per gap) measured
+		 * ib_send_bw 1.02 / 0.90 against 1.25 / 1.23 Gb/s at load 11
+		 * (FINDINGS 14). mrdp_progress() just stamped the time. */
+		now = atomic_load_explicit(&d->last_inline_ns,
+					   memory_order_relaxed);
+		since = atomic_load_explicit(&d->empty_since,
+					     memory_order_relaxed);
+		if (!since) {
+			atomic_store_explicit(&d->empty_since, now ? now : 1,
+					      memory_order_relaxed);
+			return;
+		}
+		if ((int64_t)(now - since) < (int64_t)MRDP_LEASE_AFTER_NS)
+			return;
+		/* A thread asleep for longer than the guard must look by
+		 * then (in case we leave without a word). */
+		if (!mrdp_wait_lease(d, 1))
+			return;
+		atomic_store_explicit(&d->lease_done, 0, memory_order_relaxed);
+		guard = mrdp_now() + MRDP_LEASE_GUARD_NS;
+		until = atomic_load(&d->sleep_until);
+		if (!until || until <= guard || atomic_load(&d->napping))
+			return;
+		mrdp_wait_rearm(d, guard);
+		/* Published lower too: woken by that timer, the thread must
+		 * not take it for a deferred transmit's check and sleep on
+		 * to its old wake (progress_main) with the sockets off. */
+		while (guard < until &&
+		       !atomic_compare_exchange_weak(&d->sleep_until, &until,
+						     guard))
+			;
+		return;
+	}
+	/* A completion: the application may now spin on its memory
+	 * (ib_write_lat) and the next frame is the thread's to take. A
+	 * thread napping without its sockets (MRDP_INLINE_NAP_NS) would
+	 * take it only at the nap's end: wake it. */
+	if (atomic_load_explicit(&d->empty_since, memory_order_relaxed))
+		atomic_store_explicit(&d->empty_since, 0,
+				      memory_order_relaxed);
+	if (!mrdp_wait_lease(d, 0))
+		return;
+	atomic_store_explicit(&d->lease_done, 1, memory_order_relaxed);
+	if (atomic_load(&d->napping)) {
+		atomic_store_explicit(&d->last_inline_ns, 0,
+				      memory_order_relaxed);
+		mrdp_wait_wake(d);
+	}
 }
 
 void mrdp_kick(struct mrdp_dev *d)
@@ -287,6 +364,7 @@ void mrdp_completed(struct mrdp_dev *d)
 
 void mrdp_handoff(struct mrdp_dev *d)
 {
+	(void)mrdp_wait_lease(d, 0);
 	atomic_store_explicit(&d->last_inline_ns, 0, memory_order_relaxed);
 	atomic_store(&d->kicked, 1);
 	if (atomic_load(&d->sleeping))
@@ -517,12 +595,48 @@ static void *progress_main(void *arg)
 			d->next_stats_ns = now + MRDP_STATS_PERIOD_NS;
 		}
 
+		/* Leased (mrdp_wait.c): an application waits in poll_cq and
+		 * its rounds receive; the planes' sockets are off in our
+		 * poll set, so sleep (real-time, ready for the frame after
+		 * the lease ends) until a kick, a frame once the lease ended
+		 * with one waiting, or the guard; no lock, no round. An
+		 * application silent past the guard has stopped polling: end
+		 * the lease and take over. */
+		if (atomic_load(&d->leased) && !atomic_load(&d->kicked)) {
+			uint64_t last = atomic_load_explicit(
+				&d->last_inline_ns, memory_order_relaxed);
+			uint64_t until;
+			int woke;
+
+			if ((int64_t)(now - last) < (int64_t)MRDP_LEASE_GUARD_NS) {
+				prio_set(&pr, pr.wake);
+				class_set(d, &pr, 1);
+				woke = idle_sleep_until(
+					d, last + MRDP_LEASE_GUARD_NS - now,
+					frames, &until);
+				d->lease_sleeps++;
+				if (woke >= 0 &&
+				    !(woke & (MRDP_WOKE_KICK | MRDP_WOKE_FRAME)))
+					continue;
+			} else if (mrdp_wait_lease(d, 0)) {
+				d->lease_expired++;
+			}
+		}
+		/* No nap right after a poll that ended a lease with a
+		 * completion (until the application polls again): it may spin
+		 * on its memory now and the next frame would wait for the
+		 * nap's end; the thread sleeps on its sockets instead. */
+		const int may_nap =
+			!(pr.rt && d->no_inline) &&
+			!atomic_load_explicit(&d->lease_done,
+					      memory_order_relaxed);
+
 		/* An application thread polling continuously does the rounds
 		 * itself. Taking the lock here too would let the scheduler
 		 * preempt us while we hold it, and the application would
 		 * then spin on a busy lock for whole time slices (seen: the
 		 * ib_write_bw client at 100% CPU moving 3 MB/s). */
-		if (!(pr.rt && d->no_inline) && !atomic_load(&d->kicked) &&
+		if (may_nap && !atomic_load(&d->kicked) &&
 		    (int64_t)(now -
 			      atomic_load_explicit(&d->last_inline_ns,
 						   memory_order_relaxed)) <
@@ -558,7 +672,7 @@ static void *progress_main(void *arg)
 		 * receive and timer work inline, so spinning here too would
 		 * only take the CPU from it (two cores, several processes).
 		 * Nap instead, short enough to take over when it stops. */
-		if (!(pr.rt && d->no_inline) &&
+		if (may_nap &&
 		    (int64_t)(now -
 			      atomic_load_explicit(&d->last_inline_ns,
 						   memory_order_relaxed)) <
@@ -820,6 +934,7 @@ void mrdp_dev_blank(struct mrdp_dev *d)
 	d->max_frame = MRDP_HDR_MAX + d->max_pkt;
 	d->kick_fd = -1;
 	d->timer_fd = -1;
+	d->lease_fd = -1;
 	d->steer_fd = -1;
 	for (i = 0; i < MR_DEVCONF_MAX_PORTS; i++) {
 		d->plane[i].wait_fd = -1;
@@ -971,6 +1086,9 @@ int mrdp_open(const struct mrdp_config *cfg, struct mrdp_dev **out, char *err,
 	if (ret)
 		goto fail;
 	if (!cfg->no_thread) {
+		/* A dedicated poller sleeps on nothing. */
+		if (d->busy_core < 0)
+			mrdp_wait_lease_init(d);
 		/* Our thread takes none of the application's signals. */
 		ret = mrdp_with_signals_blocked(start_thread_call, d);
 		if (ret) {

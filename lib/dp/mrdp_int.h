@@ -166,6 +166,20 @@ struct mrdp_dev {
 	uint64_t next_stats_ns;
 	/* When an application thread last called mrdp_progress(). */
 	_Atomic uint64_t last_inline_ns;
+	/* The lease (mrdp_wait.c): an epoll fd with the planes' sockets that
+	 * the thread sleeps on (-1: none, it sleeps on the sockets); leased:
+	 * an application waits in poll_cq and the sockets' events are off in
+	 * it; lease_mu orders the changes. */
+	int lease_fd;
+	atomic_int leased;
+	/* The last change of the lease was a poll's completion ending it. */
+	atomic_int lease_done;
+	/* When the application's polls started finding nothing (0: the
+	 * last found a completion). */
+	_Atomic uint64_t empty_since;
+	uint64_t lease_sleeps, lease_expired; /* the thread's own */
+	pthread_mutex_t lease_mu;
+
 	/* When a round (any thread) last had work: inline progress keeps the
 	 * progress thread out of its long idle sleeps too. */
 	_Atomic uint64_t last_work_ns;
@@ -253,6 +267,11 @@ int mrdp_wait_init(struct mrdp_dev *d);
 void mrdp_wait_fini(struct mrdp_dev *d);
 /* 1 if every plane has a socket to sleep on. */
 int mrdp_wait_on_frames(const struct mrdp_dev *d);
+/* The lease's epoll fd, after the ports are open (none on failure or
+ * with a service port); turn it on (1: frames do not wake the thread) or
+ * off; returns 1 if this call changed it. */
+void mrdp_wait_lease_init(struct mrdp_dev *d);
+int mrdp_wait_lease(struct mrdp_dev *d, int on);
 /* mrdp_io.c: a port's backlog or a deferred transmit waits for the next
  * round (lock held). */
 int mrdp_io_pending(const struct mrdp_dev *d);

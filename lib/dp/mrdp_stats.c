@@ -52,6 +52,8 @@ void mrdp_snapshot(struct mrdp_dev *d, struct mrdp_counters *out)
 	out->progress_rounds = d->progress_rounds;
 	out->inline_rounds = d->inline_rounds;
 	out->sleeps = d->sleeps;
+	out->lease_sleeps = d->lease_sleeps;
+	out->lease_expired = d->lease_expired;
 	out->zc_outlived = d->zc_outlived;
 	/* The engine's counters are read under the same lock that
 	 * serialises every engine call, so the snapshot is consistent. */

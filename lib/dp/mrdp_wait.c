@@ -27,6 +27,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
@@ -119,6 +120,8 @@ void mrdp_wait_probe_end(struct mrdp_plane *p)
 
 int mrdp_wait_init(struct mrdp_dev *d)
 {
+	atomic_store(&d->leased, 0);
+	pthread_mutex_init(&d->lease_mu, NULL);
 	d->timer_fd = -1;
 	d->kick_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (d->kick_fd < 0)
@@ -128,8 +131,82 @@ int mrdp_wait_init(struct mrdp_dev *d)
 	return d->timer_fd < 0 ? -errno : 0;
 }
 
+/*
+ * The lease (docs/cost-budget.md, "One round trip"): while an application
+ * waits in poll_cq (its last poll found nothing) its own rounds receive
+ * every frame, so a frame must not wake the progress thread: that wake
+ * cost 5 us (same core) to 16 us (other core) of scheduling delay, and
+ * the woken real-time thread then did the receive, took the lock and sent
+ * the ACK before the polling application saw the completion (FINDINGS
+ * 12.1). The thread sleeps on one epoll fd that holds the planes' sockets
+ * (in its ppoll set beside the kick and the timer); the application
+ * turns the sockets' events off in it when a poll finds nothing and back
+ * on when a poll returns a completion (it may now spin on memory:
+ * ib_write_lat) or it posts or arms the CQ. Each is one epoll_ctl per
+ * plane, on a change only; turning them on with a frame waiting wakes
+ * the thread at once (the kernel's epoll_ctl checks readiness), so no
+ * frame is stranded. Service ports keep their own arm protocol: no
+ * lease there.
+ */
+void mrdp_wait_lease_init(struct mrdp_dev *d)
+{
+	unsigned i;
+
+	if (!mrdp_wait_on_frames(d))
+		return;
+	for (i = 0; i < d->nplanes; i++)
+		if (d->plane[i].svc)
+			return;
+	d->lease_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (d->lease_fd < 0)
+		return;
+	for (i = 0; i < d->nplanes; i++) {
+		struct epoll_event ev = { .events = EPOLLIN, .data.u32 = i };
+
+		if (epoll_ctl(d->lease_fd, EPOLL_CTL_ADD, d->plane[i].wait_fd,
+			      &ev) != 0) {
+			MRDP_LOG("%s: epoll: %s: no lease\n", d->conf.name,
+				 strerror(errno));
+			close(d->lease_fd);
+			d->lease_fd = -1;
+			return;
+		}
+	}
+}
+
+int mrdp_wait_lease(struct mrdp_dev *d, int on)
+{
+	unsigned i;
+	int changed = 0;
+
+	if (d->lease_fd < 0 ||
+	    atomic_load_explicit(&d->leased, memory_order_relaxed) == on)
+		return 0;
+	/* The application's change and the thread's (lease expired) must
+	 * reach the kernel in the order of the flag's. */
+	pthread_mutex_lock(&d->lease_mu);
+	if (atomic_load(&d->leased) != on) {
+		for (i = 0; i < d->nplanes; i++) {
+			struct epoll_event ev = { .events = on ? 0 : EPOLLIN,
+						  .data.u32 = i };
+
+			if (epoll_ctl(d->lease_fd, EPOLL_CTL_MOD,
+				      d->plane[i].wait_fd, &ev) != 0)
+				MRDP_LOG("%s: epoll_ctl: %s\n", d->conf.name,
+					 strerror(errno));
+		}
+		atomic_store(&d->leased, on);
+		changed = 1;
+	}
+	pthread_mutex_unlock(&d->lease_mu);
+	return changed;
+}
+
 void mrdp_wait_fini(struct mrdp_dev *d)
 {
+	if (d->lease_fd >= 0)
+		close(d->lease_fd);
+	d->lease_fd = -1;
 	if (d->kick_fd >= 0)
 		close(d->kick_fd);
 	if (d->timer_fd >= 0)
@@ -189,11 +266,15 @@ int mrdp_wait(struct mrdp_dev *d, uint64_t ns, int frames)
 	pfd[n++].events = POLLIN;
 	pfd[n].fd = d->timer_fd;
 	pfd[n++].events = POLLIN;
-	if (frames)
+	if (frames && d->lease_fd >= 0) {
+		pfd[n].fd = d->lease_fd;
+		pfd[n++].events = POLLIN;
+	} else if (frames) {
 		for (i = 0; i < d->nplanes; i++) {
 			pfd[n].fd = d->plane[i].wait_fd;
 			pfd[n++].events = POLLIN;
 		}
+	}
 	pfd[0].revents = 0;
 	pfd[1].revents = 0;
 	/* A service port's daemon writes its eventfd only when asked. */
@@ -209,8 +290,9 @@ int mrdp_wait(struct mrdp_dev *d, uint64_t ns, int frames)
 	if ((pfd[0].revents & POLLIN) && read(d->kick_fd, &v, sizeof(v)) < 0 &&
 	    errno != EAGAIN)
 		MRDP_LOG("%s: kick read: %s\n", d->conf.name, strerror(errno));
-	/* A service port's eventfd is drained the same way (mrdp_svc.h). */
-	for (i = 0; frames && i < d->nplanes; i++)
+	/* A service port's eventfd is drained the same way (mrdp_svc.h);
+	 * no service port has a lease fd. */
+	for (i = 0; frames && d->lease_fd < 0 && i < d->nplanes; i++)
 		if (d->plane[i].svc && (pfd[2 + i].revents & POLLIN))
 			mrdp_svc_woken(d, i);
 	/* An expired rearm: its deadline is now the engine's to serve. */

@@ -238,6 +238,9 @@ int metaroce_cq_push(struct metaroce_cq *cq, const struct ibv_wc *wc,
 		}
 		return ENOSPC;
 	}
+	if ((wc->opcode & IBV_WC_RECV) &&
+	    !atomic_load_explicit(&cq->recvs, memory_order_relaxed))
+		atomic_store_explicit(&cq->recvs, true, memory_order_relaxed);
 	cq->ring[tail & (cq->size - 1)] = *wc;
 	if (cq->ts)
 		cq->ts[tail & (cq->size - 1)] = metaroce_hca_clock();
@@ -259,8 +262,11 @@ int metaroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	metaroce_progress(cq->mctx);
 	/* Nothing there: no lock, no store (a poll_cq loop spins here). */
 	if (atomic_load_explicit(&cq->tail, memory_order_acquire) ==
-	    atomic_load_explicit(&cq->head, memory_order_relaxed))
+	    atomic_load_explicit(&cq->head, memory_order_relaxed)) {
+		if (atomic_load_explicit(&cq->recvs, memory_order_relaxed))
+			metaroce_polled(cq->mctx, 0);
 		return 0;
+	}
 	pthread_mutex_lock(&cq->lock);
 	head = atomic_load_explicit(&cq->head, memory_order_relaxed);
 	tail = atomic_load_explicit(&cq->tail, memory_order_acquire);
@@ -271,6 +277,7 @@ int metaroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	/* release: the entries are read before the producer may reuse them */
 	atomic_store_explicit(&cq->head, head, memory_order_release);
 	pthread_mutex_unlock(&cq->lock);
+	metaroce_polled(cq->mctx, n);
 	return n;
 }
 

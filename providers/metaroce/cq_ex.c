@@ -58,11 +58,16 @@ static int take(struct metaroce_cq *cq)
 static int cqx_start_poll(struct ibv_cq_ex *cx, struct ibv_poll_cq_attr *attr)
 {
 	struct metaroce_cq *cq = cqx_to_mcq(cx);
+	int ret;
 
 	if (attr->comp_mask)
 		return EINVAL;
 	metaroce_progress(cq->mctx);
-	return take(cq);
+	ret = take(cq);
+	/* ENOENT: nothing, the application waits (the lease, as poll_cq). */
+	if (ret == 0 || atomic_load_explicit(&cq->recvs, memory_order_relaxed))
+		metaroce_polled(cq->mctx, ret == 0);
+	return ret;
 }
 
 static int cqx_next_poll(struct ibv_cq_ex *cx)

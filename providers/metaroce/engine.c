@@ -407,6 +407,14 @@ void metaroce_progress(struct metaroce_context *mctx)
 		mrdp_progress(eng->dp);
 }
 
+void metaroce_polled(struct metaroce_context *mctx, int got)
+{
+	struct metaroce_engine *eng = mctx->uses_engine ? mctx->dev->eng : NULL;
+
+	if (eng)
+		mrdp_polled(eng->dp, got);
+}
+
 int metaroce_resolve(struct metaroce_context *mctx, uint32_t dest)
 {
 	struct metaroce_engine *eng = mctx->uses_engine ? mctx->dev->eng : NULL;

@@ -124,6 +124,12 @@ struct metaroce_cq {
 	uint64_t wc_flags;
 	struct ibv_wc cur;
 	uint64_t cur_ts;
+	/* A receive completion has been pushed here: a poll that finds
+	 * nothing waits for a frame its own round takes (the lease,
+	 * mrdp_polled). A CQ of sends and RDMA only (ib_write_lat, whose
+	 * application spins on its memory after the completion) never
+	 * leases. */
+	_Atomic bool recvs;
 };
 
 struct metaroce_srq;
@@ -233,6 +239,9 @@ void metaroce_free_obj(struct metaroce_context *mctx, void *obj,
  * while no QP has opened the datapath. Must not be called with a CQ lock
  * or the datapath lock held. */
 void metaroce_progress(struct metaroce_context *mctx);
+/* After the progress of a poll_cq: got, the completions it returned
+ * (mrdp_polled: the lease). */
+void metaroce_polled(struct metaroce_context *mctx, int got);
 /* The caller stops polling: the progress thread takes over now. */
 void metaroce_progress_handoff(struct metaroce_context *mctx);
 /* The context's engine with its lock taken (release it with
