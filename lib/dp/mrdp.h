@@ -85,7 +85,9 @@
  * arriving on the port's socket. Without real-time priority it polls for
  * 200 us after work (dp_spin_us) and sleeps at nice -10. While an
  * application calls mrdp_progress() continuously it stays off the lock,
- * napping 50 us at a time in SCHED_OTHER; with dp_inline=no application
+ * napping 50 us at a time in SCHED_OTHER; while it waits in poll_cq for
+ * a receive (mrdp_polled(), the lease) frames do not wake the thread at
+ * all, the application's own rounds take them; with dp_inline=no application
  * threads run no rounds at all (mrdp_progress() returns 0) while the
  * thread is real-time. dp_core=N: a dedicated poller on CPU N instead.
  * The engine's `now` is read with the device lock held and never goes
