@@ -24,6 +24,15 @@ TOP=$PWD
 B=$(cd "${1:-build}" 2>/dev/null && pwd) || { echo "plane_fail.sh: no build directory ${1:-build}" >&2; exit 1; }
 K=${2:-2}
 RATE=${3:-200mbit}
+# Each port's rate is the fabric's link rate, as a NIC of that rate
+# reports it: the fabric's veths report none, and the 100 Gb/s the
+# datapath then takes (MR-CC-11) is 500 x a 200mbit link, a window the
+# 256k queues cannot hold before the first ECN mark comes back.
+case $RATE in
+*gbit) MBPS=$((${RATE%gbit} * 1000)) ;;
+*mbit) MBPS=${RATE%mbit} ;;
+*) echo "plane_fail.sh: RATE is NNmbit or NNgbit, not '$RATE'" >&2; exit 1 ;;
+esac
 SECS=10
 WIRE_PORT=${WIRE_PORT:-net_af_packet}
 case $WIRE_PORT in
@@ -82,7 +91,7 @@ for h in a b; do
 	i=$((i + 1))
 	# shellcheck disable=SC2086
 	ip netns exec "$NAME-$h" "$CTL" link add mr0 $ports \
-		--ip "10.200.0.$i/32" >&2 || exit 1
+		--ip "10.200.0.$i/32" --opt link_mbps="$MBPS" >&2 || exit 1
 done
 
 # GID 1, the IPv4-mapped address: GID 0 has been the IPv6 link-local one
@@ -154,7 +163,7 @@ commit=$(git -C "$TOP" rev-parse --short HEAD 2>/dev/null || echo ?)
 	echo "Command: \`${pre}bench/wire/plane_fail.sh build $K $RATE\` (root). Unmodified"
 	echo "\`ib_write_bw -d mr0 -x 1 -F -s 65536 -D $SECS --report_gbits\` between two hosts of a"
 	echo "metaroce-fabric of $K planes (host - leaf - host, every link $RATE, queue 256k, CE"
-	echo "above 64k), one device port ($WIRE_PORT) per plane; plane $k down for 3 s from about 3 s"
+	echo "above 64k), one device port ($WIRE_PORT, link_mbps=$MBPS: the link's rate) per plane; plane $k down for 3 s from about 3 s"
 	echo "after the client started (the window below), every link of it dropping everything. Rates from the"
 	echo "packets the links into the receiver delivered (not dropped), read every 2 ms."
 	echo

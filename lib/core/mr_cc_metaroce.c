@@ -9,8 +9,9 @@
  * queue standing instead of draining it) and the pacing rate to the hint.
  * A connection starts with one packet until the first hint, then takes
  * the hint's cap at once until its first CE round (MR-CC-5). While the
- * latest RTT sample shows a queue of more than a base RTT, cap and rate
- * shrink by 2 base RTTs / that RTT, so a standing queue drains; the rate
+ * network marks CE and the latest RTT sample shows a queue of more than
+ * a base RTT, cap and rate shrink by 2 base RTTs / that RTT, so a
+ * standing queue drains; the rate
  * may run 1/8 above the hint so a port whose senders fall short of
  * their share stays busy (MR-CC-13).
  *
@@ -24,6 +25,7 @@ struct mrc_state {
 	uint64_t round_start;
 	uint32_t round_acked, round_ce;
 	uint64_t rtt; /* latest RTT sample (0 = none), MR-CC-13 */
+	int marked;   /* CE seen since the last round without any, MR-CC-13 */
 };
 
 _Static_assert(sizeof(struct mrc_state) <= MR_CC_STATE_MAX,
@@ -41,7 +43,12 @@ static struct mrc_state *st(struct mr_cc *cc)
  * 64-to-1 incast's last flows finished 60 us after the rest). The hint
  * alone paces N senders at exactly the port's rate: that holds a queue,
  * it never drains it. The latest sample, not the smoothed RTT: srtt lags
- * a draining queue by many RTTs and the port goes idle. */
+ * a draining queue by many RTTs and the port goes idle. Only while the
+ * network marks CE: a switch queue above its threshold marks, and a
+ * delay without marks is the hosts' own (a software datapath's thread
+ * waiting for a core: on a loaded veth link the latest sample is often
+ * 5-20 x the min RTT, and draining on it cut ib_write_bw 2.5-4 x,
+ * 13:44 UTC interleaved runs, bench/sim/results.md). */
 static uint64_t drain(const struct mr_cc *cc, uint64_t x)
 {
 	const struct mrc_state *s = (const void *)cc->state;
@@ -49,7 +56,7 @@ static uint64_t drain(const struct mr_cc *cc, uint64_t x)
 			       ? cc->min_rtt
 			       : cc->cfg.base_rtt_ns;
 
-	if (!s->rtt || s->rtt <= 2 * ref)
+	if (!s->marked || !s->rtt || s->rtt <= 2 * ref)
 		return x;
 	return x * 2 * ref / s->rtt;
 }
@@ -171,6 +178,8 @@ static void mrc_on_ack(struct mr_cc *cc, const struct mr_cc_ack *ack,
 
 	if (ack->rtt_ns)
 		s->rtt = ack->rtt_ns;
+	if (ack->ce_pkts)
+		s->marked = 1;
 	take_hint(cc, ack->rate_hint_mbps);
 	s->round_acked += ack->acked_pkts;
 	s->round_ce += ack->ce_pkts;
@@ -179,6 +188,8 @@ static void mrc_on_ack(struct mr_cc *cc, const struct mr_cc_ack *ack,
 		 * the next round is a full RTT of evidence. */
 		if (s->round_acked)
 			end_round(cc, s);
+		if (!s->round_ce)
+			s->marked = 0;
 		s->round_start = now;
 		s->round_acked = 0;
 		s->round_ce = 0;

@@ -300,12 +300,13 @@ static void test_hint_start(void)
 	MR_CHECK_EQ(cc.cwnd, cap - cap / 4);
 }
 
-static void ack_rtt(struct mr_cc *cc, uint32_t hint, uint64_t min_rtt,
-		    uint64_t rtt, uint64_t now)
+static void ack_rtt_ce(struct mr_cc *cc, uint32_t hint, uint64_t min_rtt,
+		       uint64_t rtt, uint64_t now, uint32_t ce)
 {
 	struct mr_cc_ack a = {
 		.acked_bytes = 4096,
 		.acked_pkts = 1,
+		.ce_pkts = ce,
 		.rate_hint_mbps = hint,
 		.srtt_ns = 10000,
 		.min_rtt_ns = min_rtt,
@@ -315,15 +316,27 @@ static void ack_rtt(struct mr_cc *cc, uint32_t hint, uint64_t min_rtt,
 	mr_cc_on_ack(cc, &a, now);
 }
 
-/* MR-CC-13: a latest RTT sample above 2 x ref (min(min RTT, base RTT))
- * shrinks the hint's cap and rate by 2 ref / RTT, so the queue drains;
- * at or under it nothing changes. */
+/* An ACK of one CE-marked packet. */
+static void ack_rtt(struct mr_cc *cc, uint32_t hint, uint64_t min_rtt,
+		    uint64_t rtt, uint64_t now)
+{
+	ack_rtt_ce(cc, hint, min_rtt, rtt, now, 1);
+}
+
+/* MR-CC-13: while the network marks CE, a latest RTT sample above 2 x
+ * ref (min(min RTT, base RTT)) shrinks the hint's cap and rate by 2 ref /
+ * RTT, so the queue drains; at or under it nothing changes; a delay
+ * without CE marks (the hosts' own) shrinks nothing, and a round without
+ * marks ends the drain. */
 static void test_queue_drain(void)
 {
 	struct mr_cc cc;
 	uint64_t cap = 12500 + 2 * (2500 + 4096); /* 10 Gb/s x 10 us + S */
 
 	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("metaroce"), &cfg100, 0), 0);
+	ack_rtt_ce(&cc, 10000, 10000, 40000, 500, 0); /* no CE: held */
+	MR_CHECK_EQ(mr_cc_window(&cc), cap);
+	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 11250);
 	ack_rtt(&cc, 10000, 10000, 20000, 1000); /* one ref of queue: held */
 	MR_CHECK_EQ(mr_cc_window(&cc), cap);
 	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 11250);
@@ -342,6 +355,16 @@ static void test_queue_drain(void)
 	ack_rtt(&cc, 10000, 10000, 12000, 5000);
 	MR_CHECK_EQ(mr_cc_window(&cc), cap);
 	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 11250);
+	/* A round without CE marks ends the drain (the queue is under the
+	 * switch's threshold): the hint's cap is whole again. */
+	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("metaroce"), &cfg100, 0), 0);
+	ack_rtt(&cc, 10000, 10000, 40000, 1000);
+	MR_CHECK_EQ(cc.hint_cap, cap / 2);
+	ack_rtt_ce(&cc, 10000, 10000, 40000, 11000, 0); /* round of a CE */
+	MR_CHECK_EQ(cc.hint_cap, cap / 2);
+	ack_rtt_ce(&cc, 10000, 10000, 40000, 22000, 0); /* round without */
+	ack_rtt_ce(&cc, 10000, 10000, 40000, 23000, 0);
+	MR_CHECK_EQ(cc.hint_cap, cap);
 	/* The variant without hints does not drain (nothing to shrink). */
 	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("metaroce-nohint"), &cfg100, 0),
 		    0);
