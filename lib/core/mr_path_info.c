@@ -98,8 +98,7 @@ static void fill_path(const struct mr_qp *qp, uint16_t p,
 	o->tx_bytes = tx->tx_bytes;
 	o->retx_pkts = tx->retx_pkts;
 	o->acked_pkts = tx->acked_pkts;
-	o->lost_pkts = tx->lost_reorder + tx->lost_time + tx->lost_rto +
-		       tx->lost_forced + tx->lost_suspect + tx->lost_tail;
+	o->lost_pkts = mr_pathtx_lost(tx);
 	o->ce_pkts = tx->ce_pkts;
 	o->rto_events = tx->rto_events;
 	o->repaths = qp->ps.path[p].repaths;

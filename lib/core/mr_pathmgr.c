@@ -233,17 +233,11 @@ unsigned mr_pathmgr_planes_down(const struct mr_pathmgr *pm)
 #define FRAC_ONE 1024u
 #define SAMPLE_MIN 8u /* settled packets per health sample */
 
-static uint64_t lost_of(const struct mr_pathtx *t)
-{
-	return t->lost_reorder + t->lost_time + t->lost_rto + t->lost_forced +
-	       t->lost_suspect + t->lost_tail;
-}
-
 /* One health sample of a path, if enough of it settled since the last. */
 static void sample(struct mr_pathmgr_path *pp, const struct mr_pathtx *t)
 {
 	uint64_t a = t->acked_pkts - pp->seen_acked;
-	uint64_t l = lost_of(t) - pp->seen_lost;
+	uint64_t l = mr_pathtx_lost(t) - pp->seen_lost;
 	uint64_t c = t->ce_pkts - pp->seen_ce;
 	uint64_t n = a + l, ce, lo;
 
@@ -255,7 +249,7 @@ static void sample(struct mr_pathmgr_path *pp, const struct mr_pathtx *t)
 	pp->ce_frac = (uint16_t)((pp->ce_frac * 7u + ce) / 8u);
 	pp->loss_frac = (uint16_t)((pp->loss_frac * 7u + lo) / 8u);
 	pp->seen_acked = t->acked_pkts;
-	pp->seen_lost = lost_of(t);
+	pp->seen_lost = mr_pathtx_lost(t);
 	pp->seen_ce = t->ce_pkts;
 }
 

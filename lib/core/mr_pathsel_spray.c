@@ -24,13 +24,6 @@ struct spray_state {
 	uint64_t lost;	 /* that path's losses when the run began */
 };
 
-/* Packets a path declared lost so far (every reason). */
-static uint64_t lost_of(const struct mr_pathtx *t)
-{
-	return t->lost_reorder + t->lost_time + t->lost_rto + t->lost_forced +
-	       t->lost_suspect + t->lost_tail;
-}
-
 /* MR-MP-3: the run of path i goes on while it may send and has lost
  * nothing since the run began: a loss (a tail-loss probe, an RTO) ends
  * the turn, so what is resent goes to the next path, not back to the one
@@ -38,7 +31,7 @@ static uint64_t lost_of(const struct mr_pathtx *t)
  * retransmission went to the same dead path). */
 static int run_goes_on(const struct spray_state *s, const struct mr_pathtx *t)
 {
-	return s->left && lost_of(t) == s->lost;
+	return s->left && mr_pathtx_lost(t) == s->lost;
 }
 
 _Static_assert(sizeof(struct spray_state) <= MR_PATHSEL_STATE_MAX,
@@ -105,7 +98,7 @@ static int spray_pick(struct mr_pathsel *ps, const struct mr_pathtx *tx,
 		ps->picks++;
 		s->last = i;
 		s->left = ps->run > 1 ? (uint16_t)(ps->run - 1) : 0;
-		s->lost = lost_of(&tx[i]);
+		s->lost = mr_pathtx_lost(&tx[i]);
 		return i;
 	}
 	if (first >= 0) {
@@ -113,7 +106,7 @@ static int spray_pick(struct mr_pathsel *ps, const struct mr_pathtx *tx,
 		ps->picks++;
 		s->last = (uint16_t)first;
 		s->left = ps->run > 1 ? (uint16_t)(ps->run - 1) : 0;
-		s->lost = lost_of(&tx[first]);
+		s->lost = mr_pathtx_lost(&tx[first]);
 		return first;
 	}
 	ps->no_path++;

@@ -176,6 +176,13 @@ struct mr_pathtx {
 	struct mr_pathtx_rec ring[MR_PATHTX_RING];
 };
 
+/* Packets path t declared lost so far, for every reason. */
+static inline uint64_t mr_pathtx_lost(const struct mr_pathtx *t)
+{
+	return t->lost_reorder + t->lost_time + t->lost_rto + t->lost_forced +
+	       t->lost_suspect + t->lost_tail;
+}
+
 /* Initialise with cfg (zero fields take the defaults above) and the
  * callbacks (copied; NULL: none). Returns 0 or -MR_EINVAL (NULL cfg,
  * max_inflight > 256, or rto_min > rto_max). */
