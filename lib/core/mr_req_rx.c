@@ -319,9 +319,14 @@ int mr_req_on_ack(struct mr_qp *qp, const struct mr_pkt *pkt, uint64_t now)
 	ca.ce_pkts = ce;
 	ca.rate_hint_mbps = a->rate_hint;
 	/* The connection's RTTs: the best path's smoothed RTT for the
-	 * round, the least RTT seen on any path for the hint cap (MR-CC-5). */
+	 * round, the least RTT seen on any path for the hint cap (MR-CC-5),
+	 * and the least of the paths' latest samples (MR-CC-13: the queue
+	 * all paths share, the receiver's port, is the hint's business; one
+	 * path's queue, a spine's, is the path manager's, MR-PM-7; latest
+	 * samples, since the smoothed RTTs lag a draining queue). */
 	ca.srtt_ns = qp->ptx[0].srtt;
 	ca.min_rtt_ns = qp->ptx[0].min_rtt;
+	ca.rtt_ns = qp->ptx[0].latest_rtt;
 	for (i = 1; i < qp->npaths; i++) {
 		if (qp->ptx[i].srtt &&
 		    (!ca.srtt_ns || qp->ptx[i].srtt < ca.srtt_ns))
@@ -329,15 +334,10 @@ int mr_req_on_ack(struct mr_qp *qp, const struct mr_pkt *pkt, uint64_t now)
 		if (qp->ptx[i].min_rtt &&
 		    (!ca.min_rtt_ns || qp->ptx[i].min_rtt < ca.min_rtt_ns))
 			ca.min_rtt_ns = qp->ptx[i].min_rtt;
-	}
-	/* MR-CC-13: the queue all paths share (the receiver's port, the
-	 * hint's business) is in the least of their latest samples; one
-	 * path's queue (a spine's) is the path manager's (MR-PM-7). Latest
-	 * samples: the smoothed RTTs lag a draining queue by many RTTs. */
-	for (i = 0; i < qp->npaths; i++)
 		if (qp->ptx[i].latest_rtt &&
 		    (!ca.rtt_ns || qp->ptx[i].latest_rtt < ca.rtt_ns))
 			ca.rtt_ns = qp->ptx[i].latest_rtt;
+	}
 	mr_cc_on_ack(&qp->cc, &ca, now);
 	MR_CNT(qp, ecn_ce_echoed, ce);
 	if (a->syndrome != MR_NAK_NONE)
