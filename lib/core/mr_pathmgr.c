@@ -5,7 +5,7 @@
 #include <string.h>
 
 void mr_pathmgr_init(struct mr_pathmgr *pm, uint16_t npaths, uint8_t nplanes,
-		     uint64_t probe_gap_ns)
+		     uint64_t probe_gap_ns, uint32_t remap_seed)
 {
 	uint16_t i;
 
@@ -17,24 +17,31 @@ void mr_pathmgr_init(struct mr_pathmgr *pm, uint16_t npaths, uint8_t nplanes,
 	pm->npaths = npaths;
 	pm->nplanes = nplanes;
 	pm->probe_gap_ns = probe_gap_ns ? probe_gap_ns : 1000;
+	/* MR-PM-5: each connection's remap round robin starts at its own
+	 * place, so the paths of a down plane spread evenly over the planes
+	 * left in the aggregate: from 0, every connection of one path per
+	 * plane moved it onto the same plane, which then carried half of
+	 * the traffic (the simulator's plane failure, 16 hosts, 4 planes). */
+	pm->remap_next = remap_seed;
 	for (i = 0; i < npaths; i++)
 		pm->path[i].home = (uint8_t)(i % nplanes);
 }
 
-/* The next plane that is up, round robin (MR-PM-5); d itself if none. */
+/* The next plane that is up, round robin over the planes up other than d
+ * (MR-PM-5), from the connection's own start; d itself if none. */
 static uint8_t next_up_plane(struct mr_pathmgr *pm, uint8_t d)
 {
-	unsigned k;
+	unsigned k, up = 0, idx;
 
-	for (k = 0; k < pm->nplanes; k++) {
-		uint8_t e = (uint8_t)((pm->remap_next + k) % pm->nplanes);
-
-		if (e != d && !pm->plane[e].down) {
-			pm->remap_next = (uint8_t)((e + 1) % pm->nplanes);
-			return e;
-		}
-	}
-	return d;
+	for (k = 0; k < pm->nplanes; k++)
+		up += k != d && !pm->plane[k].down;
+	if (!up)
+		return d;
+	idx = pm->remap_next++ % up;
+	for (k = 0; k < pm->nplanes; k++)
+		if (k != d && !pm->plane[k].down && !idx--)
+			break;
+	return (uint8_t)k;
 }
 
 /* MR-PM-4: plane d has no path that carries data, another plane has one. */

@@ -85,7 +85,7 @@ struct mr_pathmgr_probe {
 struct mr_pathmgr {
 	uint16_t npaths;
 	uint8_t nplanes;
-	uint8_t remap_next;    /* round robin over the planes that are up */
+	uint32_t remap_next;   /* round robin over the planes that are up */
 	uint64_t probe_gap_ns; /* floor between two probes of one path */
 	struct mr_pathmgr_path path[MR_MAX_PATHS];
 	struct mr_pathmgr_plane plane[MR_PATHMGR_MAX_PLANES];
@@ -96,9 +96,11 @@ struct mr_pathmgr {
 
 /* Start with every path healthy on its home plane (path % nplanes, as
  * mr_pathsel_init gave them). probe_gap_ns: the least time between two
- * probes of one path or plane (0 = 1 us). */
+ * probes of one path or plane (0 = 1 us). remap_seed: a value drawn for
+ * this connection; the remap round robin (MR-PM-5) starts at the
+ * (remap_seed mod the planes up)-th plane up. */
 void mr_pathmgr_init(struct mr_pathmgr *pm, uint16_t npaths, uint8_t nplanes,
-		     uint64_t probe_gap_ns);
+		     uint64_t probe_gap_ns, uint32_t remap_seed);
 
 /* 1 if path carries data (not probing). */
 static inline int mr_pathmgr_carries_data(const struct mr_pathmgr *pm,

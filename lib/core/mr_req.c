@@ -128,9 +128,12 @@ void mr_req_reset(struct mr_qp *qp, uint64_t now)
 			&ep->rnd);
 	qp->ps.run = ep->cfg.path_run;
 	/* MR-PM-2: probes of one path at least a quarter of the unloaded
-	 * RTT apart (a silence limit is about two RTTs anyway). */
+	 * RTT apart (a silence limit is about two RTTs anyway). MR-PM-5:
+	 * the remap's first plane from path 0's drawn entropy (a value of
+	 * this connection's own; a further draw would shift every later
+	 * connection's entropies). */
 	mr_pathmgr_init(&qp->pm, qp->npaths, qp->ps.num_planes,
-			ep->cfg.base_rtt_ns / 4);
+			ep->cfg.base_rtt_ns / 4, qp->ps.path[0].entropy);
 	memset(&ccfg, 0, sizeof(ccfg));
 	ccfg.mtu = qp->mtu + MR_MAX_HDR_LEN + MR_ICRC_LEN;
 	ccfg.line_rate_mbps = ep->cfg.link_rate_mbps;

@@ -46,7 +46,7 @@ static void test_module(void)
 	txs(tx, 4);
 	MR_CHECK_EQ(mr_pathsel_init(&ps, mr_pathsel_find("spray"), 4, 2, &rnd),
 		    0);
-	mr_pathmgr_init(&pm, 4, 2, 2000);
+	mr_pathmgr_init(&pm, 4, 2, 2000, 0);
 	MR_CHECK_EQ(mr_pathmgr_next_probe(&pm, tx, 0, &pr), 0);
 	MR_CHECK(mr_pathmgr_deadline(&pm, tx) == UINT64_MAX);
 	/* MR-PM-1: path 1 suspect: probing, a probe due at once. */
@@ -120,12 +120,74 @@ static void test_module(void)
 	MR_CHECK_EQ(pm.planes_down, 1);
 	MR_CHECK_EQ(pm.planes_up, 1);
 	/* One plane only: never down (nowhere to go). */
-	mr_pathmgr_init(&pm, 2, 1, 0);
+	mr_pathmgr_init(&pm, 2, 1, 0, 0);
 	MR_CHECK_EQ(mr_pathmgr_on_suspect(&pm, &ps, tx, 0, 1),
 		    MR_PATHMGR_EV_PROBING);
 	MR_CHECK_EQ(mr_pathmgr_on_suspect(&pm, &ps, tx, 1, 1),
 		    MR_PATHMGR_EV_PROBING);
 	MR_CHECK_EQ(mr_pathmgr_planes_down(&pm), 0);
+}
+
+/* MR-PM-5: the remap round robin starts at a place of the connection's
+ * own (its seed), over the planes that are up. One path per plane, 4
+ * planes, plane 1 down in three connections of seeds 0, 1, 2: its path
+ * lands on planes 0, 2 and 3, one each, so the planes left share the load
+ * evenly in the aggregate. Before, every connection moved it to plane 0
+ * (the simulator's plane failure: plane 0 carried half of the traffic,
+ * at line rate, while planes 2 and 3 idled at two thirds). Then plane 3
+ * goes down as well in a connection of 16 paths (4 per plane): its paths
+ * go round robin over planes 0 and 2 only, 2 each. */
+static void test_remap_spread(void)
+{
+	struct mr_pathmgr pm;
+	struct mr_pathsel ps;
+	struct mr_pathtx tx[16];
+	uint64_t seed = 21;
+	struct mr_rand rnd = { .next = sm_next, .user = &seed };
+	unsigned s, i, on[4] = { 0 }, ev = 0;
+
+	txs(tx, 16);
+	for (s = 0; s < 3; s++) {
+		MR_CHECK_EQ(mr_pathsel_init(&ps, mr_pathsel_find("spray"), 4,
+					    4, &rnd),
+			    0);
+		mr_pathmgr_init(&pm, 4, 4, 0, s);
+		tx[1].suspect = 1;
+		MR_CHECK_EQ(mr_pathmgr_on_suspect(&pm, &ps, tx, 1, 1000),
+			    MR_PATHMGR_EV_PROBING | MR_PATHMGR_EV_PLANE_DOWN);
+		MR_CHECK(mr_pathsel_plane(&ps, 1) != 1);
+		on[mr_pathsel_plane(&ps, 1)]++;
+	}
+	MR_CHECK_EQ(on[0], 1);
+	MR_CHECK_EQ(on[1], 0);
+	MR_CHECK_EQ(on[2], 1);
+	MR_CHECK_EQ(on[3], 1);
+	/* 16 paths: plane 1's four over 0, 2, 3 from the seed's place
+	 * (seed 4: the second plane up, 2), then plane 3's over 0 and 2. */
+	MR_CHECK_EQ(mr_pathsel_init(&ps, mr_pathsel_find("spray"), 16, 4, &rnd),
+		    0);
+	mr_pathmgr_init(&pm, 16, 4, 0, 4);
+	for (i = 1; i < 16; i += 4)
+		ev |= mr_pathmgr_on_suspect(&pm, &ps, tx, (uint16_t)i, 1000);
+	MR_CHECK(ev & MR_PATHMGR_EV_PLANE_DOWN);
+	MR_CHECK_EQ(mr_pathsel_plane(&ps, 1), 2);
+	MR_CHECK_EQ(mr_pathsel_plane(&ps, 5), 3);
+	MR_CHECK_EQ(mr_pathsel_plane(&ps, 9), 0);
+	MR_CHECK_EQ(mr_pathsel_plane(&ps, 13), 2);
+	ev = 0;
+	memset(on, 0, sizeof(on));
+	for (i = 0; i < 16; i++)
+		if (mr_pathsel_plane(&ps, (uint16_t)i) == 3)
+			ev |= mr_pathmgr_on_suspect(&pm, &ps, tx, (uint16_t)i,
+						    2000);
+	MR_CHECK(ev & MR_PATHMGR_EV_PLANE_DOWN);
+	MR_CHECK_EQ(mr_pathmgr_planes_down(&pm), 2);
+	for (i = 0; i < 16; i++)
+		on[mr_pathsel_plane(&ps, (uint16_t)i)]++;
+	MR_CHECK_EQ(on[1], 0);
+	MR_CHECK_EQ(on[3], 0);
+	MR_CHECK_EQ(on[0] + on[2], 16);
+	MR_CHECK(on[0] >= 7 && on[2] >= 7);
 }
 
 /* MR-PM-7, MR-PM-8, MR-MP-9: health sets the weights; a path with far
@@ -144,7 +206,7 @@ static void test_health(void)
 	txs(tx, 4);
 	MR_CHECK_EQ(mr_pathsel_init(&ps, mr_pathsel_find("spray"), 4, 1, &rnd),
 		    0);
-	mr_pathmgr_init(&pm, 4, 1, 0);
+	mr_pathmgr_init(&pm, 4, 1, 0, 0);
 	for (i = 0; i < 4; i++) {
 		tx[i].srtt = 10000;
 		tx[i].acked_pkts = 100;
@@ -466,7 +528,8 @@ static void test_ce_echo(void)
 	world_fini(&w);
 }
 
-MR_TEST_MAIN(MR_TEST(test_module), MR_TEST(test_health), MR_TEST(test_ce_echo),
+MR_TEST_MAIN(MR_TEST(test_module), MR_TEST(test_remap_spread),
+	     MR_TEST(test_health), MR_TEST(test_ce_echo),
 	     MR_TEST(test_dead_path), MR_TEST(test_plane_down_and_back),
 	     MR_TEST(test_all_planes_dead),
 	     MR_TEST(test_rto_plane_small_window))
