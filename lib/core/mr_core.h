@@ -566,7 +566,7 @@ const struct mr_counters *mr_qp_counters(const struct mr_qp *qp);
 	X(tx_pkts, "packets sent on the path, retransmissions too")          \
 	X(tx_bytes, "their bytes")                                           \
 	X(retx_pkts, "retransmissions sent on the path")                     \
-	X(lost_pkts, "packets declared lost: SACK hole, time, RTO")          \
+	X(lost_pkts, "packets declared lost: SACK hole, time, RTO, suspect, tail") \
 	X(rto_events, "retransmission timeouts")                             \
 	X(repaths, "new UDP source ports after a timeout")                   \
 	X(rx_pkts, "packets received on the path, any outcome")              \

@@ -25,8 +25,7 @@ static void add_qp(struct mr_path_counters *out, unsigned n,
 		o->tx_pkts += tx->tx_pkts;
 		o->tx_bytes += tx->tx_bytes;
 		o->retx_pkts += tx->retx_pkts;
-		o->lost_pkts += tx->lost_reorder + tx->lost_time +
-				tx->lost_rto + tx->lost_forced;
+		o->lost_pkts += mr_pathtx_lost(tx);
 		o->rto_events += tx->rto_events;
 		o->repaths += qp->ps.path[p].repaths;
 		o->rx_pkts += rx->pkts;

@@ -18,8 +18,10 @@ static void check_path(const struct mr_path_counters *c, const struct mr_qp *qp,
 	MR_CHECK_EQ(c->tx_pkts, tx->tx_pkts);
 	MR_CHECK_EQ(c->tx_bytes, tx->tx_bytes);
 	MR_CHECK_EQ(c->retx_pkts, tx->retx_pkts);
+	/* Every way a packet is declared lost, as the per-QP view counts. */
 	MR_CHECK_EQ(c->lost_pkts, tx->lost_reorder + tx->lost_time +
-					  tx->lost_rto + tx->lost_forced);
+					  tx->lost_rto + tx->lost_forced +
+					  tx->lost_suspect + tx->lost_tail);
 	MR_CHECK_EQ(c->rto_events, tx->rto_events);
 	MR_CHECK_EQ(c->repaths, qp->ps.path[p].repaths);
 	MR_CHECK_EQ(c->rx_pkts, rx->pkts);

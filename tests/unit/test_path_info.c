@@ -28,7 +28,7 @@ static void check_path(const struct mr_path_info *o, const struct mr_qp *qp,
 	MR_CHECK_EQ(o->acked_pkts, tx->acked_pkts);
 	MR_CHECK_EQ(o->lost_pkts, tx->lost_reorder + tx->lost_time +
 					  tx->lost_rto + tx->lost_forced +
-					  tx->lost_suspect);
+					  tx->lost_suspect + tx->lost_tail);
 	MR_CHECK_EQ(o->ce_pkts, tx->ce_pkts);
 	MR_CHECK_EQ(o->rx_pkts, qp->rsp.prx[p].pkts);
 	MR_CHECK_EQ(o->home_plane, p % 2);
