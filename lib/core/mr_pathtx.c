@@ -505,21 +505,29 @@ static uint64_t oldest_out(const struct mr_pathtx *tx)
 
 uint64_t mr_pathtx_suspect_at(const struct mr_pathtx *tx)
 {
-	uint64_t ref, at = UINT64_MAX;
+	uint64_t sent, ref, quiet, at = UINT64_MAX;
 
 	if ((!tx->suspect_ns && !tx->overtake_ns) || !tx->out_pkts)
 		return UINT64_MAX;
-	ref = oldest_out(tx);
-	if (ref == UINT64_MAX)
+	sent = oldest_out(tx);
+	if (sent == UINT64_MAX)
 		return UINT64_MAX;
-	if (tx->last_ack_at > ref)
-		ref = tx->last_ack_at;
+	ref = tx->last_ack_at > sent ? tx->last_ack_at : sent;
+	/* Overtaken: the allowance counts from the oldest packet's send time
+	 * (a later one came back: ours is late by its own RTT), and the path
+	 * must also have been quiet for half of it. From its last ACK
+	 * instead, an ACK of an older packet arriving just after a route died
+	 * (the black hole's, 14 us after the send of the first packet lost)
+	 * put the suspicion a whole RTT later (33 us after the loss, over 3
+	 * base RTTs); a path whose ACKs still flow behind a queue is not
+	 * quiet. */
+	quiet = tx->last_ack_at + tx->overtake_ns / 2;
 	/* Only while another path progressed since: a silent peer is
 	 * the RTO's and retry_cnt's business, not a path's. Overtaken: a
 	 * packet sent after ours came back on another path (a thread that
 	 * lost the CPU and finds old ACKs waiting sees no such packet). */
 	if (tx->overtake_ns && tx->plane_sent_at > ref) {
-		at = ref + tx->overtake_ns;
+		at = sent + tx->overtake_ns;
 	} else if (tx->overtake_ns && tx->conn_sent_at > ref) {
 		/* Overtaken by another plane only: while the plane's other
 		 * paths progress its queue is draining, ours behind it (a run
@@ -527,12 +535,14 @@ uint64_t mr_pathtx_suspect_at(const struct mr_pathtx *tx)
 		 * smoothed RTT lags such a queue and bench/wire/plane_fail
 		 * counted 30-50 false suspicions per 10 s). A dead plane makes
 		 * no progress: the limit counts from its last. */
-		uint64_t base = tx->plane_progress_at > ref
+		uint64_t base = tx->plane_progress_at > sent
 					? tx->plane_progress_at
-					: ref;
+					: sent;
 
 		at = base + tx->overtake_ns;
 	}
+	if (at != UINT64_MAX && at < quiet)
+		at = quiet;
 	/* Tail: nothing else was outstanding to overtake it. */
 	if (tx->suspect_ns && tx->conn_progress_at > ref &&
 	    ref + tx->suspect_ns < at)

@@ -232,12 +232,14 @@ int mr_pathtx_on_sack_flags(struct mr_pathtx *tx,
  * Returns a mask of enum mr_pathtx_event (0: nothing was due). */
 unsigned mr_pathtx_on_timeout(struct mr_pathtx *tx, uint64_t now);
 
-/* When the path becomes suspect (MR-MP-8): its oldest outstanding packet
- * (or the last ACK of it, if later) is overtake_ns old and a packet sent
- * after it was acknowledged on another path of its plane; or a packet
- * sent after it came back on another plane only and overtake_ns passed
- * since that reference and since the last progress of its plane's other
- * paths; or it is suspect_ns old and the tail rule is armed with an ACK
+/* When the path becomes suspect (MR-MP-8). Its reference is the later of
+ * its oldest outstanding packet's send time and its last ACK. A packet
+ * sent after the reference was acknowledged on another path of its plane
+ * and the oldest outstanding packet was sent overtake_ns ago; or such a
+ * packet came back on another plane only and overtake_ns passed since
+ * that send time and since the last progress of its plane's other paths;
+ * either not before the path has had no ACK for overtake_ns / 2. Or the
+ * reference is suspect_ns old and the tail rule is armed with an ACK
  * after it. UINT64_MAX: not armed. */
 uint64_t mr_pathtx_suspect_at(const struct mr_pathtx *tx);
 

@@ -966,10 +966,50 @@ static void test_suspect_plane(void)
 	MR_CHECK_EQ(tx.lost_suspect, 2);
 }
 
+/* MR-MP-8: the overtaken rules count from the oldest outstanding packet's
+ * send time, and the path must have been quiet for half the allowance.
+ * The simulator's black hole: A (sent at 1 us) is acked at 15 us, B (sent
+ * at 6 us) died in the hole and a packet sent at 16 us came back on
+ * another path: B is suspect at 6 + 20 = 26 us. Counted from A's ACK it
+ * was 35 us, over 3 base RTTs after B's loss. A path whose ACKs still
+ * come (the last at 20 us) is quiet only from 30 us. */
+static void test_suspect_ref(void)
+{
+	struct mr_sack_block b;
+	struct mr_pathtx tx;
+	struct rec r;
+
+	MR_CHECK_EQ(setup(&tx, &r, 2, 0), 0);
+	MR_CHECK_EQ(tsend(&tx, 10, 1000), 0);
+	MR_CHECK_EQ(tsend(&tx, 11, 6000), 1);
+	block(&b, 2, 1, NULL, 0);
+	MR_CHECK_EQ(mr_pathtx_on_sack(&tx, &b, 15000), 1);
+	MR_CHECK_EQ(tx.last_ack_at, 15000);
+	tx.overtake_ns = 20000;
+	/* Not overtaken yet: a packet sent before its last ACK came back. */
+	tx.conn_sent_at = 14000;
+	MR_CHECK(mr_pathtx_suspect_at(&tx) == UINT64_MAX);
+	/* Another plane's packet sent at 16 us came back. */
+	tx.conn_sent_at = 16000;
+	MR_CHECK_EQ(mr_pathtx_suspect_at(&tx), 26000);
+	/* The same on its own plane. */
+	tx.plane_sent_at = 16000;
+	MR_CHECK_EQ(mr_pathtx_suspect_at(&tx), 26000);
+	MR_CHECK_EQ(mr_pathtx_on_timeout(&tx, 25999), 0);
+	/* Its ACKs still flow: quiet for 10 us from the last, at 20 us. */
+	tx.last_ack_at = 20000;
+	tx.plane_sent_at = tx.conn_sent_at = 21000;
+	MR_CHECK_EQ(mr_pathtx_suspect_at(&tx), 30000);
+	MR_CHECK_EQ(mr_pathtx_on_timeout(&tx, 30000), MR_PATHTX_EV_SUSPECT);
+	MR_CHECK_EQ(tx.lost_suspect, 1);
+	MR_CHECK_EQ(r.nlost, 1);
+	MR_CHECK_EQ(r.lost[0], 11);
+}
+
 MR_TEST_MAIN(MR_TEST(test_init_and_space), MR_TEST(test_reorder_threshold),
 	     MR_TEST(test_no_false_loss_across_paths), MR_TEST(test_rtt),
 	     MR_TEST(test_rto_backoff), MR_TEST(test_time_threshold),
 	     MR_TEST(test_wrap), MR_TEST(test_bad_sack), MR_TEST(test_lose_all),
 	     MR_TEST(test_full_ring), MR_TEST(test_random_sprayed_paths),
 	     MR_TEST(test_hostile_sacks), MR_TEST(test_spec_example),
-	     MR_TEST(test_suspect_plane))
+	     MR_TEST(test_suspect_plane), MR_TEST(test_suspect_ref))
