@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The figures of metaroce-sim (bench/sim/results.md), each one command.
 # Usage: bench/sim/run.sh [BUILD_DIR] [FIGURE...]
-#   figures: loss planes planes4k planes4k1m incast planefail blackhole
-#   collectives (default: all)
+#   figures: loss planes planes4k planes4k1m incast planefail
+#   planefail_back blackhole collectives (default: all)
 # Writes bench/sim/data/<figure>/ (sweep.csv, each point's summary.json
 # and time series) and then draws the plots (bench/sim/plot.sh).
 set -euo pipefail
@@ -12,7 +12,7 @@ shift || true
 sim=$build/utils/metaroce-sim/metaroce-sim
 [ -x "$sim" ] || { echo "run.sh: build $sim first (ninja -C $build)" >&2; exit 1; }
 figs=("$@")
-[ ${#figs[@]} -gt 0 ] || figs=(loss planes planes4k planes4k1m incast planefail blackhole collectives)
+[ ${#figs[@]} -gt 0 ] || figs=(loss planes planes4k planes4k1m incast planefail planefail_back blackhole collectives)
 d=bench/sim/data
 for f in "${figs[@]}"; do
 	rm -rf "${d:?}/$f"
@@ -58,6 +58,12 @@ for f in "${figs[@]}"; do
 			--workload alltoall --size 1M --sample-us 5 \
 			--fail plane=1,at=100us --stop-ms 3000 \
 			--vary transport=metaroce,roce --out "$d/planefail" ;;
+	planefail_back) # plane 1 of 4 fails 100 us into an all-to-all
+		# and returns at 300 us: how soon it carries traffic again
+		"$sim" sweep --hosts 16 --hosts-per-leaf 4 --spines 4 --planes 4 \
+			--workload alltoall --size 1M --sample-us 5 \
+			--fail plane=1,at=100us,until=300us --stop-ms 3000 \
+			--vary transport=metaroce,roce --out "$d/planefail_back" ;;
 	collectives) # 64 hosts, 4 leaves x 4 spines: ring all-reduce of
 		# 16 MiB and all-to-all of 64 KiB per pair, lossless and 1%
 		"$sim" sweep --hosts 64 --hosts-per-leaf 16 --spines 4 \
@@ -77,7 +83,7 @@ done
 find "$d" \( -name '*.png' -o -name queues.csv \) -delete
 for f in "${figs[@]}"; do
 	case $f in
-	incast | planefail | blackhole)
+	incast | planefail | planefail_back | blackhole)
 		for t in "$d/$f"/*/timeseries.csv; do
 			awk -F, 'NR == 1 || $1 <= 5000' "$t" >"$t.tmp" && mv "$t.tmp" "$t"
 		done ;;

@@ -195,6 +195,28 @@ def fail(d, fig, what, healthy):
         redraw(d, fig, what, rtt)
 
 
+def plane_back(d, fig, what, down, up):
+    # The failed plane's transmit rate (every host's port of it) back to
+    # half its healthy rate (the 50 us before the failure), as
+    # bench/wire/plane_fail.py judges "the failed plane back"
+    p = os.path.join(d, fig, "transport=metaroce", "timeseries.csv")
+    if not os.path.exists(p):
+        return
+    ts = series(p)
+    pre = [float(r["plane1_gbps"]) for r in ts
+           if down - 50 <= float(r["t_us"]) < down]
+    pre = sum(pre) / len(pre) if pre else 0
+    back = next((float(r["t_us"]) - up for r in ts
+                 if float(r["t_us"]) > up and
+                 float(r["plane1_gbps"]) >= pre / 2), None)
+    rtt = 8 * (1.0 + 0.33)
+    line("%s: the plane carries traffic again within 10 RTTs of its return"
+         % what, fig,
+         "never (healthy plane 1 %.0f Gb/s)" % pre if back is None else
+         "%.0f us = %.1f RTTs (half its healthy %.0f Gb/s, 5 us samples)" %
+         (back, back / rtt, pre), back is not None and back <= 10 * rtt)
+
+
 def redraw(d, fig, what, rtt):
     # metaroce-sim's summary: every black-holed path's delay from its
     # first data packet lost in the hole to its sender's first packet on
@@ -256,6 +278,9 @@ def main(d):
                   "64 hosts, 4032 connections, 1 MiB per pair")
     incast(d)
     fail(d, "planefail", "plane 1 of 4 fails", False)
+    fail(d, "planefail_back", "plane 1 of 4 fails for 200 us", False)
+    plane_back(d, "planefail_back", "plane 1 of 4 fails for 200 us", 100.0,
+               300.0)
     fail(d, "blackhole", "spine 0 of plane 1 black-holes", False)
     collectives(d)
     print("\n".join(OUT))
