@@ -119,10 +119,11 @@ static void free_resp_records(struct mr_qp *qp)
  * MR-MP-8: a path made progress at now. Every path learns the send time
  * of the latest-sent packet the others had acknowledged: once one sent
  * after a path's oldest outstanding packet is back (it was overtaken),
- * that path may stay silent 3/2 x the largest smoothed RTT of the paths
- * on its plane (its own route's RTT, or its plane's if it moved there:
- * MR-PM-5; the best path's if none has one), and half again for each
- * suspicion a late ACK proved false since. A path that holds the connection's
+ * that packet may stay out 3/2 x the largest smoothed RTT of the paths
+ * on its plane from its send (its own route's RTT, or its plane's if it
+ * moved there: MR-PM-5; the best path's if none has one), and half again
+ * for each suspicion a late ACK proved false since; the path itself may
+ * go without an ACK half that long. A path that holds the connection's
  * only outstanding packets cannot be overtaken (the tail of a transfer): it may
  * stay silent about two RTTs of the best path, plus four times its own RTT
  * variation, after an ACK that came after them. Beyond that it is suspect
