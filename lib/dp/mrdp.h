@@ -262,6 +262,13 @@ int mrdp_progress(struct mrdp_dev *dev);
  * stays ready to take the answer. */
 void mrdp_posted(struct mrdp_dev *dev);
 
+/* mrdp_progress() for a poll of a completion queue; armed: the CQ is
+ * armed for its channel's event (the application checks it before it
+ * blocks in ibv_get_cq_event), so the round does not mark the caller as
+ * polling and the thread stays on its sockets for the frame that
+ * application will wait for. */
+int mrdp_progress_cq(struct mrdp_dev *dev, int armed);
+
 /* After mrdp_progress() in a poll of the CQ: got, the completions that
  * poll returned. Nothing (the application waits and polls again): its
  * own rounds receive, and frames stop waking the progress thread (the
@@ -287,7 +294,8 @@ void mrdp_settle(struct mrdp_dev *dev);
 
 /* The calling application thread stops polling (it is about to block,
  * e.g. ibv_req_notify_cq before ibv_get_cq_event): the progress thread
- * takes over at once, even from a nap. */
+ * takes over at once, even from a nap; a thread asleep on its sockets is
+ * left asleep (the next frame wakes it). */
 void mrdp_handoff(struct mrdp_dev *dev);
 
 /* CLOCK_MONOTONIC in ns: the `now` the datapath passes to the engine. */

@@ -128,10 +128,20 @@ uint64_t mrdp_locked_now(struct mrdp_dev *d)
 	return t;
 }
 
-/* polling: the caller polls (poll_cq), as opposed to having just posted.
- * *deadline: the engine's next deadline after the round (0: work is left
- * for now, or the round did not run). */
-static int inline_round(struct mrdp_dev *d, int polling, uint64_t *deadline,
+/* What an inline round is for (inline_round's flags). */
+enum {
+	/* The caller polls continuously (poll_cq): the thread naps off its
+	 * sockets while it does (MRDP_INLINE_RECENT_NS). */
+	ROUND_POLLING = 1,
+	/* A completion this round pushes defers its transmit (mrdp_completed):
+	 * the caller is about to see it and answer. */
+	ROUND_DEFER = 2,
+};
+
+/* flags: ROUND_*; 0 for the round after a post. *deadline: the engine's
+ * next deadline after the round (0: work is left for now, or the round
+ * did not run). */
+static int inline_round(struct mrdp_dev *d, unsigned flags, uint64_t *deadline,
 			int *deferred)
 {
 	uint64_t now;
@@ -156,7 +166,7 @@ static int inline_round(struct mrdp_dev *d, int polling, uint64_t *deadline,
 	 * post_send the application may spin on its memory (ib_write_lat,
 	 * NCCL's proxy) and the thread must then sleep on the sockets in
 	 * SCHED_FIFO, ready for the answer. */
-	if (polling)
+	if (flags & ROUND_POLLING)
 		atomic_store_explicit(&d->last_inline_ns, mrdp_now(),
 				      memory_order_relaxed);
 	if (pthread_mutex_trylock(&d->lock) != 0) {
@@ -178,7 +188,7 @@ static int inline_round(struct mrdp_dev *d, int polling, uint64_t *deadline,
 		return 0;
 	}
 	now = mrdp_locked_now(d);
-	d->round_poll = polling;
+	d->round_poll = (flags & ROUND_DEFER) != 0;
 	n = mrdp_io_round(d, now);
 	d->round_poll = 0;
 	if (n)
@@ -237,10 +247,10 @@ static void tell_thread(struct mrdp_dev *d, uint64_t deadline, int hint)
 		;
 }
 
-int mrdp_progress(struct mrdp_dev *d)
+static int poll_round(struct mrdp_dev *d, unsigned flags)
 {
 	uint64_t deadline;
-	int deferred, n = inline_round(d, 1, &deadline, &deferred);
+	int deferred, n = inline_round(d, flags, &deadline, &deferred);
 
 	/* A polling application's rounds serve what they leave (it polls
 	 * again within microseconds), except a transmit it deferred while
@@ -251,6 +261,23 @@ int mrdp_progress(struct mrdp_dev *d)
 	if (deferred)
 		tell_thread(d, mrdp_now() + MRDP_INLINE_NAP_NS, 1);
 	return n;
+}
+
+int mrdp_progress(struct mrdp_dev *d)
+{
+	return poll_round(d, ROUND_POLLING | ROUND_DEFER);
+}
+
+int mrdp_progress_cq(struct mrdp_dev *d, int armed)
+{
+	/* A CQ armed for its channel's event: the application checks it
+	 * before it blocks in ibv_get_cq_event (the verbs idiom: arm, poll,
+	 * wait). It is not polling continuously, so the thread must not nap
+	 * off its sockets: the frame the application will wait for has
+	 * nobody else to take it. Counted as polling, qperf rc_lat's poll
+	 * after every event sent the thread into a 50 us nap just before
+	 * the answer arrived. */
+	return poll_round(d, armed ? ROUND_DEFER : ROUND_POLLING | ROUND_DEFER);
 }
 
 void mrdp_posted(struct mrdp_dev *d)
@@ -366,8 +393,18 @@ void mrdp_handoff(struct mrdp_dev *d)
 {
 	(void)mrdp_wait_lease(d, 0);
 	atomic_store_explicit(&d->last_inline_ns, 0, memory_order_relaxed);
+	/* Paired with idle_sleep_until()'s store of sleeping then load of
+	 * kicked: a thread about to nap does not, one napping is woken. */
 	atomic_store(&d->kicked, 1);
-	if (atomic_load(&d->sleeping))
+	/* Only a thread that would not see the frame the application now
+	 * waits for needs the wake: one napping off its sockets, or one
+	 * with timed sleeps. A thread asleep on its sockets (ending the
+	 * lease above turned them back on) is woken by that frame; waking
+	 * it here as well (an eventfd write at every req_notify_cq) cost
+	 * qperf rc_lat a context switch and an empty round of the thread
+	 * per message on its application's core (docs/cost-budget.md). */
+	if (atomic_load(&d->sleeping) &&
+	    (atomic_load(&d->napping) || !mrdp_wait_on_frames(d)))
 		mrdp_wait_wake(d);
 }
 

@@ -169,6 +169,10 @@ void metaroce_progress(struct metaroce_context *mctx)
 {
 }
 
+void metaroce_progress_cq(struct metaroce_context *mctx, bool armed)
+{
+}
+
 void metaroce_engine_release(struct metaroce_context *mctx)
 {
 }

@@ -256,14 +256,19 @@ int metaroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	struct metaroce_cq *cq = to_mcq(ibcq);
 	uint32_t head, tail;
 	int n = 0;
+	bool armed;
 
 	if (num_entries < 0)
 		return -EINVAL; /* poll_cq's convention: negative on error */
-	metaroce_progress(cq->mctx);
+	armed = metaroce_cq_armed(cq);
+	metaroce_progress_cq(cq->mctx, armed);
 	/* Nothing there: no lock, no store (a poll_cq loop spins here). */
 	if (atomic_load_explicit(&cq->tail, memory_order_acquire) ==
 	    atomic_load_explicit(&cq->head, memory_order_relaxed)) {
-		if (atomic_load_explicit(&cq->recvs, memory_order_relaxed))
+		/* No lease for an armed CQ: its application blocks on the
+		 * channel next, and the thread must take the frame. */
+		if (!armed &&
+		    atomic_load_explicit(&cq->recvs, memory_order_relaxed))
 			metaroce_polled(cq->mctx, 0);
 		return 0;
 	}
@@ -304,6 +309,13 @@ void metaroce_cq_event(struct ibv_cq *ibcq)
 {
 	/* Nothing to acknowledge to a device: ibv_get_cq_event() has
 	 * already counted the event. */
+}
+
+bool metaroce_cq_armed(struct metaroce_cq *cq)
+{
+	return cq->chan_wfd >= 0 &&
+	       atomic_load_explicit(&cq->armed, memory_order_relaxed) !=
+		       METAROCE_CQ_DISARMED;
 }
 
 uint32_t metaroce_cq_count(struct metaroce_cq *cq)

@@ -59,13 +59,18 @@ static int cqx_start_poll(struct ibv_cq_ex *cx, struct ibv_poll_cq_attr *attr)
 {
 	struct metaroce_cq *cq = cqx_to_mcq(cx);
 	int ret;
+	bool armed;
 
 	if (attr->comp_mask)
 		return EINVAL;
-	metaroce_progress(cq->mctx);
+	/* As poll_cq (cq.c): an armed CQ is checked before a wait on its
+	 * channel, not polled continuously, and never leased. */
+	armed = metaroce_cq_armed(cq);
+	metaroce_progress_cq(cq->mctx, armed);
 	ret = take(cq);
 	/* ENOENT: nothing, the application waits (the lease, as poll_cq). */
-	if (ret == 0 || atomic_load_explicit(&cq->recvs, memory_order_relaxed))
+	if (ret == 0 ||
+	    (!armed && atomic_load_explicit(&cq->recvs, memory_order_relaxed)))
 		metaroce_polled(cq->mctx, ret == 0);
 	return ret;
 }

@@ -407,6 +407,14 @@ void metaroce_progress(struct metaroce_context *mctx)
 		mrdp_progress(eng->dp);
 }
 
+void metaroce_progress_cq(struct metaroce_context *mctx, bool armed)
+{
+	struct metaroce_engine *eng = mctx->uses_engine ? mctx->dev->eng : NULL;
+
+	if (eng)
+		mrdp_progress_cq(eng->dp, armed);
+}
+
 void metaroce_polled(struct metaroce_context *mctx, int got)
 {
 	struct metaroce_engine *eng = mctx->uses_engine ? mctx->dev->eng : NULL;

@@ -239,6 +239,9 @@ void metaroce_free_obj(struct metaroce_context *mctx, void *obj,
  * while no QP has opened the datapath. Must not be called with a CQ lock
  * or the datapath lock held. */
 void metaroce_progress(struct metaroce_context *mctx);
+/* metaroce_progress for a poll of a CQ (mrdp_progress_cq); armed: the CQ
+ * is armed for its channel (the application polls before it blocks). */
+void metaroce_progress_cq(struct metaroce_context *mctx, bool armed);
 /* After the progress of a poll_cq: got, the completions it returned
  * (mrdp_polled: the lease). */
 void metaroce_polled(struct metaroce_context *mctx, int got);
@@ -274,6 +277,8 @@ void metaroce_cq_event(struct ibv_cq *cq);
 int metaroce_cq_push(struct metaroce_cq *cq, const struct ibv_wc *wc,
 		     bool solicited);
 uint32_t metaroce_cq_count(struct metaroce_cq *cq);
+/* Is the CQ armed for its channel's event? */
+bool metaroce_cq_armed(struct metaroce_cq *cq);
 /* create_cq's work; stamps: keep a completion time per entry. */
 struct metaroce_cq *metaroce_cq_alloc(struct ibv_context *context, int cqe,
 				      struct ibv_comp_channel *channel,
