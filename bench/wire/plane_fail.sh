@@ -152,7 +152,7 @@ def find(o):
             r = find(v)
             if r: return r
 c=find(d) or {}
-print(", ".join("%s %s" % (k, c.get(k, "?")) for k in ("path_suspects", "probes_sent", "paths_back", "planes_down", "planes_up", "timeouts", "retx_pkts")))' 2>/dev/null)
+print(", ".join("%s %s" % (k, c.get(k, "?")) for k in ("path_suspects", "path_suspects_false", "tail_probes", "probes_sent", "paths_back", "planes_down", "planes_up", "timeouts", "retx_pkts")))' 2>/dev/null)
 commit=$(git -C "$TOP" rev-parse --short HEAD 2>/dev/null || echo ?)
 {
 	echo "# bench/wire/plane_fail: one plane of $K drops everything mid-transfer"
