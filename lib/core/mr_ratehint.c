@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mr_be.h"
 #include "mr_err.h"
 
 int mr_ratehint_init(struct mr_ratehint *h, uint32_t link_mbps,
@@ -98,8 +99,8 @@ static void hint_roll(struct mr_ratehint *h, uint64_t now)
 			continue;
 		}
 		d = b * 8000 / h->epoch_ns;
-		h->demand[h->ndem++] =
-			d > UINT32_MAX ? UINT32_MAX : d ? (uint32_t)d : 1;
+		c->dem = d > UINT32_MAX ? UINT32_MAX : d ? (uint32_t)d : 1;
+		h->demand[h->ndem++] = c->dem;
 		c->fresh = 0;
 		i++;
 	}
@@ -143,15 +144,20 @@ static void planes_check(struct mr_ratehint *h, uint64_t now)
 	}
 }
 
-void mr_ratehint_on_rx(struct mr_ratehint *h, struct mr_ratehint_conn *c,
-		       uint32_t bytes, unsigned plane, uint64_t now)
+static void plane_rx(struct mr_ratehint *h, unsigned plane, uint64_t now)
 {
-	hint_roll(h, now);
 	h->rx_pkts++;
 	if (plane < h->nplanes) {
 		h->plane_rx[plane] = now + 1;
 		h->plane_pk[plane] = h->rx_pkts;
 	}
+}
+
+void mr_ratehint_on_rx(struct mr_ratehint *h, struct mr_ratehint_conn *c,
+		       uint32_t bytes, unsigned plane, uint64_t now)
+{
+	hint_roll(h, now);
+	plane_rx(h, plane, now);
 	if (c->last != h->epoch + 1) {
 		/* Its first packet in this epoch. */
 		c->b_prev = c->last == h->epoch ? c->b_last : 0;
@@ -171,6 +177,58 @@ void mr_ratehint_on_rx(struct mr_ratehint *h, struct mr_ratehint_conn *c,
 		}
 	}
 	c->b_last += bytes;
+}
+
+/* Take c out of the hint: its newcomer's share back, or its measured
+ * demand out of demand[] (a listed connection that is not fresh has
+ * c->dem there; any entry of that value is the same to the level). */
+static void leave(struct mr_ratehint *h, struct mr_ratehint_conn *c)
+{
+	int counted = c->last == h->epoch + 1 && (c->fresh || !c->listed);
+	uint32_t i;
+
+	if (counted && h->nnew) {
+		h->nnew--;
+	} else if (c->listed && !c->fresh) {
+		for (i = 0; i < h->ndem && h->demand[i] != c->dem; i++)
+			;
+		if (i < h->ndem) {
+			memmove(&h->demand[i], &h->demand[i + 1],
+				(h->ndem - i - 1) * sizeof(*h->demand));
+			h->ndem--;
+		}
+	}
+	if (c->listed && c->slot < h->nact && h->act[c->slot] == c)
+		unlist(h, c);
+	/* Its next newer packet makes it a newcomer, whatever epoch. */
+	c->last = 0;
+	c->b_last = 0;
+	c->b_prev = 0;
+	relevel(h);
+}
+
+void mr_ratehint_on_pkt(struct mr_ratehint *h, struct mr_ratehint_conn *c,
+			uint32_t bytes, unsigned plane, uint32_t ssn, int idle,
+			uint64_t now)
+{
+	if (idle) {
+		hint_roll(h, now);
+		plane_rx(h, plane, now);
+		if (!c->idle || mr_seq_lt(c->idle_ssn, ssn))
+			c->idle_ssn = ssn;
+		c->idle = 1;
+		if (c->listed || c->last == h->epoch + 1)
+			leave(h, c);
+		return;
+	}
+	if (c->idle && !mr_seq_lt(c->idle_ssn, ssn)) {
+		/* Older than its IDLE packet: late, it says no new demand. */
+		hint_roll(h, now);
+		plane_rx(h, plane, now);
+		return;
+	}
+	c->idle = 0;
+	mr_ratehint_on_rx(h, c, bytes, plane, now);
 }
 
 void mr_ratehint_conn_gone(struct mr_ratehint *h, struct mr_ratehint_conn *c)

@@ -4,6 +4,10 @@
  * struct mr_ratehint per receiving endpoint (its port rate, summed over
  * its planes), one struct mr_ratehint_conn per connection.
  *
+ * A sender that marks a packet IDLE (nothing queued after it) leaves the
+ * list at once, its share to the others (MR-CC-14): a finished sender
+ * would otherwise keep its demand for up to two epochs.
+ *
  * Time is cut into epochs of `epoch_ns` (a few base RTTs). The hint is the
  * max-min fair level of the port's rate over the senders it serves: a
  * connection that delivered data in one of the last two closed epochs
@@ -37,8 +41,12 @@ struct mr_ratehint_conn {
 	uint64_t b_last;  /* bytes it delivered in that epoch */
 	uint64_t b_prev;  /* ... in the epoch before it */
 	uint32_t slot;	  /* its index in the port's list, if listed */
+	uint32_t dem;	  /* its demand in the port's demand[] (listed and
+			   * not fresh) */
+	uint32_t idle_ssn; /* the ssn of its last IDLE packet, MR-CC-14 */
 	uint8_t listed;	  /* in the port's list */
 	uint8_t fresh;	  /* listed in this epoch as a newcomer */
+	uint8_t idle;	  /* its sender said it has nothing queued */
 };
 
 /* Planes the hint judges (an endpoint with more: its first 16). */
@@ -83,14 +91,27 @@ static inline void mr_ratehint_conn_init(struct mr_ratehint_conn *c)
 	c->b_last = 0;
 	c->b_prev = 0;
 	c->slot = 0;
+	c->dem = 0;
+	c->idle_ssn = 0;
 	c->listed = 0;
 	c->fresh = 0;
+	c->idle = 0;
 }
 
 /* A data packet of `bytes` (on the wire) of connection c arrived at now
  * on `plane`. */
 void mr_ratehint_on_rx(struct mr_ratehint *h, struct mr_ratehint_conn *c,
 		       uint32_t bytes, unsigned plane, uint64_t now);
+
+/* MR-CC-14: the same for a data packet of sequence number ssn; idle: it
+ * carries IDLE (its sender has no new data queued after it). Such a
+ * packet takes the connection out of the hint at once (its demand, or
+ * its newcomer's share, goes to the others); packets older than it
+ * (reordered over paths, retransmitted) keep it out; a newer one brings
+ * it back as a newcomer. */
+void mr_ratehint_on_pkt(struct mr_ratehint *h, struct mr_ratehint_conn *c,
+			uint32_t bytes, unsigned plane, uint32_t ssn, int idle,
+			uint64_t now);
 
 /* Connection c goes away (QP destroyed or reset): off the port's list. */
 void mr_ratehint_conn_gone(struct mr_ratehint *h, struct mr_ratehint_conn *c);

@@ -779,6 +779,23 @@ static struct mr_swqe *next_new(struct mr_qp *qp)
 	return w;
 }
 
+/* MR-CC-14: no new data queued once this packet is sent: w (or r) is
+ * the new packet's WQE (response record), NULL for a retransmission. */
+static int drained_after(const struct mr_qp *qp, const struct mr_swqe *w,
+			 const struct mr_resp_rec *r)
+{
+	uint32_t sq_left = qp->sq.tail - qp->sq.next;
+	uint32_t rec_left = qp->rsp.rec_tail - qp->rsp.rec_send;
+
+	if (w)
+		return w->sent_pkts + 1 == w->npkts && sq_left == 1 &&
+		       !rec_left;
+	if (r)
+		return r->sent_pkts + 1 == r->npkts && rec_left == 1 &&
+		       !sq_left;
+	return !sq_left && !rec_left;
+}
+
 /* MR-REQ-14: the WQE an RNR probe is for, if it still needs one: all
  * its packets sent, not complete, not failed. Clears the probe if not. */
 static struct mr_swqe *rnr_probe_wqe(struct mr_qp *qp)
@@ -956,6 +973,12 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 			zc->nseg = 0;
 		return 0;
 	}
+	/* MR-CC-14: nothing new queued after this packet (this one ends
+	 * its message and no other message or response waits): IDLE, so
+	 * the receiver gives the share to its other senders at once. */
+	if (!probe && drained_after(qp, have_lost ? NULL : w,
+				    have_lost ? NULL : r))
+		mr_wire_set_flags(buf, MR_BTH_F_IDLE);
 	mr_put16(buf + MR_BTH_LEN, (uint16_t)path);
 	/* MR-HDR-14: the plane it leaves on, for the ACK's return. */
 	mr_put8(buf + MR_BTH_LEN + 3,

@@ -181,9 +181,10 @@ void mr_rx_accept(struct mr_qp *qp, const struct mr_pkt *pkt,
 	if (mr_ssnwin_cum(&qp->rsp.win) != before)
 		qp->rsp.seq_nak_sent = 0;
 	path_record(qp, pkt, meta, now);
-	mr_ratehint_on_rx(&qp->ep->rh, &qp->rsp.rh,
-			  pkt->payload_len + MR_MAX_HDR_LEN + MR_ICRC_LEN,
-			  pkt->pth.plane, now);
+	mr_ratehint_on_pkt(&qp->ep->rh, &qp->rsp.rh,
+			   pkt->payload_len + MR_MAX_HDR_LEN + MR_ICRC_LEN,
+			   pkt->pth.plane, pkt->bth.ssn,
+			   pkt->bth.flags & MR_BTH_F_IDLE, now);
 	/* MR-RSP-8: ACK every ack_every packets, on ACK_REQ, or
 	 * ack_delay_ns after the first unacknowledged packet. */
 	qp->rsp.ack_pkts++;

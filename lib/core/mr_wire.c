@@ -614,11 +614,12 @@ size_t mr_wire_format(const struct mr_pkt *pkt, char *buf, size_t cap)
 	if (pkt->pth.plane)
 		fmt_add(buf, cap, &len, " plane=%u", (unsigned)pkt->pth.plane);
 	if (b->flags)
-		fmt_add(buf, cap, &len, " flags=%s%s%s%s",
+		fmt_add(buf, cap, &len, " flags=%s%s%s%s%s",
 			b->flags & MR_BTH_F_SOLICITED ? "S" : "",
 			b->flags & MR_BTH_F_ACK_REQ ? "A" : "",
 			b->flags & MR_BTH_F_RETX ? "R" : "",
-			b->flags & MR_BTH_F_GBN ? "G" : "");
+			b->flags & MR_BTH_F_GBN ? "G" : "",
+			b->flags & MR_BTH_F_IDLE ? "I" : "");
 	if (x < 0)
 		return len;
 	if (x & X_RETH)

@@ -63,7 +63,7 @@
 /* Operand size of the atomics: msg_len of ATOMIC_* and ATOMIC_RESP. */
 #define MR_WIRE_ATOMIC_LEN 8u
 /* Defined BTH flag bits; the others are reserved (0). */
-#define MR_BTH_F_ALL 0x000fu
+#define MR_BTH_F_ALL 0x001fu
 /* Largest rnr_timer value (IB's 5-bit encoding). */
 #define MR_RNR_TIMER_MAX 31u
 
@@ -107,6 +107,9 @@ enum mr_bth_flag {
 	MR_BTH_F_ACK_REQ = 1u << 1,   /* receiver should ACK without delay */
 	MR_BTH_F_RETX = 1u << 2,      /* this packet is a retransmission */
 	MR_BTH_F_GBN = 1u << 3,	      /* sender runs the gbn baseline mode */
+	/* The sender has no new data queued after this packet: the
+	 * receiver's rate hint stops counting it (MR-CC-14). */
+	MR_BTH_F_IDLE = 1u << 4,
 };
 
 /* AETH syndrome: 0 = ACK, otherwise the NAK code. */
@@ -309,6 +312,14 @@ size_t mr_wire_hdr_len(const struct mr_pkt *pkt);
 /* Append the ICRC over buf[0, len) at buf + len (big-endian, MR-ICRC-2);
  * buf must have room for len + 4 bytes. Returns len + 4. */
 size_t mr_wire_seal(uint8_t *buf, size_t len);
+
+/* Set BTH flag bits f in an encoded header that is not sealed yet (a
+ * sender decides some after building the packet, MR-CC-14). */
+static inline void mr_wire_set_flags(uint8_t *buf, uint16_t f)
+{
+	buf[2] |= (uint8_t)(f >> 8); /* flags: bytes 2..3, big-endian */
+	buf[3] |= (uint8_t)f;
+}
 
 /* A whole packet: headers, then pkt->payload_len bytes from pkt->payload,
  * then the ICRC. Returns the packet length, or 0 if cap is too small or

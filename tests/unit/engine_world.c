@@ -224,6 +224,8 @@ void link_send(struct link *l, const uint8_t *buf, size_t len, uint64_t now)
 	struct inflight *p;
 	int i;
 
+	if (l->tap)
+		l->tap(l, buf, len);
 	if (l->drop_all || (l->drop_op && len > 1 && buf[1] == l->drop_op))
 		return;
 	if (len >= 40) {

@@ -85,6 +85,10 @@ struct link {
 	 * (bit) or path id (bit) is set here (MR-HDR-14). */
 	uint64_t drop_planes, drop_paths;
 	uint64_t plane_pkts[8]; /* packets sent on plane i (i < 8) */
+	/* Sees every packet sent on the link, before any drop (NULL:
+	 * none); tap_user is the test's. */
+	void (*tap)(struct link *l, const uint8_t *buf, size_t len);
+	void *tap_user;
 };
 
 struct world {

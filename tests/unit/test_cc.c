@@ -608,6 +608,58 @@ static void test_ratehint_demand(void)
 	MR_CHECK_EQ(mr_ratehint_get(&h, 92000), 200000);
 }
 
+/* MR-CC-14: an IDLE packet takes its connection out of the hint at once
+ * (a newcomer's share, or a measured demand, goes to the others); older
+ * packets keep it out, a newer one brings it back as a newcomer. */
+static void test_ratehint_idle(void)
+{
+	struct mr_ratehint h;
+	struct mr_ratehint_conn a, b, c, *act[4];
+	uint32_t dem[4];
+
+	MR_CHECK_EQ(mr_ratehint_init(&h, 100000, 10000, 4, act, dem), 0);
+	mr_ratehint_conn_init(&a);
+	mr_ratehint_conn_init(&b);
+	mr_ratehint_conn_init(&c);
+	/* Epoch 0: a and b newcomers; a's last packet (ssn 10) is IDLE. */
+	mr_ratehint_on_pkt(&h, &a, 4096, 0, 9, 0, 100);
+	mr_ratehint_on_pkt(&h, &b, 4096, 0, 500, 0, 200);
+	MR_CHECK_EQ(mr_ratehint_get(&h, 300), 50000);
+	mr_ratehint_on_pkt(&h, &a, 4096, 0, 10, 1, 400);
+	MR_CHECK_EQ(mr_ratehint_get(&h, 450), 100000);
+	MR_CHECK_EQ(h.nact, 1);
+	MR_CHECK(h.act[0] == &b);
+	/* A late packet older than the IDLE one (another path) says no new
+	 * demand; the planes still count it. */
+	mr_ratehint_on_pkt(&h, &a, 4096, 0, 8, 0, 500);
+	MR_CHECK_EQ(mr_ratehint_get(&h, 550), 100000);
+	MR_CHECK_EQ(h.nact, 1);
+	MR_CHECK_EQ(h.rx_pkts, 4);
+	/* New data (ssn 11): a newcomer again, in the same epoch. */
+	mr_ratehint_on_pkt(&h, &a, 4096, 0, 11, 0, 600);
+	MR_CHECK_EQ(mr_ratehint_get(&h, 650), 50000);
+	MR_CHECK_EQ(h.nact, 2);
+	/* Epoch 1: a, b and c measured (demands 2 x their epoch-0 rate:
+	 * a and b 6553 Mb/s each, c the rest); c's IDLE takes its measured
+	 * demand out of demand[], the others' share grows at once. */
+	mr_ratehint_on_pkt(&h, &c, EPOCH_BYTES(60000), 0, 70, 0, 700);
+	MR_CHECK_EQ(mr_ratehint_get(&h, 10000), 100000 - 2 * 6553);
+	MR_CHECK_EQ(h.ndem, 3);
+	mr_ratehint_on_pkt(&h, &c, 4096, 0, 71, 1, 10100);
+	MR_CHECK_EQ(h.ndem, 2);
+	MR_CHECK_EQ(h.nact, 2);
+	MR_CHECK_EQ(mr_ratehint_get(&h, 10200), 100000 - 6553);
+	/* An IDLE retransmission older than c's IDLE changes nothing. */
+	mr_ratehint_on_pkt(&h, &c, 4096, 0, 70, 1, 10300);
+	MR_CHECK_EQ(c.idle_ssn, 71);
+	MR_CHECK_EQ(h.ndem, 2);
+	MR_CHECK_EQ(mr_ratehint_get(&h, 10400), 100000 - 6553);
+	/* b finishes too: a alone. */
+	mr_ratehint_on_pkt(&h, &b, 4096, 0, 501, 1, 10500);
+	MR_CHECK_EQ(mr_ratehint_get(&h, 10600), 100000);
+	MR_CHECK_EQ(h.ndem, 1);
+}
+
 /* MR-CC-7: past the list's capacity a connection counts as greedy in every
  * epoch it delivers in (its demand is never measured). */
 static void test_ratehint_capacity(void)
@@ -688,6 +740,7 @@ MR_TEST_MAIN(MR_TEST(test_init), MR_TEST(test_aimd),
 	     MR_TEST(test_pacing_quantum), MR_TEST(test_dcqcn),
 	     MR_TEST(test_ratehint_level),
 	     MR_TEST(test_ratehint_demand), MR_TEST(test_ratehint_capacity),
+	     MR_TEST(test_ratehint_idle),
 	     MR_TEST(test_ratehint_planes), MR_TEST(test_hint_min_rtt),
 	     MR_TEST(test_hint_start), MR_TEST(test_queue_drain),
 	     MR_TEST(test_pacing_respace),

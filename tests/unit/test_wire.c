@@ -516,7 +516,7 @@ static void test_reserved_fields(void)
 			MR_CHECK_EQ(parse_poked(&p, 0, 1, 0x10 | b),
 				    MR_PARSE_FIELD);
 		/* MR-HDR-5: every reserved flag bit */
-		for (b = 4; b < 16; b++)
+		for (b = 5; b < 16; b++)
 			MR_CHECK_EQ(
 				parse_poked(&p, 2, 2, p.bth.flags | 1u << b),
 				MR_PARSE_FIELD);
