@@ -659,6 +659,10 @@ static void test_cq_ring(void)
 	MR_CHECK(cq);
 	MR_CHECK_EQ(cq->cqe, 4);
 	MR_CHECK_EQ(metaroce_poll_cq(cq, 8, out), 0);
+	/* Without a channel an armed CQ wakes nobody: its polls are the
+	 * application's continuous polling (cq.c). */
+	MR_CHECK_EQ(metaroce_req_notify_cq(cq, 0), 0);
+	MR_CHECK(!metaroce_cq_armed(to_mcq(cq)));
 	/* In order, wrapping around the ring twice. */
 	for (i = 0; i < 10; i++) {
 		in.wr_id = 100 + (uint64_t)i;
@@ -713,11 +717,16 @@ static void test_cq_notify(void)
 	cq = metaroce_create_cq(&mctx->vctx.context, 4, &ch, 0);
 	MR_CHECK(cq);
 	/* Not armed: no event. */
+	MR_CHECK(!metaroce_cq_armed(to_mcq(cq)));
 	MR_CHECK_EQ(metaroce_cq_push(to_mcq(cq), &in, false), 0);
 	MR_CHECK_EQ(read(cfd[0], &d, sizeof(d)), -1);
-	/* Armed: one event for the next completion, then disarmed. */
+	/* Armed: one event for the next completion, then disarmed (a poll
+	 * of an armed CQ is the application's check before it waits: the
+	 * progress thread keeps to its sockets, cq.c). */
 	MR_CHECK_EQ(metaroce_req_notify_cq(cq, 0), 0);
+	MR_CHECK(metaroce_cq_armed(to_mcq(cq)));
 	MR_CHECK_EQ(metaroce_cq_push(to_mcq(cq), &in, false), 0);
+	MR_CHECK(!metaroce_cq_armed(to_mcq(cq)));
 	MR_CHECK_EQ(metaroce_cq_push(to_mcq(cq), &in, false), 0);
 	MR_CHECK_EQ(read(cfd[0], &d, sizeof(d)), (ssize_t)sizeof(d));
 	MR_CHECK_EQ(d.cq_handle, (uintptr_t)cq);
@@ -728,8 +737,10 @@ static void test_cq_notify(void)
 	MR_CHECK_EQ(metaroce_req_notify_cq(cq, 1), 0);
 	MR_CHECK_EQ(metaroce_cq_push(to_mcq(cq), &in, false), 0);
 	MR_CHECK_EQ(read(cfd[0], &d, sizeof(d)), -1);
+	MR_CHECK(metaroce_cq_armed(to_mcq(cq)));
 	MR_CHECK_EQ(metaroce_cq_push(to_mcq(cq), &in, true), 0);
 	MR_CHECK_EQ(read(cfd[0], &d, sizeof(d)), (ssize_t)sizeof(d));
+	MR_CHECK(!metaroce_cq_armed(to_mcq(cq)));
 	MR_CHECK_EQ(metaroce_req_notify_cq(cq, 1), 0);
 	in.status = IBV_WC_WR_FLUSH_ERR;
 	MR_CHECK_EQ(metaroce_cq_push(to_mcq(cq), &in, false), 0);
