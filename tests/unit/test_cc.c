@@ -300,6 +300,41 @@ static void test_hint_start(void)
 	MR_CHECK_EQ(cc.cwnd, cap - cap / 4);
 }
 
+/* MR-CC-1: under a hint's cap a round without CE closes half the way to
+ * the cap when that is more than ai (BDP/32 steps took an all-to-all's
+ * last flows dozens of RTTs back to their share); ai once it is less. */
+static void test_hint_climb(void)
+{
+	struct mr_cc cc;
+	struct mr_cc_ack a = {
+		.acked_bytes = 4096,
+		.acked_pkts = 1,
+		.rate_hint_mbps = 100000,
+		.srtt_ns = 10000,
+		.min_rtt_ns = 10000,
+	};
+	uint64_t cap = 125000 + 2 * 4 * 4096, w;
+
+	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("metaroce"), &cfg100, 0), 0);
+	mr_cc_on_ack(&cc, &a, 1000);
+	a.ce_pkts = 1;
+	mr_cc_on_ack(&cc, &a, 11000); /* x 3/4 from the cap */
+	w = cap - cap / 4;
+	MR_CHECK_EQ(cc.cwnd, w);
+	a.ce_pkts = 0;
+	mr_cc_on_ack(&cc, &a, 21000);
+	w += (cap - w) / 2;
+	MR_CHECK_EQ(cc.cwnd, w);
+	mr_cc_on_ack(&cc, &a, 31000);
+	w += (cap - w) / 2;
+	MR_CHECK_EQ(cc.cwnd, w);
+	mr_cc_on_ack(&cc, &a, 41000);
+	w += (cap - w) / 2;
+	mr_cc_on_ack(&cc, &a, 51000);
+	MR_CHECK_EQ(cc.cwnd, w + 4096); /* half the way < ai: ai */
+	MR_CHECK_EQ(cc.hint_cap, cap);
+}
+
 static void ack_rtt_ce(struct mr_cc *cc, uint32_t hint, uint64_t min_rtt,
 		       uint64_t rtt, uint64_t now, uint32_t ce)
 {
@@ -742,6 +777,7 @@ MR_TEST_MAIN(MR_TEST(test_init), MR_TEST(test_aimd),
 	     MR_TEST(test_ratehint_demand), MR_TEST(test_ratehint_capacity),
 	     MR_TEST(test_ratehint_idle),
 	     MR_TEST(test_ratehint_planes), MR_TEST(test_hint_min_rtt),
-	     MR_TEST(test_hint_start), MR_TEST(test_queue_drain),
+	     MR_TEST(test_hint_start), MR_TEST(test_hint_climb),
+	     MR_TEST(test_queue_drain),
 	     MR_TEST(test_pacing_respace),
 	     MR_TEST(test_registry))
