@@ -55,6 +55,7 @@ fi
 planes planes 16 'all-to-all, 16 hosts x 256 KiB per pair, 100 Gb/s per plane'
 planes planes4k 64 'all-to-all, 64 hosts (4032 connections) x 256 KiB per pair, 100 Gb/s per plane'
 planes planes4k1m 64 'all-to-all, 64 hosts (4032 connections) x 1 MiB per pair, 100 Gb/s per plane'
+planes planes4k4m 64 'all-to-all, 64 hosts (4032 connections) x 4 MiB per pair, 100 Gb/s per plane'
 if [ -d $d/blackhole ]; then
 	gp blackhole <<GP
 set title 'all-to-all, 16 hosts x 1 MiB, 4 planes; spine 0 of plane 1 black-holes at 100 us'

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The figures of metaroce-sim (bench/sim/results.md), each one command.
 # Usage: bench/sim/run.sh [BUILD_DIR] [FIGURE...]
-#   figures: loss planes planes4k planes4k1m incast planefail
+#   figures: loss planes planes4k planes4k1m planes4k4m incast planefail
 #   planefail_back blackhole collectives (default: all)
 # Writes bench/sim/data/<figure>/ (sweep.csv, each point's summary.json
 # and time series) and then draws the plots (bench/sim/plot.sh).
@@ -12,7 +12,7 @@ shift || true
 sim=$build/utils/metaroce-sim/metaroce-sim
 [ -x "$sim" ] || { echo "run.sh: build $sim first (ninja -C $build)" >&2; exit 1; }
 figs=("$@")
-[ ${#figs[@]} -gt 0 ] || figs=(loss planes planes4k planes4k1m incast planefail planefail_back blackhole collectives)
+[ ${#figs[@]} -gt 0 ] || figs=(loss planes planes4k planes4k1m planes4k4m incast planefail planefail_back blackhole collectives)
 d=bench/sim/data
 for f in "${figs[@]}"; do
 	rm -rf "${d:?}/$f"
@@ -39,6 +39,13 @@ for f in "${figs[@]}"; do
 			--workload alltoall --size 1M --stop-ms 3000 \
 			--vary planes=1,2,4,8 --vary transport=metaroce \
 			--out "$d/planes4k1m" ;;
+	planes4k4m) # and 4 MiB per pair: a collective of 2.7 ms at 8
+		# planes, 21 ms at one (each point ~58M events, 2-3 CPU
+		# minutes and 1.4 GB); metaroce only, as planes4k1m
+		"$sim" sweep --hosts 64 --hosts-per-leaf 16 --spines 4 \
+			--workload alltoall --size 4M --stop-ms 3000 \
+			--vary planes=1,2,4,8 --vary transport=metaroce \
+			--out "$d/planes4k4m" ;;
 	blackhole) # spine 0 of plane 1 black-holes (its four leaf links
 		# drop everything) 100 us into an all-to-all: the ECMP
 		# black hole of a quarter of plane 1's source ports
@@ -87,7 +94,7 @@ for f in "${figs[@]}"; do
 		for t in "$d/$f"/*/timeseries.csv; do
 			awk -F, 'NR == 1 || $1 <= 5000' "$t" >"$t.tmp" && mv "$t.tmp" "$t"
 		done ;;
-	planes | planes4k | planes4k1m) # metaroce's, for the steady state
+	planes | planes4k | planes4k1m | planes4k4m) # metaroce's, for the steady state
 		# of targets.py (the baseline's last up to 0.5 s of samples)
 		find "$d/$f" -path '*transport=roce*' -name timeseries.csv -delete ;;
 	*) find "$d" -path "$d/${f/collectives/*64}/*" -name timeseries.csv -delete ;;

@@ -276,6 +276,9 @@ def main(d):
     planes(d, "planes4k1m", "64 hosts, 4032 connections, 1 MiB per pair")
     planes_steady(d, "planes4k1m",
                   "64 hosts, 4032 connections, 1 MiB per pair")
+    planes(d, "planes4k4m", "64 hosts, 4032 connections, 4 MiB per pair")
+    planes_steady(d, "planes4k4m",
+                  "64 hosts, 4032 connections, 4 MiB per pair")
     incast(d)
     fail(d, "planefail", "plane 1 of 4 fails", False)
     fail(d, "planefail_back", "plane 1 of 4 fails for 200 us", False)

@@ -112,6 +112,7 @@ struct mr_ep {
 	/* Use of each path by QPs destroyed already (mr_ep_stats.c). */
 	struct mr_path_counters paths_gone[MR_MAX_PATHS];
 	uint64_t now_max; /* latest now any entry point was given */
+	uint32_t planes_backlogged; /* MR-MP-12, from the datapath */
 };
 
 /* The core's clock never goes back (MR-QP-7): a caller whose threads

@@ -346,6 +346,12 @@ size_t mr_ep_tx_zc(struct mr_ep *ep, uint64_t now, uint8_t *buf, size_t cap,
 	return ep_tx(ep, now, buf, cap, meta, zc);
 }
 
+void mr_ep_set_planes_backlogged(struct mr_ep *ep, uint32_t planes)
+{
+	if (ep)
+		ep->planes_backlogged = planes;
+}
+
 /* MR-QP-*: O(1), the top of the timer queue. */
 uint64_t mr_ep_next_deadline(const struct mr_ep *ep)
 {

@@ -13,7 +13,10 @@
  *                          is used only when it has nothing in flight, so
  *                          one packet at a time probes it (MR-MP-4).
  *                          Each connection starts at a drawn path
- *                          (MR-MP-11), not at path 0.
+ *                          (MR-MP-11), not at path 0. A path whose
+ *                          plane's local port is backlogged is passed
+ *                          over while a path of a free plane may send
+ *                          (MR-MP-12).
  *   mr_pathsel_ops_single  always path 0 (gbn, and a single-path
  *                          MetaRoCE baseline); never repaths: RoCEv2's
  *                          5-tuple is fixed for the life of a QP.
@@ -89,6 +92,11 @@ struct mr_pathsel {
 	 * that coalesces a path's consecutive frames into one UDP GSO
 	 * super-frame (lib/dp net_mrpkt) sends a run as one. */
 	uint16_t run;
+	/* MR-MP-12: planes whose local port has a packet waiting (bit k:
+	 * plane k), set by the requester before each pick from what the
+	 * datapath last said (mr_ep_set_planes_backlogged()); spray takes a
+	 * path of another plane when one may send. 0: no preference. */
+	uint32_t planes_backlogged;
 	uint64_t picks, no_path; /* counters */
 	/* The algorithm's own state (ops->state_size bytes). */
 	_Alignas(8) unsigned char state[MR_PATHSEL_STATE_MAX];

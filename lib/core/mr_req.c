@@ -908,6 +908,7 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 	}
 	qp->ps.window = mr_cc_window(&qp->cc); /* MR-MP-10 */
 	qp->ps.pkt = (uint32_t)bytes;
+	qp->ps.planes_backlogged = qp->ep->planes_backlogged; /* MR-MP-12 */
 	path = mr_pathsel_pick(&qp->ps, qp->ptx, now);
 	if (path < 0)
 		return 0;

@@ -452,8 +452,61 @@ static void test_spray_start(void)
 	MR_CHECK_EQ(again, s0);
 }
 
+/* MR-MP-12: while a path of a plane whose local port is free may send,
+ * the paths of backlogged planes are passed over (and a run on one ends);
+ * with every plane backlogged, or only a backlogged plane's path able to
+ * send, it is MR-MP-3's round robin: a backlog never idles the QP. */
+static void test_spray_backlogged(void)
+{
+	static const int free23[] = { 2, 3, 6, 7, 2, 3 };
+	struct mr_pathsel ps;
+	struct mr_pathtx tx[8];
+	uint64_t seed = 5;
+	struct mr_rand rnd = { .next = sm_next, .user = &seed };
+	uint32_t ppsn;
+	unsigned i;
+
+	/* 8 paths on 4 planes: path i on plane i % 4. */
+	selector(&ps, "spray", tx, 8, 2, 4, &rnd);
+	ps.planes_backlogged = 0x3; /* planes 0 and 1 */
+	for (i = 0; i < sizeof(free23) / sizeof(free23[0]); i++)
+		MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), free23[i]);
+	/* Planes 2 and 3 free again: the round robin goes on from path 3. */
+	ps.planes_backlogged = 0;
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), 4);
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), 5);
+	/* Every plane backlogged: no preference. */
+	ps.planes_backlogged = 0xf;
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), 6);
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), 7);
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), 0);
+	/* Only plane 0 free, its paths 0 and 4 full: a backlogged plane's
+	 * path is taken rather than none. */
+	ps.planes_backlogged = 0xe;
+	for (i = 0; i < 2; i++) {
+		MR_CHECK_EQ(mr_pathtx_send(&tx[0], i, 1, 0, 0, 0, &ppsn), 0);
+		MR_CHECK_EQ(mr_pathtx_send(&tx[4], 9 + i, 1, 0, 0, 0, &ppsn),
+			    0);
+	}
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), 1);
+	/* A run on a plane that becomes backlogged passes the turn to a
+	 * free plane's path. */
+	selector(&ps, "spray", tx, 8, 256, 4, &rnd);
+	ps.run = 4;
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), 0);
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), 0);
+	ps.planes_backlogged = 0x1;
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), 1);
+	MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), 1);
+	/* Plane bits past the planes in use change nothing. */
+	selector(&ps, "spray", tx, 4, 256, 4, &rnd);
+	ps.planes_backlogged = 0xfffffff0u;
+	for (i = 0; i < 8; i++)
+		MR_CHECK_EQ(mr_pathsel_pick(&ps, tx, 0), (int)(i % 4));
+}
+
 MR_TEST_MAIN(MR_TEST(test_suspect), MR_TEST(test_suspect_overtaken),
 	     MR_TEST(test_init), MR_TEST(test_spray_round_robin),
 	     MR_TEST(test_repath_and_probe), MR_TEST(test_single),
 	     MR_TEST(test_pathsel_share), MR_TEST(test_pathsel_run),
-	     MR_TEST(test_spray_start))
+	     MR_TEST(test_spray_start), MR_TEST(test_spray_backlogged))

@@ -71,6 +71,16 @@ static const struct key keys[] = {
 	{ "paths", K_INT, O(paths), 0, MR_MAX_PATHS, "0", NULL,
 	  "metaroce paths per QP (0: max(4, planes))" },
 	{ "mtu", K_INT, O(mtu), 256, 4096, "4096", NULL, "payload bytes" },
+	{ "nic_ring", K_INT, O(nic_ring), 2, 4096, "16", NULL,
+	  "NIC transmit ring per port, packets: the host takes no packet "
+	  "from the core while one port's ring is full" },
+	{ "steer", K_INT, O(steer), 0, 4096, "8", NULL,
+	  "the NIC tells the core, before each packet it takes, which "
+	  "ports have this many packets queued, and the core sends on the "
+	  "others while it may (MR-MP-12); 0: it does not" },
+	{ "pace_burst", K_U64, O(pace_burst), 0, 1 << 20, "0", NULL,
+	  "NIC pacer's credit, bytes: a connection served late sends up "
+	  "to this much at once (0: each packet at its gap; MR-CC-4)" },
 	{ "ib_timeout", K_INT, O(ib_timeout), 1, 31, "14", NULL,
 	  "roce: local ACK timeout 4.096 us x 2^t (perftest 14, NCCL 18)" },
 	{ "ib_retry", K_INT, O(ib_retry), 0, 7, "7", NULL,

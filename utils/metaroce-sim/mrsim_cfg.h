@@ -38,6 +38,9 @@ struct mrsim_scn {
 	char transport[MRSIM_STR];
 	int paths;
 	int mtu;
+	int nic_ring;	     /* NIC transmit ring per port, packets */
+	int steer; /* packets queued at which a port is backlogged, MR-MP-12 */
+	uint64_t pace_burst; /* NIC pacer's credit, bytes (MR-CC-4) */
 	int ib_timeout, ib_retry;
 	uint64_t seed;
 	double stop_ms;

@@ -223,6 +223,7 @@ int mrsim_hosts_create(struct mrsim_world *w, char *err, size_t errlen)
 		cfg.base_rtt_ns =
 			2 * (w->leaves > 1 ? 4 : 2) * hop_ps / 1000 + 1;
 		cfg.gbn_ib_timeout = 1;
+		cfg.pace_quantum = s->pace_burst;
 		rc = mr_ep_create(&cfg, &mem, &rnd, &mr, &cb, &h->ep);
 		if (rc) {
 			free(nqp);
@@ -408,23 +409,57 @@ static void arm(struct mrsim_host *h, uint64_t d)
 
 /* The NIC takes no more from the core when every port has a couple of
  * packets waiting (all are busy for a while), or one port's transmit ring
- * is full. Stopping as soon as any one port has two would leave the other
- * planes idle whenever the core's next packet happened to be for a busy
- * one (a host of k planes then sent at about 1.3 x one port's rate with
- * many QPs, whatever k). */
+ * (scenario key nic_ring, 16) is full, as lib/dp stops while one plane
+ * has a backlog. Stopping as soon as any one port has two would leave the
+ * other planes idle whenever the core's next packet happened to be for a
+ * busy one (a host of k planes then sent at about 1.3 x one port's rate
+ * with many QPs, whatever k); a full ring still stops the host, which is
+ * why the core is told which ports are backlogged (MR-MP-12, key steer). */
 #define NIC_BACKLOG 2
-#define NIC_RING 16
+
+/* MR-MP-12: the ports with a packet waiting behind the one they send, as
+ * a NIC's transmit rings show them: the core sends on the other planes
+ * while it may. */
+static uint32_t nic_backlogged(const struct mrsim_host *h)
+{
+	uint32_t m = 0;
+	int k;
+
+	for (k = 0; k < h->w->scn.planes; k++)
+		if (h->nic[k]->qpkts >= (uint32_t)h->w->scn.steer)
+			m |= 1u << k;
+	return m;
+}
 
 static int nic_full(const struct mrsim_host *h)
 {
 	int k, busy = 0;
 
 	for (k = 0; k < h->w->scn.planes; k++) {
-		if (h->nic[k]->qpkts >= NIC_RING)
+		if (h->nic[k]->qpkts >= (uint32_t)h->w->scn.nic_ring)
 			return 1;
 		busy += h->nic[k]->qpkts >= NIC_BACKLOG;
 	}
 	return busy == h->w->scn.planes;
+}
+
+/* The causes of the host's idle uplinks (enum mrsim_idle), after each
+ * pump: only a pump changes what its ports hold, but for the packet a
+ * port is sending. */
+static void up_idle(struct mrsim_host *h)
+{
+	int k, n = h->w->scn.planes, queued = 0, full = nic_full(h);
+
+	for (k = 0; k < n; k++)
+		queued += h->nic[k]->qpkts >= 2;
+	for (k = 0; k < n; k++) {
+		struct mrsim_port *p = h->nic[k];
+
+		mrsim_port_idle(p, p->busy   ? MRSIM_BUSY
+				   : full   ? MRSIM_IDLE_NIC
+				   : queued ? MRSIM_IDLE_SKEW
+					    : MRSIM_IDLE_ALL);
+	}
 }
 
 /* Hand the core's packets to the NIC ports while each has room for a
@@ -450,6 +485,9 @@ void mrsim_host_pump(struct mrsim_host *h)
 			size_t len;
 			int plane;
 
+			if (w->scn.steer)
+				mr_ep_set_planes_backlogged(h->ep,
+							    nic_backlogged(h));
 			len = mr_ep_tx(h->ep, now_ns, h->txbuf,
 				       sizeof(h->txbuf), &meta);
 			if (!len)
@@ -471,6 +509,7 @@ void mrsim_host_pump(struct mrsim_host *h)
 			break;
 	}
 	h->in_pump = 0;
+	up_idle(h);
 	if (nic_full(h))
 		return;
 	d = mr_ep_next_deadline(h->ep);

@@ -83,6 +83,32 @@ static uint64_t wire_bytes(const struct mrsim_pkt *pkt)
 	return pkt->len + MRSIM_WIRE_OVERHEAD;
 }
 
+void mrsim_port_idle(struct mrsim_port *p, int why)
+{
+	struct mrsim_world *w = p->w;
+
+	if (p->idle_why != MRSIM_BUSY)
+		w->st.sample_idle[p->kind != MRSIM_HOST_UP][p->idle_why] +=
+			w->q.now - p->idle_from;
+	p->idle_why = (uint8_t)why;
+	p->idle_from = w->q.now;
+}
+
+void mrsim_host_down_idle(struct mrsim_host *h)
+{
+	int k, n = h->w->scn.planes, queued = 0;
+
+	for (k = 0; k < n; k++)
+		queued += h->down[k]->qpkts >= 2;
+	for (k = 0; k < n; k++) {
+		struct mrsim_port *p = h->down[k];
+
+		mrsim_port_idle(p, p->busy ? MRSIM_BUSY
+				   : queued ? MRSIM_IDLE_SKEW
+					    : MRSIM_IDLE_ALL);
+	}
+}
+
 static void start(struct mrsim_port *p)
 {
 	uint64_t ser = wire_bytes(p->head) * 8000000ull / p->mbps;
@@ -124,6 +150,8 @@ void mrsim_port_enqueue(struct mrsim_port *p, struct mrsim_pkt *pkt)
 		p->qmax = p->qbytes;
 	if (!p->busy)
 		start(p);
+	if (p->to_host >= 0)
+		mrsim_host_down_idle(&p->w->host[p->to_host]);
 }
 
 void mrsim_port_done(struct mrsim_port *p)
@@ -164,6 +192,8 @@ void mrsim_port_done(struct mrsim_port *p)
 	}
 	if (p->head)
 		start(p);
+	if (p->to_host >= 0)
+		mrsim_host_down_idle(&w->host[p->to_host]);
 	if (p->kind == MRSIM_HOST_UP)
 		mrsim_host_pump(&w->host[p->host]);
 }
@@ -289,6 +319,7 @@ int mrsim_net_build(struct mrsim_world *w, char *err, size_t errlen)
 			down->to_host = h;
 			lf->down[h % hpl] = down;
 			w->host[h].nic[k] = up;
+			w->host[h].down[k] = down;
 		}
 		for (l = 0; w->leaves > 1 && l < w->leaves; l++) {
 			for (sp = 0; sp < s->spines; sp++) {

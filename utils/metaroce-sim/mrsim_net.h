@@ -79,6 +79,24 @@ struct mrsim_port {
 	uint64_t tx_pkts, tx_bytes, drops_overflow, drops_loss, drops_failed;
 	uint64_t corrupted, ecn_marked;
 	uint64_t sample_bytes; /* sent since the last sample */
+	/* A host port's idle time by cause (enum mrsim_idle), since idle_from. */
+	uint8_t idle_why;
+	uint64_t idle_from;
+};
+
+/* Why a host's port has nothing to send (host uplinks) or to deliver
+ * (leaf downlinks), the time series' idle columns: where the ports of k
+ * planes lose their rate. */
+enum mrsim_idle {
+	MRSIM_BUSY = 0,
+	MRSIM_IDLE_ALL,	 /* no other port of the host (the same side) has
+			  * a packet waiting: the core gave none (uplink),
+			  * none is on its way (downlink) */
+	MRSIM_IDLE_SKEW, /* another plane's port of the host has packets
+			  * waiting behind the one it sends */
+	MRSIM_IDLE_NIC,	 /* uplink: the NIC takes none, another port's ring
+			  * being full (mrsim_host.c) */
+	MRSIM_IDLE_CAUSES
 };
 
 struct mrsim_switch {
@@ -120,7 +138,8 @@ struct mrsim_host {
 	struct mrsim_world *w;
 	int idx;
 	struct mr_ep *ep;
-	struct mrsim_port *nic[8];
+	struct mrsim_port *nic[8];  /* uplinks, one per plane */
+	struct mrsim_port *down[8]; /* the leaves' downlinks to it */
 	uint8_t *pat; /* the pattern every message is sent from */
 	uint64_t pat_len;
 	uint64_t rng;
@@ -134,6 +153,9 @@ struct mrsim_host {
 
 struct mrsim_stats {
 	uint64_t placed_bytes, sample_placed;
+	/* idle ps of host ports since the last sample: [uplink 0 /
+	 * downlink 1][enum mrsim_idle] */
+	uint64_t sample_idle[2][MRSIM_IDLE_CAUSES];
 	uint64_t msgs_total, msgs_done;
 	uint64_t verify_errors, cqe_errors;
 	uint64_t first_ps, last_done_ps;
@@ -174,6 +196,11 @@ struct mrsim_pkt *mrsim_pkt_alloc(struct mrsim_world *w);
 void mrsim_pkt_free(struct mrsim_world *w, struct mrsim_pkt *p);
 void mrsim_port_enqueue(struct mrsim_port *p, struct mrsim_pkt *pkt);
 void mrsim_port_done(struct mrsim_port *p);
+/* Account a host port's idle time up to now and set its cause
+ * (MRSIM_BUSY while it sends). */
+void mrsim_port_idle(struct mrsim_port *p, int why);
+/* The host's downlinks' causes after one of them started or emptied. */
+void mrsim_host_down_idle(struct mrsim_host *h);
 void mrsim_arrive(struct mrsim_world *w, struct mrsim_pkt *pkt);
 int mrsim_port_failed(const struct mrsim_port *p, uint64_t t);
 /* ECMP: the uplink a leaf picks for a packet (exposed for the tests). */

@@ -65,7 +65,9 @@ int mrsim_out_open(struct mrsim_world *w, char *err, size_t errlen)
 		fprintf(w->ts, ",plane%d_gbps", k);
 	for (k = 0; k < w->paths; k++)
 		fprintf(w->ts, ",path%d_gbps", k);
-	fprintf(w->ts, ",queue_max_bytes,queue_total_bytes\n");
+	fprintf(w->ts, ",queue_max_bytes,queue_total_bytes,"
+		       "up_idle_all_pct,up_idle_skew_pct,up_idle_nic_pct,"
+		       "down_idle_all_pct,down_idle_skew_pct\n");
 	fprintf(w->qcsv, "t_us,kind,plane,leaf,spine_or_host,bytes\n");
 	return 0;
 }
@@ -114,8 +116,28 @@ void mrsim_out_sample(struct mrsim_world *w)
 		fprintf(w->ts, ",%.4f", (cur[k] - w->path_prev[k]) * gbps);
 		w->path_prev[k] = cur[k];
 	}
-	fprintf(w->ts, ",%llu,%llu\n", (unsigned long long)qmax,
+	fprintf(w->ts, ",%llu,%llu", (unsigned long long)qmax,
 		(unsigned long long)qsum);
+	/* Host ports' idle time by cause (enum mrsim_idle), % of the
+	 * ports' time in the interval. */
+	for (i = 0; i < w->nport; i++) {
+		struct mrsim_port *p = w->port[i];
+
+		if (p->kind == MRSIM_HOST_UP || p->to_host >= 0)
+			mrsim_port_idle(p, p->idle_why);
+	}
+	for (k = 0; k < 2; k++) {
+		double span = us * 1e6 * w->scn.hosts * w->scn.planes / 100;
+		int c;
+
+		for (c = MRSIM_IDLE_ALL; c < (k ? MRSIM_IDLE_NIC
+						 : MRSIM_IDLE_CAUSES);
+		     c++) {
+			fprintf(w->ts, ",%.2f", w->st.sample_idle[k][c] / span);
+			w->st.sample_idle[k][c] = 0;
+		}
+	}
+	fprintf(w->ts, "\n");
 }
 
 static int cmp_dbl(const void *a, const void *b)
