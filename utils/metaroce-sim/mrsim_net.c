@@ -94,9 +94,10 @@ void mrsim_port_idle(struct mrsim_port *p, int why)
 	p->idle_from = w->q.now;
 }
 
-void mrsim_host_down_idle(struct mrsim_host *h)
+void mrsim_host_down_idle(struct mrsim_world *w, int host)
 {
-	int k, n = h->w->scn.planes, queued = 0;
+	struct mrsim_host *h = &w->host[host];
+	int k, n = w->scn.planes, queued = 0;
 
 	for (k = 0; k < n; k++)
 		queued += h->down[k]->qpkts >= 2;
@@ -151,7 +152,7 @@ void mrsim_port_enqueue(struct mrsim_port *p, struct mrsim_pkt *pkt)
 	if (!p->busy)
 		start(p);
 	if (p->to_host >= 0)
-		mrsim_host_down_idle(&p->w->host[p->to_host]);
+		mrsim_host_down_idle(p->w, p->to_host);
 }
 
 void mrsim_port_done(struct mrsim_port *p)
@@ -193,7 +194,7 @@ void mrsim_port_done(struct mrsim_port *p)
 	if (p->head)
 		start(p);
 	if (p->to_host >= 0)
-		mrsim_host_down_idle(&w->host[p->to_host]);
+		mrsim_host_down_idle(w, p->to_host);
 	if (p->kind == MRSIM_HOST_UP)
 		mrsim_host_pump(&w->host[p->host]);
 }

@@ -200,7 +200,7 @@ void mrsim_port_done(struct mrsim_port *p);
  * (MRSIM_BUSY while it sends). */
 void mrsim_port_idle(struct mrsim_port *p, int why);
 /* The host's downlinks' causes after one of them started or emptied. */
-void mrsim_host_down_idle(struct mrsim_host *h);
+void mrsim_host_down_idle(struct mrsim_world *w, int host);
 void mrsim_arrive(struct mrsim_world *w, struct mrsim_pkt *pkt);
 int mrsim_port_failed(const struct mrsim_port *p, uint64_t t);
 /* ECMP: the uplink a leaf picks for a packet (exposed for the tests). */
