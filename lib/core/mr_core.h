@@ -543,13 +543,14 @@ size_t mr_ep_tx(struct mr_ep *ep, uint64_t now, uint8_t *buf, size_t cap,
 size_t mr_ep_tx_zc(struct mr_ep *ep, uint64_t now, uint8_t *buf, size_t cap,
 		   struct mr_tx_meta *meta, struct mr_tx_zc *zc);
 
-/* The planes whose local port has a packet waiting behind the one it
- * sends (bit k: plane k), as the caller sees its transmit queues before
- * it asks mr_ep_tx() for the next packet: a QP's next packet then goes on
- * a path of a plane whose port is free when it has one that may send
- * (MR-MP-12). A datapath that stops taking packets when one port is full
- * would otherwise let that port's backlog idle the others. 0 (the
- * default): no preference. */
+/* The planes whose local port is about to stop taking packets (bit k:
+ * plane k: its transmit ring nearly full), as the caller sees its
+ * transmit queues before it asks mr_ep_tx() for the next packet: a QP's
+ * next packet then goes on a path of another plane when it has one that
+ * may send (MR-MP-12). A datapath that stops taking packets when one
+ * port is full would otherwise let that port's backlog idle the others.
+ * Report a port only when nearly full, not whenever it has a queue
+ * (MR-MP-12's rationale). 0 (the default): no preference. */
 void mr_ep_set_planes_backlogged(struct mr_ep *ep, uint32_t planes);
 
 /* Earliest time at which mr_ep_handle_expiry() or mr_ep_tx() has work that

@@ -92,7 +92,7 @@ struct mr_pathsel {
 	 * that coalesces a path's consecutive frames into one UDP GSO
 	 * super-frame (lib/dp net_mrpkt) sends a run as one. */
 	uint16_t run;
-	/* MR-MP-12: planes whose local port has a packet waiting (bit k:
+	/* MR-MP-12: planes whose local port is nearly full (bit k:
 	 * plane k), set by the requester before each pick from what the
 	 * datapath last said (mr_ep_set_planes_backlogged()); spray takes a
 	 * path of another plane when one may send. 0: no preference. */

@@ -52,7 +52,7 @@ static int under_share(const struct mr_pathsel *ps, const struct mr_pathtx *t,
 	return t->out_bytes < cap;
 }
 
-/* MR-MP-12: the path's plane has a packet waiting at the local port. */
+/* MR-MP-12: the path's plane's local port is nearly full. */
 static int backlogged(const struct mr_pathsel *ps, uint16_t i)
 {
 	return ps->path[i].plane < 32 &&

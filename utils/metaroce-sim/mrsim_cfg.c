@@ -74,10 +74,11 @@ static const struct key keys[] = {
 	{ "nic_ring", K_INT, O(nic_ring), 2, 4096, "16", NULL,
 	  "NIC transmit ring per port, packets: the host takes no packet "
 	  "from the core while one port's ring is full" },
-	{ "steer", K_INT, O(steer), 0, 4096, "8", NULL,
+	{ "steer", K_INT, O(steer), 0, 4096, "14", NULL,
 	  "the NIC tells the core, before each packet it takes, which "
-	  "ports have this many packets queued, and the core sends on the "
-	  "others while it may (MR-MP-12); 0: it does not" },
+	  "ports have this many packets queued (14: two short of a full "
+	  "ring), and the core sends on the others while it may "
+	  "(MR-MP-12); 0: it does not" },
 	{ "pace_burst", K_U64, O(pace_burst), 0, 1 << 20, "0", NULL,
 	  "NIC pacer's credit, bytes: a connection served late sends up "
 	  "to this much at once (0: each packet at its gap; MR-CC-4)" },

@@ -417,9 +417,11 @@ static void arm(struct mrsim_host *h, uint64_t d)
  * why the core is told which ports are backlogged (MR-MP-12, key steer). */
 #define NIC_BACKLOG 2
 
-/* MR-MP-12: the ports with a packet waiting behind the one they send, as
- * a NIC's transmit rings show them: the core sends on the other planes
- * while it may. */
+/* MR-MP-12: the ports holding scn.steer packets (14: two short of the
+ * ring of 16), as a NIC's transmit rings show them: the core sends on the
+ * other planes while it may, so a full ring rarely stops the host. At 8
+ * the core moved so many packets between planes that at 2 planes the
+ * fabric's queues grew (bench/sim/results.md). */
 static uint32_t nic_backlogged(const struct mrsim_host *h)
 {
 	uint32_t m = 0;
