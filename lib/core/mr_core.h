@@ -267,6 +267,9 @@ struct mr_ep_config {
 	uint8_t num_planes; /* planes; path p uses plane p % num_planes (1) */
 	uint16_t ack_every; /* ACK at least every n data packets (4) */
 	uint32_t ack_delay_ns; /* ACK at most this long after data (2000) */
+	/* MR-RSP-8: an ACK_REQ packet's ACK may wait this long for the next
+	 * messages' packets, at most ack_delay_ns (0: at once, the default) */
+	uint32_t ack_req_delay_ns;
 	uint32_t ssn_window; /* packets in flight per direction, pow2 (1024) */
 	uint32_t msg_window; /* messages in flight per QP, pow2 (256) */
 	uint16_t max_rd_atomic;	 /* responder records per QP (16, max 64) */
@@ -371,6 +374,12 @@ struct mr_tx_meta {
 	uint16_t path_id; /* -> UDP source port (entropy) and plane */
 	uint16_t entropy; /* the UDP source port the path currently uses */
 	uint8_t plane;
+	/* A request or response packet of a QP with other packets of its
+	 * stream in flight: its ACK clock runs without it, so the caller may
+	 * hold it briefly to send it with the next ones (one system call
+	 * for several). 0 for ACKs and for a lone packet (a ping-pong's
+	 * message is never held). */
+	uint8_t batch;
 };
 
 /*

@@ -29,6 +29,10 @@ static int fill_config(struct mr_ep_config *c)
 		c->ack_every = 4;
 	if (!c->ack_delay_ns)
 		c->ack_delay_ns = 2000;
+	/* MR-RSP-8, MR-TMR-9: the sender's probe timeout allows for
+	 * ack_delay_ns of ACK delay, so an ACK_REQ's ACK waits no longer. */
+	if (c->ack_req_delay_ns > c->ack_delay_ns)
+		c->ack_req_delay_ns = c->ack_delay_ns;
 	if (!c->ssn_window)
 		c->ssn_window = MR_SSNWIN_BITS(c->num_paths);
 	if (!c->msg_window)
@@ -278,7 +282,10 @@ static size_t qp_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 		return mr_uc_tx(qp, now, buf, cap, meta);
 	if (qp->state < MR_QPS_RTR)
 		return 0;
-	if (mr_resp_ack_wanted(qp, now)) {
+	/* MR-RSP-8: an ACK that an ACK_REQ left waiting goes out with the
+	 * QP's own next packet (the answer a ping-pong posts), not later. */
+	if (mr_resp_ack_wanted(qp, now) ||
+	    (qp->rsp.ack_req && mr_req_has_data(qp, now))) {
 		n = mr_resp_ack(qp, now, buf, cap, meta);
 		if (n)
 			return n;
@@ -288,7 +295,11 @@ static size_t qp_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 	if (qp->state != MR_QPS_RTR && qp->state != MR_QPS_RTS &&
 	    qp->state != MR_QPS_SQD)
 		return 0;
-	return mr_req_tx(qp, now, buf, cap, meta, zc);
+	n = mr_req_tx(qp, now, buf, cap, meta, zc);
+	/* snd_nxt counts this packet if it is new: more than it in flight. */
+	if (n && qp->req.snd_nxt - qp->req.snd_una > 1)
+		meta->batch = 1;
+	return n;
 }
 
 /* The one transmit scheduler of both forms: zc NULL copies every payload

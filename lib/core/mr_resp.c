@@ -97,6 +97,8 @@ void mr_resp_reset(struct mr_qp *qp)
 	qp->rsp.rcv_msn = 0;
 	mr_rq_rx_reset(&qp->rq);
 	qp->rsp.ack_now = 0;
+	qp->rsp.ack_req = 0;
+	qp->rsp.ack_sent = 0;
 	qp->rsp.ack_pkts = 0;
 	qp->rsp.ack_due = UINT64_MAX;
 	qp->rsp.rnr_nak = 0;
@@ -166,6 +168,25 @@ int mr_rx_check(struct mr_qp *qp, const struct mr_pkt *pkt,
 	return MR_RX_DUP;
 }
 
+/* MR-RSP-8: an ACK_REQ is answered at once, or, with ack_req_delay_ns,
+ * by ack_due no later than now + that delay: the packets of the next
+ * messages that arrive meanwhile (a stream of small messages, one
+ * ACK_REQ each) share the ACK, up to ack_every packets. */
+static void ack_req(struct mr_qp *qp, uint64_t now)
+{
+	uint64_t due = now + qp->ep->cfg.ack_req_delay_ns;
+
+	/* The first ACK at once: it brings the sender its first rate hint,
+	 * and until then it sends one packet at a time (MR-CC-5). */
+	if (!qp->ep->cfg.ack_req_delay_ns || !qp->rsp.ack_sent) {
+		qp->rsp.ack_now = 1;
+		return;
+	}
+	qp->rsp.ack_req = 1;
+	if (due < qp->rsp.ack_due)
+		qp->rsp.ack_due = due;
+}
+
 void mr_rx_accept(struct mr_qp *qp, const struct mr_pkt *pkt,
 		  const struct mr_rx_meta *meta, uint64_t now)
 {
@@ -185,14 +206,17 @@ void mr_rx_accept(struct mr_qp *qp, const struct mr_pkt *pkt,
 			   pkt->payload_len + MR_MAX_HDR_LEN + MR_ICRC_LEN,
 			   pkt->pth.plane, pkt->bth.ssn,
 			   pkt->bth.flags & MR_BTH_F_IDLE, now);
-	/* MR-RSP-8: ACK every ack_every packets, on ACK_REQ, or
-	 * ack_delay_ns after the first unacknowledged packet. */
+	/* MR-RSP-8: ACK every ack_every packets, on ACK_REQ (within
+	 * ack_req_delay_ns, so that one ACK covers the messages behind it),
+	 * or ack_delay_ns after the first unacknowledged packet. */
 	qp->rsp.ack_pkts++;
-	if ((pkt->bth.flags & MR_BTH_F_ACK_REQ) ||
-	    qp->rsp.ack_pkts >= qp->ep->cfg.ack_every)
+	if (qp->rsp.ack_pkts >= qp->ep->cfg.ack_every) {
 		qp->rsp.ack_now = 1;
-	else if (qp->rsp.ack_due == UINT64_MAX)
+	} else if (pkt->bth.flags & MR_BTH_F_ACK_REQ) {
+		ack_req(qp, now);
+	} else if (qp->rsp.ack_due == UINT64_MAX) {
 		qp->rsp.ack_due = now + qp->ep->cfg.ack_delay_ns;
+	}
 }
 
 void mr_rx_path_only(struct mr_qp *qp, const struct mr_pkt *pkt,
@@ -765,6 +789,8 @@ size_t mr_resp_ack(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 	MR_CNT(qp, tx_ack_pkts, 1);
 	MR_CNT(qp, nak_sent[a->syndrome], 1);
 	qp->rsp.ack_now = 0;
+	qp->rsp.ack_req = 0;
+	qp->rsp.ack_sent = 1;
 	qp->rsp.ack_pkts = 0;
 	qp->rsp.ack_due = UINT64_MAX;
 	qp->rsp.seq_nak = 0;
@@ -784,4 +810,5 @@ void mr_resp_flush(struct mr_qp *qp)
 	for (i = 0; i < qp->ep->cfg.hold_slots; i++)
 		qp->rsp.hold[i].used = 0;
 	qp->rsp.ack_due = UINT64_MAX;
+	qp->rsp.ack_req = 0;
 }

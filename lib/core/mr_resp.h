@@ -86,6 +86,8 @@ struct mr_resp {
 	uint16_t last_rx_path;
 	uint16_t ack_path_next; /* MR-MP-7: next path to report on first */
 	uint8_t ack_now;	/* send an ACK at the next tx opportunity */
+	uint8_t ack_req;	/* an ACK_REQ waits in ack_due (MR-RSP-8) */
+	uint8_t ack_sent;	/* an ACK went since the last reset */
 	uint8_t rnr_nak;	/* include an RNR NAK */
 	uint8_t seq_nak_sent;	/* gbn: SEQ_ERR sent for the current gap */
 	uint8_t seq_nak;	/* gbn: include a SEQ_ERR NAK */

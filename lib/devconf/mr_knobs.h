@@ -86,6 +86,15 @@ enum mr_knob_type {
 	X(ACK_DELAY_US, "ack_delay_us", MR_KNOB_UINT, 20, 1, 1000000, 0,       \
 	  "core", NULL,                                                        \
 	  "... or this long after the first unacknowledged one, us")           \
+	X(ACK_REQ_DELAY_US, "ack_req_delay_us", MR_KNOB_UINT, 10, 1, 1000,    \
+	  MR_KNOB_F_ZERO_OFF, "core", NULL,                                    \
+	  "a message's ACK request is answered within this long, so one ACK " \
+	  "covers the messages behind it (at most ack_delay_us; 0: at once, " \
+	  "MR-RSP-8)")                                                         \
+	X(DP_TX_HOLD_US, "dp_tx_hold_us", MR_KNOB_UINT, 10, 1, 1000,          \
+	  MR_KNOB_F_ZERO_OFF, "dp", NULL,                                      \
+	  "small frames of a connection with others in flight wait this long " \
+	  "for more to share one transmit call (0: off)")                      \
 	X(DEBUG, "debug", MR_KNOB_BOOL, 0, 0, 1, MR_KNOB_F_PROCESS,            \
 	  "provider", NULL, "the provider's debug log on stderr")              \
 	X(ENGINE_STATS, "engine_stats", MR_KNOB_BOOL, 0, 0, 1, 0, "provider",  \

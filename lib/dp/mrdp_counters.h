@@ -64,6 +64,8 @@ enum mrdp_tx_drop { MRDP_TX_DROPS(MRDP_DROP_ENUM) MRDP_TXD_MAX };
 	X(tx_gso_frames, "UDP GSO super-frames sent (net_mrpkt)")             \
 	X(tx_gso_segs, "frames sent inside them")                             \
 	X(tx_calls, "send system calls of a net_mrpkt port")                  \
+	X(tx_held, "frames that waited for later ones (dp_tx_hold_us)")      \
+	X(tx_hold_flushes, "bursts of held frames sent at their deadline")    \
 	X(rx_gso_frames, "UDP GSO super-frames received (net_mrpkt)")         \
 	X(rx_gso_segs, "frames split out of them")                            \
 	X(rx_calls, "receive system calls of a net_mrpkt port")               \

@@ -58,8 +58,13 @@ struct mrdp_plane {
 	int pci;	     /* a PCI device (vdev_name = its address) */
 	int tx_csum_offload; /* port computes IPv4 + UDP checksums */
 	int rx_csum_offload; /* port reports checksum status */
-	unsigned nstage;     /* frames built this round */
+	unsigned nstage;     /* frames built and not yet sent */
 	struct rte_mbuf *stage[MRDP_BURST];
+	/* Transmit hold (mrdp_io.c, dp_tx_hold_us): the staged frames may
+	 * all wait, until hold_until at most, for later ones to share their
+	 * system call; stage_urgent: one may not (sent this round). */
+	uint64_t hold_until;
+	int stage_urgent;
 	unsigned nbacklog; /* frames the port refused earlier */
 	struct rte_mbuf *backlog[MRDP_BACKLOG];
 	struct mrdp_plane_counters c;

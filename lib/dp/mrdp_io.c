@@ -215,7 +215,8 @@ static int zc_chain(struct mrdp_dev *d, struct rte_mbuf *m,
 /* Put a finished frame in the plane's burst; send when the burst fills. */
 static void flush_plane(struct mrdp_dev *d, struct mrdp_plane *p);
 
-static void stage(struct mrdp_dev *d, unsigned plane, struct rte_mbuf *m)
+static void stage_frame(struct mrdp_dev *d, unsigned plane,
+			struct rte_mbuf *m)
 {
 	struct mrdp_plane *p = &d->plane[plane];
 
@@ -224,6 +225,45 @@ static void stage(struct mrdp_dev *d, unsigned plane, struct rte_mbuf *m)
 	if (d->pcap)
 		mrdp_pcap_frame(d->pcap, plane, MRDP_PCAP_OUT, m);
 	p->stage[p->nstage++] = m;
+}
+
+/* A frame that leaves in this round's transmit step. */
+static void stage(struct mrdp_dev *d, unsigned plane, struct rte_mbuf *m)
+{
+	stage_frame(d, plane, m);
+	d->plane[plane].stage_urgent = 1;
+}
+
+/*
+ * The transmit hold (dp_tx_hold_us; docs/cost-budget.md "Small
+ * messages"): one transmit system call costs several times the packet work
+ * of a small frame, and an application that posts small messages one
+ * post_send at a time made one call per message. A small frame the engine
+ * marked batch (its connection has other packets in flight, so its ACK
+ * clock runs without it) may wait in the plane's burst for the ones posted
+ * after it: the burst goes when it is full, when any frame that may not
+ * wait joins it, or at hold_until (a deadline of mrdp_io_next_deadline, so
+ * the round that runs then, an application's or the progress thread's,
+ * sends it). Only frames copied into their mbuf wait: a zero-copy frame
+ * must not outlive its round (the lifetime rule above).
+ */
+static void stage_held(struct mrdp_dev *d, unsigned plane, struct rte_mbuf *m,
+		       uint64_t now, uint64_t hold_ns)
+{
+	struct mrdp_plane *p = &d->plane[plane];
+
+	if (p->nstage == MRDP_BURST)
+		flush_plane(d, p);
+	if (!p->nstage)
+		p->hold_until = now + hold_ns;
+	stage_frame(d, plane, m);
+	p->c.tx_held++;
+}
+
+static int may_hold(const struct mrdp_plane *p, uint64_t now)
+{
+	return p->nstage && !p->stage_urgent && !p->nbacklog &&
+	       now < p->hold_until;
 }
 
 /* Count what the port took (ARP frames are counted where built). */
@@ -271,6 +311,8 @@ static void flush_plane(struct mrdp_dev *d, struct mrdp_plane *p)
 		}
 	}
 	p->nstage = 0;
+	p->stage_urgent = 0;
+	p->hold_until = UINT64_MAX;
 }
 
 static void send_arp(struct mrdp_dev *d, unsigned plane, int op,
@@ -695,7 +737,15 @@ static void tx_packet(struct mrdp_dev *d, struct rte_mbuf *m, size_t len,
 		mrdp_encap_write(f, &h, len, d->udp_csum);
 	}
 	if (mrdp_neigh_usable(e)) {
-		stage(d, plane, m);
+		uint64_t hold_ns = (uint64_t)mr_knob_get(
+					   &d->knobs, MR_KNOB_DP_TX_HOLD_US) *
+				   1000u;
+
+		if (meta->batch && hold_ns && len < MRDP_ZC_MIN &&
+		    m->packet_type != ZC_MARK && !p->svc)
+			stage_held(d, plane, m, now, hold_ns);
+		else
+			stage(d, plane, m);
 		return;
 	}
 	PLANE_OF(m) = plane;
@@ -840,8 +890,15 @@ int mrdp_io_round(struct mrdp_dev *d, uint64_t now)
 	}
 	mrdp_neigh_tick(d->neigh, now, neigh_request, neigh_drop, d);
 flush:
-	for (i = 0; i < d->nplanes; i++)
-		flush_plane(d, &d->plane[i]);
+	for (i = 0; i < d->nplanes; i++) {
+		struct mrdp_plane *p = &d->plane[i];
+
+		if (may_hold(p, now))
+			continue;
+		if (p->nstage && !p->stage_urgent && !p->nbacklog)
+			p->c.tx_hold_flushes++;
+		flush_plane(d, p);
+	}
 	/* The lifetime rule, checked: every attached mbuf is gone. */
 	if (d->zc_any && rte_mbuf_ext_refcnt_read(zc_shinfo(d)) != 1) {
 		d->zc_outlived++;
@@ -889,7 +946,12 @@ void mrdp_io_drain(struct mrdp_dev *d)
 uint64_t mrdp_io_next_deadline(struct mrdp_dev *d)
 {
 	uint64_t t = mrdp_neigh_next_deadline(d->neigh), e;
+	unsigned i;
 
+	for (i = 0; i < d->nplanes; i++)
+		if (d->plane[i].nstage && !d->plane[i].stage_urgent &&
+		    d->plane[i].hold_until < t)
+			t = d->plane[i].hold_until;
 	if (d->ops.next_deadline) {
 		e = d->ops.next_deadline(d->ops.user);
 		if (e < t)

@@ -330,6 +330,8 @@ int world_step(struct world *w)
 		if (d < next)
 			next = d;
 	}
+	if (w->until > w->now && next > w->until)
+		next = w->until;
 	if (next == UINT64_MAX)
 		return 0;
 	w->now = next > w->now ? next : w->now + 1;

@@ -95,6 +95,9 @@ struct world {
 	struct node n[2];
 	struct link l[2]; /* l[i]: from node i */
 	uint64_t now;
+	/* world_step() jumps no further than this (0: no limit), so a test
+	 * can act at a time of its own between events. */
+	uint64_t until;
 };
 
 struct pair {

@@ -301,6 +301,148 @@ static void test_stale_now(void)
 	world_fini(&w);
 }
 
+/* Step until exactly t (events before it happen, none after). */
+static void run_to(struct world *w, uint64_t t)
+{
+	w->until = t;
+	while (w->now < t && world_step(w))
+		;
+	w->until = 0;
+}
+
+/*
+ * MR-RSP-8, ACK coalescing across messages: 8 WRITEs of 64 bytes (one
+ * packet each, each with ACK_REQ) posted 1 us apart, 5 us one-way. With
+ * ack_req_delay_ns 0 the responder ACKs each one; with 5 us, an ACK covers
+ * the messages that arrive within 5 us of the ACK_REQ it owes, and the
+ * last completion comes at most 5 us later than at once; a delay above
+ * ack_delay_ns is held to it (MR-TMR-9's probe timeout allows for
+ * ack_delay_ns only). *acks: B's ACKs; *lag: the last completion's time
+ * after the last post.
+ */
+static void small_writes(uint32_t req_delay, uint64_t *acks, uint64_t *lag)
+{
+	static struct world w;
+	static uint8_t src[8 * 64], dst[8 * 64];
+	struct mr_ep_config cfg = base_cfg;
+	struct pair p;
+	uint64_t a0, last;
+	int k;
+
+	*acks = *lag = UINT64_MAX;
+	cfg.ack_every = 16;
+	cfg.ack_delay_ns = 20000;
+	cfg.ack_req_delay_ns = req_delay;
+	MR_CHECK_EQ(world_init(&w, &cfg), 0);
+	connect_qps(&w, &p, MR_MODE_METAROCE, 16, NULL);
+	reg(&w.n[0], 5, src, sizeof(src), MR_ACCESS_LOCAL_WRITE);
+	reg(&w.n[1], 6, dst, sizeof(dst), RW);
+	memset(dst, 0, sizeof(dst));
+	fill(src, sizeof(src), 91);
+	a0 = mr_qp_counters(p.b)->tx_ack_pkts;
+	for (k = 0; k < 8; k++) {
+		MR_CHECK_EQ(post_send(p.a, MR_WR_RDMA_WRITE, (uint64_t)k,
+				      src + 64 * k, 64, 5, dst + 64 * k, 6, 0,
+				      w.now),
+			    0);
+		if (k < 7)
+			run_to(&w, w.now + 1000);
+	}
+	last = w.now;
+	want_a = 8;
+	want_b = 0;
+	MR_CHECK(run_until(&w, cqe_done, last + 1000000));
+	for (k = 0; k < 8; k++)
+		MR_CHECK_EQ(w.n[0].cqe[k].status, MR_WC_SUCCESS);
+	MR_CHECK_MEM(dst, src, sizeof(src));
+	*acks = mr_qp_counters(p.b)->tx_ack_pkts - a0;
+	*lag = w.now - last;
+	destroy_pair(&p);
+	world_fini(&w);
+}
+
+static void test_ack_coalescing(void)
+{
+	uint64_t acks, lag0, lag;
+
+	/* at once: one ACK per message */
+	small_writes(0, &acks, &lag0);
+	MR_CHECK_EQ(acks, 8);
+	/* 5 us: the first ACK at once (it carries the first rate hint,
+	 * MR-CC-5), then arrivals 5 us apart at most share one */
+	small_writes(5000, &acks, &lag);
+	MR_CHECK(acks <= 3);
+	MR_CHECK(lag <= lag0 + 5000 + 500);
+	/* asked for 1 ms: held to ack_delay_ns, 20 us */
+	small_writes(1000000, &acks, &lag);
+	MR_CHECK(acks <= 2);
+	MR_CHECK(lag <= lag0 + 20000 + 500);
+}
+
+/* MR-RSP-8: an ACK an ACK_REQ left waiting leaves with the QP's own next
+ * packet: b answers a SEND at once (a ping-pong); a's send completes when
+ * the answer arrives, not ack_req_delay_ns later. The second round is
+ * measured (the first ACKs go at once, MR-CC-5). */
+static struct world *pp_world;
+static struct pair pp_pair;
+static uint8_t pp_buf[4][64];
+
+static void pp_answer(struct node *n, const struct mr_cqe *c)
+{
+	(void)n;
+	if (c->is_recv)
+		MR_CHECK_EQ(post_send(pp_pair.b, MR_WR_SEND, 77, pp_buf[2], 64,
+				      7, NULL, 0, 0, pp_world->now),
+			    0);
+}
+
+static void test_ack_with_answer(void)
+{
+	static struct world w;
+	struct mr_ep_config cfg = base_cfg;
+	uint64_t t0;
+	int r;
+
+	cfg.ack_every = 16;
+	cfg.ack_delay_ns = 20000;
+	cfg.ack_req_delay_ns = 10000;
+	MR_CHECK_EQ(world_init(&w, &cfg), 0);
+	pp_world = &w;
+	connect_qps(&w, &pp_pair, MR_MODE_METAROCE, 4, NULL);
+	reg(&w.n[0], 7, pp_buf[0], 2 * 64, MR_ACCESS_LOCAL_WRITE);
+	reg(&w.n[1], 7, pp_buf[2], 2 * 64, MR_ACCESS_LOCAL_WRITE);
+	w.n[1].on_cqe = pp_answer;
+	for (r = 1; r <= 2; r++) {
+		MR_CHECK_EQ(post_recv(pp_pair.a, 1, pp_buf[1], 64, 7), 0);
+		MR_CHECK_EQ(post_recv(pp_pair.b, 2, pp_buf[3], 64, 7), 0);
+		fill(pp_buf[0], 64, 5 + (uint32_t)r);
+		fill(pp_buf[2], 64, 15 + (uint32_t)r);
+		t0 = w.now;
+		MR_CHECK_EQ(post_send(pp_pair.a, MR_WR_SEND, 1, pp_buf[0], 64,
+				      7, NULL, 0, 0, t0),
+			    0);
+		want_a = 2 * r; /* its send and the answer's receive */
+		want_b = 2 * r - 1;
+		MR_CHECK(run_until(&w, cqe_done, t0 + 1000000));
+		/* one RTT (10 us) and the steps' 1 ns ticks */
+		if (r == 2)
+			MR_CHECK(w.now <= t0 + 10000 + 500);
+		/* b's send: a's ACK within ack_req_delay_ns + the way */
+		want_b = 2 * r;
+		MR_CHECK(run_until(&w, cqe_done, t0 + 1000000));
+		MR_CHECK(w.now <= t0 + 10000 + 10000 + 5000 + 500);
+		MR_CHECK_EQ(w.n[0].cqe[2 * r - 2].status, MR_WC_SUCCESS);
+		MR_CHECK_EQ(w.n[0].cqe[2 * r - 1].status, MR_WC_SUCCESS);
+		MR_CHECK_MEM(pp_buf[3], pp_buf[0], 64);
+		MR_CHECK_MEM(pp_buf[1], pp_buf[2], 64);
+		run_to(&w, w.now + 100000);
+	}
+	w.n[1].on_cqe = NULL;
+	destroy_pair(&pp_pair);
+	world_fini(&w);
+}
+
 MR_TEST_MAIN(MR_TEST(test_late_acks), MR_TEST(test_write_imm_rnr),
 	     MR_TEST(test_response_retry_limit), MR_TEST(test_retry_after_idle),
-	     MR_TEST(test_stale_now))
+	     MR_TEST(test_stale_now), MR_TEST(test_ack_coalescing),
+	     MR_TEST(test_ack_with_answer))
