@@ -374,11 +374,11 @@ struct mr_tx_meta {
 	uint16_t path_id; /* -> UDP source port (entropy) and plane */
 	uint16_t entropy; /* the UDP source port the path currently uses */
 	uint8_t plane;
-	/* A request or response packet of a QP with other packets of its
-	 * stream in flight: its ACK clock runs without it, so the caller may
-	 * hold it briefly to send it with the next ones (one system call
-	 * for several). 0 for ACKs and for a lone packet (a ping-pong's
-	 * message is never held). */
+	/* A new request or response packet of a QP with other packets of
+	 * its stream in flight: its ACK clock runs without it, so the caller
+	 * may hold it briefly to send it with the next ones (one system call
+	 * for several). 0 for ACKs, probes, retransmissions and a lone packet
+	 * (a ping-pong's message is never held). */
 	uint8_t batch;
 };
 

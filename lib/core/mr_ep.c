@@ -274,6 +274,7 @@ int mr_ep_rx(struct mr_ep *ep, uint64_t now, const uint8_t *buf, size_t len,
 static size_t qp_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 		    struct mr_tx_meta *meta, struct mr_tx_zc *zc)
 {
+	uint32_t nxt;
 	size_t n;
 
 	if (qp->cfg.type == MR_QPT_UD)
@@ -295,9 +296,13 @@ static size_t qp_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 	if (qp->state != MR_QPS_RTR && qp->state != MR_QPS_RTS &&
 	    qp->state != MR_QPS_SQD)
 		return 0;
+	nxt = qp->req.snd_nxt;
 	n = mr_req_tx(qp, now, buf, cap, meta, zc);
-	/* snd_nxt counts this packet if it is new: more than it in flight. */
-	if (n && qp->req.snd_nxt - qp->req.snd_una > 1)
+	/* A new data packet (snd_nxt moved: not a retransmission, not a
+	 * probe, whose timing the path manager reads) with others in flight
+	 * may wait for the next ones (mr_tx_meta.batch). */
+	if (n && qp->req.snd_nxt != nxt &&
+	    qp->req.snd_nxt - qp->req.snd_una > 1)
 		meta->batch = 1;
 	return n;
 }

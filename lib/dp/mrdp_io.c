@@ -215,8 +215,7 @@ static int zc_chain(struct mrdp_dev *d, struct rte_mbuf *m,
 /* Put a finished frame in the plane's burst; send when the burst fills. */
 static void flush_plane(struct mrdp_dev *d, struct mrdp_plane *p);
 
-static void stage_frame(struct mrdp_dev *d, unsigned plane,
-			struct rte_mbuf *m)
+static void stage_frame(struct mrdp_dev *d, unsigned plane, struct rte_mbuf *m)
 {
 	struct mrdp_plane *p = &d->plane[plane];
 
