@@ -267,7 +267,7 @@ struct mr_ep_config {
 	uint8_t num_planes; /* planes; path p uses plane p % num_planes (1) */
 	uint16_t ack_every; /* ACK at least every n data packets (4) */
 	uint32_t ack_delay_ns; /* ACK at most this long after data (2000) */
-	/* MR-RSP-8: an ACK_REQ packet's ACK may wait this long for the next
+	/* MR-RSP-12: an ACK_REQ packet's ACK may wait this long for the next
 	 * messages' packets, at most ack_delay_ns (0: at once, the default) */
 	uint32_t ack_req_delay_ns;
 	uint32_t ssn_window; /* packets in flight per direction, pow2 (1024) */

@@ -29,7 +29,7 @@ static int fill_config(struct mr_ep_config *c)
 		c->ack_every = 4;
 	if (!c->ack_delay_ns)
 		c->ack_delay_ns = 2000;
-	/* MR-RSP-8, MR-TMR-9: the sender's probe timeout allows for
+	/* MR-RSP-12, MR-TMR-9: the sender's probe timeout allows for
 	 * ack_delay_ns of ACK delay, so an ACK_REQ's ACK waits no longer. */
 	if (c->ack_req_delay_ns > c->ack_delay_ns)
 		c->ack_req_delay_ns = c->ack_delay_ns;
@@ -283,7 +283,7 @@ static size_t qp_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 		return mr_uc_tx(qp, now, buf, cap, meta);
 	if (qp->state < MR_QPS_RTR)
 		return 0;
-	/* MR-RSP-8: an ACK that an ACK_REQ left waiting goes out with the
+	/* MR-RSP-12: an ACK that an ACK_REQ left waiting goes out with the
 	 * QP's own next packet (the answer a ping-pong posts), not later. */
 	if (mr_resp_ack_wanted(qp, now) ||
 	    (qp->rsp.ack_req && mr_req_has_data(qp, now))) {

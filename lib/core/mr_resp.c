@@ -168,7 +168,7 @@ int mr_rx_check(struct mr_qp *qp, const struct mr_pkt *pkt,
 	return MR_RX_DUP;
 }
 
-/* MR-RSP-8: an ACK_REQ is answered at once, or, with ack_req_delay_ns,
+/* MR-RSP-12: an ACK_REQ is answered at once, or, with ack_req_delay_ns,
  * by ack_due no later than now + that delay: the packets of the next
  * messages that arrive meanwhile (a stream of small messages, one
  * ACK_REQ each) share the ACK, up to ack_every packets. */
@@ -206,7 +206,7 @@ void mr_rx_accept(struct mr_qp *qp, const struct mr_pkt *pkt,
 			   pkt->payload_len + MR_MAX_HDR_LEN + MR_ICRC_LEN,
 			   pkt->pth.plane, pkt->bth.ssn,
 			   pkt->bth.flags & MR_BTH_F_IDLE, now);
-	/* MR-RSP-8: ACK every ack_every packets, on ACK_REQ (within
+	/* MR-RSP-8, MR-RSP-12: ACK every ack_every packets, on ACK_REQ (within
 	 * ack_req_delay_ns, so that one ACK covers the messages behind it),
 	 * or ack_delay_ns after the first unacknowledged packet. */
 	qp->rsp.ack_pkts++;

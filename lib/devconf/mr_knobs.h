@@ -90,7 +90,7 @@ enum mr_knob_type {
 	  MR_KNOB_F_ZERO_OFF, "core", NULL,                                    \
 	  "a message's ACK request is answered within this long, so one ACK " \
 	  "covers the messages behind it (at most ack_delay_us; 0: at once, " \
-	  "MR-RSP-8)")                                                         \
+	  "MR-RSP-12)")                                                        \
 	X(DP_TX_HOLD_US, "dp_tx_hold_us", MR_KNOB_UINT, 10, 1, 1000,          \
 	  MR_KNOB_F_ZERO_OFF, "dp", NULL,                                      \
 	  "small frames of a connection with others in flight wait this long " \

@@ -311,7 +311,7 @@ static void run_to(struct world *w, uint64_t t)
 }
 
 /*
- * MR-RSP-8, ACK coalescing across messages: 8 WRITEs of 64 bytes (one
+ * MR-RSP-12, ACK coalescing across messages: 8 WRITEs of 64 bytes (one
  * packet each, each with ACK_REQ) posted 1 us apart, 5 us one-way. With
  * ack_req_delay_ns 0 the responder ACKs each one; with 5 us, an ACK covers
  * the messages that arrive within 5 us of the ACK_REQ it owes, and the
@@ -379,7 +379,7 @@ static void test_ack_coalescing(void)
 	MR_CHECK(lag <= lag0 + 20000 + 500);
 }
 
-/* MR-RSP-8: an ACK an ACK_REQ left waiting leaves with the QP's own next
+/* MR-RSP-12: an ACK an ACK_REQ left waiting leaves with the QP's own next
  * packet: b answers a SEND at once (a ping-pong); a's send completes when
  * the answer arrives, not ack_req_delay_ns later. The second round is
  * measured (the first ACKs go at once, MR-CC-5). */
