@@ -86,7 +86,7 @@ enum mr_knob_type {
 	X(ACK_DELAY_US, "ack_delay_us", MR_KNOB_UINT, 20, 1, 1000000, 0,       \
 	  "core", NULL,                                                        \
 	  "... or this long after the first unacknowledged one, us")           \
-	X(ACK_REQ_DELAY_US, "ack_req_delay_us", MR_KNOB_UINT, 10, 1, 1000,    \
+	X(ACK_REQ_DELAY_US, "ack_req_delay_us", MR_KNOB_UINT, 0, 1, 1000,     \
 	  MR_KNOB_F_ZERO_OFF, "core", NULL,                                    \
 	  "a message's ACK request is answered within this long, so one ACK " \
 	  "covers the messages behind it (at most ack_delay_us; 0: at once, " \
