@@ -141,8 +141,8 @@ inB "$B/utils/metaroce-run" qperf -lp 19878 >/dev/null 2>&1 &
 PIDS+=($!)
 sleep 1
 # qperf's own output is kept: a run that prints no latency says why there.
-# -li / -ri: qperf opens the first device of the list otherwise, and the
-# four devices' order differs from run to run (FINDINGS 16).
+# -li / -ri: qperf opens the first device of the list otherwise (mrta and
+# mrtb since the list is in name order, FINDINGS 16.1; named anyway).
 inA "$B/utils/metaroce-run" qperf -lp 19878 -t "$SECS" -m 64 -li mrta -ri mrtb \
 	10.86.0.2 rc_lat >"$W/rc_lat.out" 2>&1
 RCLAT=$(awk '/latency/ {v=$3; u=$4; if (u == "ms") v *= 1000; if (u == "ns") v /= 1000; print v}' "$W/rc_lat.out")

@@ -66,6 +66,25 @@ out=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
 	"$RUN" ibv_devinfo -d mr0 2>&1)
 check "non-root user opens mr0" "state:	+PORT_ACTIVE" "$out"
 
+# The device list is in name order, the same in every run and every
+# program (mr_dirorder_shim.c): programs that are not told a device open
+# the first one (qperf, ibv_rc_pingpong), and the view's directory is read
+# in its file system's hash order. "mq9" is made last but sorts first.
+expect_ok "add mq9 (made last, sorts first)" "$CTL" link add mq9 \
+	--port net_af_packet4,iface=v1 --ip 192.0.2.9/24 \
+	--mac 02:00:00:00:00:09
+order=
+for i in 1 2 3; do
+	order+="$("$RUN" ibv_devices 2>&1 | awk 'NR > 2 {printf "%s ", $1}')|"
+done
+check "ibv_devices lists in name order, three times alike" \
+	"^(mq9 mr0 mr1 mr2 \|){3}$" "$order"
+out=$("$RUN" ibv_devinfo -l 2>&1)
+check "ibv_devinfo -l in name order" \
+	"^4 HCAs? found:[[:space:]]+mq9[[:space:]]+mr0[[:space:]]+mr1[[:space:]]+mr2[[:space:]]*$" \
+	"$(echo $out)"
+expect_ok "del mq9" "$CTL" link del mq9
+
 # A device made before the GID table change (GID 0 was the IPv4-mapped
 # address, the only one): its view lists other GIDs than the provider
 # serves. Refused when a program lists the devices, with what to do; a

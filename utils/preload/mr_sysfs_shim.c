@@ -41,6 +41,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "mr_dirorder_shim.h"
+
 #define MR_EXPORT __attribute__((visibility("default")))
 
 #define IB_CLASS "/sys/class/infiniband"
@@ -259,6 +261,14 @@ DIR *opendir(const char *path)
 	char buf[PATH_MAX];
 	DIR *(*fn)(const char *);
 
+	const char *real;
+	DIR *dir;
+
 	fn = (DIR * (*)(const char *)) next_sym(&next, "opendir");
-	return fn ? fn(map(path, buf)) : NULL;
+	if (!fn)
+		return NULL;
+	real = map(path, buf);
+	dir = fn(real);
+	mr_dirorder_adopt(dir, real);
+	return dir;
 }
