@@ -174,6 +174,11 @@ struct mrdp_ops {
 	unsigned (*conn_info)(void *user, struct mr_conn_info *conns,
 			      unsigned maxc, struct mr_path_info *paths,
 			      unsigned maxp);
+	/* The planes whose port refused frames at its last transmit call
+	 * (bit k: plane k), once per round before tx
+	 * (mr_ep_set_planes_backlogged, MR-MP-12; mrdp_backlog.c).
+	 * Optional (NULL: not told). */
+	void (*planes_backlogged)(void *user, uint32_t planes);
 	void *user;
 };
 

@@ -53,6 +53,11 @@ static unsigned ep_conn_info(void *user, struct mr_conn_info *conns,
 	return mr_ep_conn_info(user, conns, maxc, paths, maxp);
 }
 
+static void ep_planes_backlogged(void *user, uint32_t planes)
+{
+	mr_ep_set_planes_backlogged(user, planes);
+}
+
 struct mrdp_ops mrdp_ep_ops(struct mr_ep *ep)
 {
 	struct mrdp_ops ops = {
@@ -65,6 +70,7 @@ struct mrdp_ops mrdp_ep_ops(struct mr_ep *ep)
 		.path_counters = ep_path_counters,
 		.conn_count = ep_conn_count,
 		.conn_info = ep_conn_info,
+		.planes_backlogged = ep_planes_backlogged,
 		.user = ep,
 	};
 

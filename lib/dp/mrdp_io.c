@@ -21,6 +21,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
+#include "mrdp_backlog.h"
 #include "mrdp_int.h"
 #include "mrdp_pcap.h"
 #include "mrdp_svc_port.h"
@@ -836,6 +837,7 @@ int mrdp_io_round(struct mrdp_dev *d, uint64_t now)
 	    d->ops.next_deadline(d->ops.user) <= now)
 		d->ops.expire(d->ops.user, now);
 
+	mrdp_backlog_report(d); /* MR-MP-12 */
 	/* Pull from the engine only while every port keeps up: what a port
 	 * refuses waits in its backlog, and the engine keeps the rest. */
 	for (k = 0; k < MRDP_TX_BUDGET; k++) {
