@@ -45,9 +45,23 @@ args=(--hosts 8 --hosts-per-leaf 4 --spines 2 --planes 2 --workload alltoall
 "$sim" run "${args[@]}" --seed 7 --out "$tmp/d2" 2>/dev/null || fail "determinism run 2"
 "$sim" run "${args[@]}" --seed 8 --out "$tmp/d3" 2>/dev/null || fail "determinism run 3"
 strip() { grep -v '"wall_s"\|"cpu_s"\|"setup_s"\|"events_per_s"\|"out"' "$1/summary.json"; }
-for f in timeseries.csv queues.csv; do
+for f in timeseries.csv queues.csv flows.csv hosts.csv; do
 	cmp -s "$tmp/d1/$f" "$tmp/d2/$f" || fail "same seed, $f differs"
 done
+# flows.csv: a row per connection, each flow's first byte before its end;
+# hosts.csv: a row per host. The all-to-all's order (mrsim_wl.c): host i's
+# j-th connection goes to host i + j, so no host is everyone's first.
+python3 - "$tmp/d1" <<'PY' || fail "flows.csv / hosts.csv"
+import csv, sys
+f = list(csv.DictReader(open(sys.argv[1] + "/flows.csv")))
+h = list(csv.DictReader(open(sys.argv[1] + "/hosts.csv")))
+assert len(f) == 8 * 7 and len(h) == 8, (len(f), len(h))
+assert all(0 <= float(x["first_rx_us"]) < float(x["end_us"]) for x in f)
+for i in range(8):
+    dsts = [int(x["dst"]) for x in f if int(x["src"]) == i]
+    assert dsts == [(i + j) % 8 for j in range(1, 8)], (i, dsts)
+assert sum(int(x["retx_pkts"]) for x in f) > 0  # 1% loss
+PY
 [ "$(strip "$tmp/d1")" = "$(strip "$tmp/d2")" ] || fail "same seed, summary differs"
 [ "$(strip "$tmp/d1")" != "$(strip "$tmp/d3")" ] || fail "another seed, same summary"
 [ "$(field "$tmp/d1" verify_errors)" = 0 ] || fail "determinism run: verify errors"

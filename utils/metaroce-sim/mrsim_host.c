@@ -106,6 +106,8 @@ static void h_place(void *u, uint8_t *dst, const uint8_t *src, uint32_t len)
 		fail_once(w, "a placed byte differs from what was sent", c->idx,
 			  m->seq);
 	}
+	if (!w->flow[c->flow].first_rx_ps)
+		w->flow[c->flow].first_rx_ps = w->q.now;
 	m->placed += len;
 	w->st.placed_bytes += len;
 	w->st.sample_placed += len;

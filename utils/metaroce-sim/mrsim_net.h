@@ -120,6 +120,7 @@ struct mrsim_flow {
 	int src, dst;
 	uint64_t bytes, done_bytes;
 	uint64_t start_ps, end_ps;
+	uint64_t first_rx_ps; /* its first byte placed (0: none yet) */
 	int conns_left;
 };
 

@@ -5,9 +5,14 @@
  *   timeseries.csv  per sample: goodput, each plane's and path's use, the
  *                   deepest and total switch queue
  *   queues.csv      per sample and non-empty switch port: its queue
+ *   flows.csv       per connection: its flow's first byte placed and end,
+ *                   its sending QP's retransmissions, RTOs, suspicions
+ *   hosts.csv       per host: first byte received, last flow to it done,
+ *                   bytes of each uplink and downlink
  *   *.png           goodput, planes, queue over time (gnuplot)
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,6 +203,77 @@ static void plot(struct mrsim_world *w)
 
 #define ADD(o, k, v) json_object_object_add(o, k, v)
 
+/* flows.csv: each flow's first byte placed and its end, and what its
+ * sending QP went through (where a collective's start and tail go). */
+static void flows_csv(struct mrsim_world *w)
+{
+	FILE *f = open_in(w, "flows.csv");
+	int i;
+
+	if (!f)
+		return;
+	fprintf(f, "flow,src,dst,first_rx_us,end_us,retx_pkts,timeouts,"
+		   "path_suspects,path_suspects_false,ecn_ce_echoed\n");
+	for (i = 0; i < w->nconn; i++) {
+		const struct mrsim_conn *c = &w->conn[i];
+		const struct mrsim_flow *fl = &w->flow[c->flow];
+		const struct mr_counters *k = mr_qp_counters(c->qs);
+
+		fprintf(f, "%d,%d,%d,%.3f,%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64
+			   ",%" PRIu64 ",%" PRIu64 "\n",
+			c->flow, c->src, c->dst,
+			fl->first_rx_ps ? (fl->first_rx_ps - w->st.first_ps) / 1e6
+					: -1.0,
+			fl->end_ps ? (fl->end_ps - fl->start_ps) / 1e6 : -1.0,
+			k->retx_pkts, k->timeouts, k->path_suspects,
+			k->path_suspects_false, k->ecn_ce_echoed);
+	}
+	fclose(f);
+}
+
+/* hosts.csv: each host's first byte received and last flow done (as a
+ * receiver), and the bytes each of its uplinks and downlinks carried
+ * (a receiver's planes loaded unevenly make it finish late). */
+static void hosts_csv(struct mrsim_world *w)
+{
+	FILE *f = open_in(w, "hosts.csv");
+	int i, k, n = w->scn.planes;
+
+	if (!f)
+		return;
+	fprintf(f, "host,first_rx_us,last_end_us");
+	for (k = 0; k < n; k++)
+		fprintf(f, ",up%d_bytes", k);
+	for (k = 0; k < n; k++)
+		fprintf(f, ",down%d_bytes", k);
+	fprintf(f, "\n");
+	for (i = 0; i < w->scn.hosts; i++) {
+		uint64_t first = UINT64_MAX, last = 0;
+		int j;
+
+		for (j = 0; j < w->nflow; j++) {
+			const struct mrsim_flow *fl = &w->flow[j];
+
+			if (fl->dst != i)
+				continue;
+			if (fl->first_rx_ps && fl->first_rx_ps < first)
+				first = fl->first_rx_ps;
+			if (fl->end_ps > last)
+				last = fl->end_ps;
+		}
+		fprintf(f, "%d,%.3f,%.3f", i,
+			first != UINT64_MAX ? (first - w->st.first_ps) / 1e6
+					    : -1.0,
+			last ? (last - w->st.first_ps) / 1e6 : -1.0);
+		for (k = 0; k < n; k++)
+			fprintf(f, ",%" PRIu64, w->host[i].nic[k]->tx_bytes);
+		for (k = 0; k < n; k++)
+			fprintf(f, ",%" PRIu64, w->host[i].down[k]->tx_bytes);
+		fprintf(f, "\n");
+	}
+	fclose(f);
+}
+
 int mrsim_out_finish(struct mrsim_world *w, double wall_s, double setup_s)
 {
 	struct json_object *o = json_object_new_object(), *a;
@@ -318,6 +394,8 @@ int mrsim_out_finish(struct mrsim_world *w, double wall_s, double setup_s)
 		return -1;
 	}
 	json_object_put(o);
+	flows_csv(w);
+	hosts_csv(w);
 	fclose(w->ts);
 	fclose(w->qcsv);
 	w->ts = w->qcsv = NULL;
