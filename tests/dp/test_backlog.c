@@ -53,7 +53,7 @@ static void run_count(uint64_t t, uint64_t sent[2])
 static void test_report_and_clear(void)
 {
 	struct mr_ep_config cfg = base_cfg;
-	uint64_t sent[2];
+	uint64_t sent[2] = { 0, 0 };
 	struct pair p;
 	int i;
 
