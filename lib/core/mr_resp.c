@@ -99,6 +99,7 @@ void mr_resp_reset(struct mr_qp *qp)
 	qp->rsp.ack_now = 0;
 	qp->rsp.ack_req = 0;
 	qp->rsp.ack_sent = 0;
+	qp->rsp.ack_req_nxt = 0; /* the first ACK_REQ goes at once anyway */
 	qp->rsp.ack_pkts = 0;
 	qp->rsp.ack_due = UINT64_MAX;
 	qp->rsp.rnr_nak = 0;
@@ -171,14 +172,22 @@ int mr_rx_check(struct mr_qp *qp, const struct mr_pkt *pkt,
 /* MR-RSP-12: an ACK_REQ is answered at once, or, with ack_req_delay_ns,
  * by ack_due no later than now + that delay: the packets of the next
  * messages that arrive meanwhile (a stream of small messages, one
- * ACK_REQ each) share the ACK, up to ack_every packets. */
+ * ACK_REQ each) share the ACK, up to ack_every packets. Only a one-way
+ * stream waits: if this QP sent new packets of its own (requests or
+ * responses: its snd_nxt moved) since the previous ACK_REQ came, the
+ * peer is in an exchange and nothing will arrive to share the ACK with,
+ * so waiting would only hold the peer's completion (and in a ping-pong
+ * wake this side's sleeping thread at the deadline, FINDINGS 15.2). */
 static void ack_req(struct mr_qp *qp, uint64_t now)
 {
 	uint64_t due = now + qp->ep->cfg.ack_req_delay_ns;
+	uint32_t nxt = qp->req.snd_nxt; /* read, never called: floors */
+	int answered = nxt != qp->rsp.ack_req_nxt;
 
+	qp->rsp.ack_req_nxt = nxt;
 	/* The first ACK at once: it brings the sender its first rate hint,
 	 * and until then it sends one packet at a time (MR-CC-5). */
-	if (!qp->ep->cfg.ack_req_delay_ns || !qp->rsp.ack_sent) {
+	if (!qp->ep->cfg.ack_req_delay_ns || !qp->rsp.ack_sent || answered) {
 		qp->rsp.ack_now = 1;
 		return;
 	}

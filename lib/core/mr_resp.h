@@ -5,6 +5,7 @@
  * mr_resp, embedded in struct mr_qp as qp->rsp and touched only by
  * mr_resp.c, the QP's lifetime (mr_qp.c), the requester's sending of
  * response records (mr_req.c, mr_req_rx.c) and the deadline (mr_ep.c).
+ * It reads one field of the requester, qp->req.snd_nxt (MR-RSP-12).
  */
 #ifndef MR_RESP_H
 #define MR_RESP_H
@@ -82,6 +83,9 @@ struct mr_resp {
 	uint32_t rec_head, rec_send, rec_tail; /* counters */
 	uint32_t rnr_nak_msn;
 	uint32_t rx_err_msn;
+	/* MR-RSP-12: qp->req.snd_nxt when the last ACK_REQ came (it moved
+	 * since: this side answers, the ACK goes at once) */
+	uint32_t ack_req_nxt;
 	uint16_t ack_pkts; /* data packets since the last ACK */
 	uint16_t last_rx_path;
 	uint16_t ack_path_next; /* MR-MP-7: next path to report on first */

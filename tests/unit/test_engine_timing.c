@@ -442,7 +442,87 @@ static void test_ack_with_answer(void)
 	world_fini(&w);
 }
 
+/* MR-RSP-12: only a one-way stream waits for ack_req_delay_ns. First a
+ * stream: b sends nothing, so the ACK of a's WRITE waits the 10 us (one
+ * ACK would cover the messages behind it). Then a ping-pong of SENDs
+ * whose application at b answers 30 us after its receive, later than
+ * the deadline, so the ACK cannot ride with the answer: b sent a packet
+ * of its own since the previous ACK_REQ came, it is an exchange, and
+ * a's next SEND is ACKed at once (without the rule, 10 us later). The
+ * second round of each is measured (the first ACK goes at once,
+ * MR-CC-5); 5 us one-way. */
+static void test_ack_after_answer(void)
+{
+	static struct world w;
+	static uint8_t buf[4][64];
+	struct mr_ep_config cfg = base_cfg;
+	struct pair p;
+	uint64_t t0;
+	int r, na;
+
+	cfg.ack_every = 16;
+	cfg.ack_delay_ns = 20000;
+	cfg.ack_req_delay_ns = 10000;
+	MR_CHECK_EQ(world_init(&w, &cfg), 0);
+	connect_qps(&w, &p, MR_MODE_METAROCE, 4, NULL);
+	reg(&w.n[0], 7, buf[0], 2 * 64, MR_ACCESS_LOCAL_WRITE);
+	reg(&w.n[1], 8, buf[2], 2 * 64, RW);
+	want_b = 0;
+	for (r = 1; r <= 2; r++) {
+		fill(buf[0], 64, 30 + (uint32_t)r);
+		t0 = w.now;
+		MR_CHECK_EQ(post_send(p.a, MR_WR_RDMA_WRITE, (uint64_t)r,
+				      buf[0], 64, 7, buf[3], 8, 0, t0),
+			    0);
+		want_a = r;
+		MR_CHECK(run_until(&w, cqe_done, t0 + 1000000));
+		MR_CHECK_EQ(w.n[0].cqe[r - 1].status, MR_WC_SUCCESS);
+		MR_CHECK_MEM(buf[3], buf[0], 64);
+		/* delayed: the RTT and the 10 us (1 ns steps: 500 slack) */
+		if (r == 2)
+			MR_CHECK(w.now >= t0 + 10000 + 10000 - 500 &&
+				 w.now <= t0 + 10000 + 10000 + 500);
+		run_to(&w, w.now + 100000);
+	}
+	for (r = 1; r <= 3; r++) {
+		na = w.n[0].ncqe;
+		MR_CHECK_EQ(post_recv(p.a, 10, buf[1], 64, 7), 0);
+		MR_CHECK_EQ(post_recv(p.b, 20, buf[3], 64, 8), 0);
+		fill(buf[0], 64, 40 + (uint32_t)r);
+		fill(buf[2], 64, 50 + (uint32_t)r);
+		t0 = w.now;
+		MR_CHECK_EQ(post_send(p.a, MR_WR_SEND, 11, buf[0], 64, 7, NULL,
+				      0, 0, t0),
+			    0);
+		want_a = na + 1;    /* its send's completion: b's ACK */
+		want_b = 2 * r - 1; /* b's receive */
+		MR_CHECK(run_until(&w, cqe_done, t0 + 1000000));
+		MR_CHECK_EQ(w.n[0].cqe[na].status, MR_WC_SUCCESS);
+		MR_CHECK_EQ(w.n[0].cqe[na].wr_id, 11);
+		MR_CHECK_MEM(buf[3], buf[0], 64);
+		/* at once from the second round on: one RTT */
+		if (r >= 2)
+			MR_CHECK(w.now <= t0 + 10000 + 500);
+		/* b's application answers 30 us after its receive */
+		run_to(&w, t0 + 5000 + 30000);
+		MR_CHECK_EQ(w.n[1].ncqe, 2 * r - 1);
+		MR_CHECK_EQ(post_send(p.b, MR_WR_SEND, 21, buf[2], 64, 8, NULL,
+				      0, 0, w.now),
+			    0);
+		want_a = na + 2;
+		want_b = 2 * r;
+		MR_CHECK(run_until(&w, cqe_done, w.now + 1000000));
+		MR_CHECK_EQ(w.n[0].cqe[na + 1].status, MR_WC_SUCCESS);
+		MR_CHECK(w.n[1].cqe[2 * r - 2].is_recv);
+		MR_CHECK_EQ(w.n[1].cqe[2 * r - 1].status, MR_WC_SUCCESS);
+		MR_CHECK_MEM(buf[1], buf[2], 64);
+		run_to(&w, w.now + 100000);
+	}
+	destroy_pair(&p);
+	world_fini(&w);
+}
+
 MR_TEST_MAIN(MR_TEST(test_late_acks), MR_TEST(test_write_imm_rnr),
 	     MR_TEST(test_response_retry_limit), MR_TEST(test_retry_after_idle),
 	     MR_TEST(test_stale_now), MR_TEST(test_ack_coalescing),
-	     MR_TEST(test_ack_with_answer))
+	     MR_TEST(test_ack_with_answer), MR_TEST(test_ack_after_answer))
