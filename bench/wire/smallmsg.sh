@@ -10,7 +10,11 @@
 #     of the shared machine falls on all of them alike;
 #   - per run, from the datapath's stats files: the client's transmit system
 #     calls per message and held frames per message, the server's ACKs per
-#     message (engine tx_ack_pkts / msgs_rcvd).
+#     message (engine tx_ack_pkts / msgs_rcvd);
+#   - with LAT=1 (the default), what the same configurations cost a
+#     ping-pong: ib_send_lat and ib_write_lat -s 64 -n LAT_N (2000),
+#     typical and p99 us, in the same repetitions and order, so that a
+#     knob is judged on rate and latency in one run.
 # Prints a markdown table, one row per run, with the load (1-minute
 # loadavg) at its end. Root. Ports: WIRE_PORT (default net_mrpkt0).
 # Usage: bench/wire/smallmsg.sh [BUILD_DIR] [SECS] [REPS] [label|ENV...]...
@@ -29,6 +33,8 @@ CONFS=("$@")
 [ ${#CONFS[@]} -gt 0 ] ||
 	CONFS=("default|" "off|METAROCE_DP_TX_HOLD_US=0 METAROCE_ACK_REQ_DELAY_US=0")
 WIRE_PORT=${WIRE_PORT:-net_mrpkt0}
+LAT=${LAT:-1}
+LAT_N=${LAT_N:-2000}
 [ "$(id -u)" = 0 ] || { echo "smallmsg.sh: needs root" >&2; exit 1; }
 . bench/wire/link.sh
 wire_need smallmsg.sh iperf3 ib_write_bw ib_send_bw python3
@@ -99,9 +105,28 @@ run() { # TOOL ENV... -> "msg/s calls/msg held/msg acks/msg"
 	echo "${r:--} $(counters)"
 }
 
-echo "command: bench/wire/smallmsg.sh ${B#"$PWD"/} $SECS $REPS$(printf ' "%s"' "${CONFS[@]}") (WIRE_PORT=$WIRE_PORT)"
+lat() { # TOOL ENV... -> "typical_us p99_us"
+	local tool=$1 sp cp
+	shift
+	env "$@" setsid ip netns exec "$NSB" timeout 60 \
+		"$B/utils/metaroce-run" "$tool" -d mrsb -p 18751 -s 64 \
+		-n "$LAT_N" -F >"$W/srv" 2>&1 &
+	sp=$!
+	sleep 1
+	env "$@" setsid ip netns exec "$NSA" timeout 60 \
+		"$B/utils/metaroce-run" "$tool" -d mrsa -p 18751 -s 64 \
+		-n "$LAT_N" -F 10.88.0.2 >"$W/cli" 2>&1 &
+	cp=$!
+	wait "$cp"
+	wait "$sp"
+	# perftest: #bytes #iterations t_min t_max t_typical t_avg t_stdev p99
+	awk '/^ *[0-9]+ +[0-9]+ /{l=$0} END {split(l, f); if (f[5] != "") print f[5], f[8]; else print "- -"}' "$W/cli"
+	find "$W/run" -name 'metaroce.stats.*' -delete 2>/dev/null
+}
+
+echo "command: LAT=$LAT bench/wire/smallmsg.sh ${B#"$PWD"/} $SECS $REPS$(printf ' "%s"' "${CONFS[@]}") (WIRE_PORT=$WIRE_PORT)"
 echo
-echo "| rep | what | config | rate | x kernel UDP | client tx calls / msg | held / msg | server ACKs / msg | load |"
+echo "| rep | what | config | rate or latency | x kernel UDP | client tx calls / msg | held / msg | server ACKs / msg | load |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for r in $(seq "$REPS"); do
 	U=$(udp_pps)
@@ -114,6 +139,16 @@ for r in $(seq "$REPS"); do
 			read -r rate calls held acks <<<"$(run "$tool" $envs)"
 			ratio=$(awk -v a="$rate" -v b="${U:-0}" 'BEGIN {if (a+0 > 0 && b+0 > 0) printf "%.2f", a / b; else print "-"}')
 			echo "| $r | $tool -s 64 -D $SECS | $lab | $rate msg/s | $ratio | $calls | $held | $acks | $(load) |"
+		done
+	done
+	[ "$LAT" = 1 ] || continue
+	for tool in ib_send_lat ib_write_lat; do
+		for c in "${CONFS[@]}"; do
+			lab=${c%%|*}
+			envs=${c#*|}
+			# shellcheck disable=SC2086 # the configuration's words
+			read -r typ p99 <<<"$(lat "$tool" $envs)"
+			echo "| $r | $tool -s 64 -n $LAT_N | $lab | $typ us typical, p99 $p99 us | - | - | - | - | $(load) |"
 		done
 	done
 done
