@@ -17,7 +17,7 @@
  *                    (MR-CC-3); the receiver's rate hint caps the window
  *                    to hint x min RTT and the pacing rate to the hint
  *                    (MR-CC-5); a standing queue, seen in the latest RTT
- *                    sample, shrinks both until it drains (MR-CC-13).
+ *                    sample, shrinks both until it drains (MR-CC-13, -15).
  *   metaroce-nohint  the same AIMD without the receiver's hints (a
  *                    variant, to measure what the hints give).
  *   dcqcn            DCQCN-like rate controller (the RoCEv2 baseline of

@@ -390,14 +390,14 @@ static void test_queue_drain(void)
 	ack_rtt(&cc, 10000, 10000, 12000, 5000);
 	MR_CHECK_EQ(mr_cc_window(&cc), cap);
 	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 11250);
-	/* A round without CE marks ends the drain (the queue is under the
-	 * switch's threshold): the hint's cap is whole again. */
+	/* A round without CE marks in which the queue was gone ends the
+	 * drain (MR-CC-15, test_drain_until_gone): the cap is whole again. */
 	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("metaroce"), &cfg100, 0), 0);
 	ack_rtt(&cc, 10000, 10000, 40000, 1000);
 	MR_CHECK_EQ(cc.hint_cap, cap / 2);
 	ack_rtt_ce(&cc, 10000, 10000, 40000, 11000, 0); /* round of a CE */
 	MR_CHECK_EQ(cc.hint_cap, cap / 2);
-	ack_rtt_ce(&cc, 10000, 10000, 40000, 22000, 0); /* round without */
+	ack_rtt_ce(&cc, 10000, 10000, 20000, 22000, 0); /* round without */
 	ack_rtt_ce(&cc, 10000, 10000, 40000, 23000, 0);
 	MR_CHECK_EQ(cc.hint_cap, cap);
 	/* The variant without hints does not drain (nothing to shrink). */
@@ -405,6 +405,39 @@ static void test_queue_drain(void)
 		    0);
 	ack_rtt(&cc, 10000, 10000, 40000, 1000);
 	MR_CHECK_EQ(mr_cc_window(&cc), 125000);
+}
+
+/* MR-CC-15: the drain lasts until the queue is gone, not only while
+ * CE marks come: a round without marks whose latest RTT sample still
+ * shows a queue (the switch's queue under its marking threshold, over
+ * 2 ref) keeps the cap and the rate drained; a round without marks at
+ * q <= 2 ref ends it, and a delay after that, unmarked, drains nothing
+ * (the hosts' own, MR-CC-13). */
+static void test_drain_until_gone(void)
+{
+	struct mr_cc cc;
+	uint64_t cap = 12500 + 2 * (2500 + 4096); /* 10 Gb/s x 10 us + S */
+
+	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("metaroce"), &cfg100, 0), 0);
+	ack_rtt(&cc, 10000, 10000, 40000, 1000); /* CE, 3 ref: x 1/2 */
+	MR_CHECK_EQ(cc.hint_cap, cap / 2);
+	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 11250 / 2);
+	/* Rounds without CE, the queue under the threshold but not gone
+	 * (25 us: 1.5 ref of queue): still drained, by 20 / 25. */
+	ack_rtt_ce(&cc, 10000, 10000, 25000, 11000, 0);
+	ack_rtt_ce(&cc, 10000, 10000, 25000, 22000, 0);
+	ack_rtt_ce(&cc, 10000, 10000, 25000, 33000, 0);
+	MR_CHECK_EQ(cc.hint_cap, cap * 4 / 5);
+	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 11250 * 4 / 5);
+	/* At 2 ref nothing shrinks; the round without CE ends the drain. */
+	ack_rtt_ce(&cc, 10000, 10000, 20000, 44000, 0);
+	MR_CHECK_EQ(cc.hint_cap, cap);
+	ack_rtt_ce(&cc, 10000, 10000, 40000, 45000, 0);
+	MR_CHECK_EQ(cc.hint_cap, cap); /* unmarked: the hosts' delay */
+	MR_CHECK_EQ(mr_cc_rate_mbps(&cc), 11250);
+	/* A CE mark arms it again. */
+	ack_rtt(&cc, 10000, 10000, 40000, 46000);
+	MR_CHECK_EQ(cc.hint_cap, cap / 2);
 }
 
 /* MR-CC-4: a rate that rises on an ACK re-spaces the gap after the last
@@ -778,6 +811,6 @@ MR_TEST_MAIN(MR_TEST(test_init), MR_TEST(test_aimd),
 	     MR_TEST(test_ratehint_idle),
 	     MR_TEST(test_ratehint_planes), MR_TEST(test_hint_min_rtt),
 	     MR_TEST(test_hint_start), MR_TEST(test_hint_climb),
-	     MR_TEST(test_queue_drain),
+	     MR_TEST(test_queue_drain), MR_TEST(test_drain_until_gone),
 	     MR_TEST(test_pacing_respace),
 	     MR_TEST(test_registry))
