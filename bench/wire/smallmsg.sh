@@ -10,7 +10,8 @@
 #     of the shared machine falls on all of them alike;
 #   - per run, from the datapath's stats files: the client's transmit system
 #     calls per message and held frames per message, the server's ACKs per
-#     message (engine tx_ack_pkts / msgs_rcvd);
+#     message (engine tx_ack_pkts / msgs_rcvd) and the ACK requests whose
+#     ACK waited for the messages behind them (ack_req_waits, MR-RSP-12);
 #   - with LAT=1 (the default), what the same configurations cost a
 #     ping-pong: ib_send_lat and ib_write_lat -s 64 -n LAT_N (2000),
 #     typical and p99 us, in the same repetitions and order, so that a
@@ -57,8 +58,9 @@ udp_pps() {
 }
 
 # The counters of one run from the stats files the two processes left:
-# "tx_calls/msg held/msg acks/msg" (client calls and held frames, server
-# ACKs, per message the server received).
+# "tx_calls/msg held/msg acks/msg waits/msg" (client calls and held frames,
+# server ACKs and ACK requests that waited, per message the server
+# received).
 counters() {
 	python3 - "$W/run" <<'EOF'
 import glob, json, os, sys
@@ -78,15 +80,17 @@ def plane(j, k):
     return sum(p.get(k, 0) for p in j.get("planes", [])) if j else 0
 msgs = (srv or {}).get("engine", {}).get("msgs_rcvd", 0)
 if not msgs:
-    print("- - -")
+    print("- - - -")
 else:
-    acks = srv.get("engine", {}).get("tx_ack_pkts", 0)
-    print("%.2f %.2f %.2f" % (plane(cli, "tx_calls") / msgs,
-                              plane(cli, "tx_held") / msgs, acks / msgs))
+    eng = srv.get("engine", {})
+    print("%.2f %.2f %.2f %.2f" % (plane(cli, "tx_calls") / msgs,
+                                   plane(cli, "tx_held") / msgs,
+                                   eng.get("tx_ack_pkts", 0) / msgs,
+                                   eng.get("ack_req_waits", 0) / msgs))
 EOF
 }
 
-run() { # TOOL ENV... -> "msg/s calls/msg held/msg acks/msg"
+run() { # TOOL ENV... -> "msg/s calls/msg held/msg acks/msg waits/msg"
 	local tool=$1 sp cp r
 	shift
 	env "$@" setsid ip netns exec "$NSB" timeout 60 \
@@ -105,7 +109,7 @@ run() { # TOOL ENV... -> "msg/s calls/msg held/msg acks/msg"
 	echo "${r:--} $(counters)"
 }
 
-lat() { # TOOL ENV... -> "typical_us p99_us"
+lat() { # TOOL ENV... -> "typical_us p99_us calls/msg held/msg acks/msg waits/msg"
 	local tool=$1 sp cp
 	shift
 	env "$@" setsid ip netns exec "$NSB" timeout 60 \
@@ -120,25 +124,24 @@ lat() { # TOOL ENV... -> "typical_us p99_us"
 	wait "$cp"
 	wait "$sp"
 	# perftest: #bytes #iterations t_min t_max t_typical t_avg t_stdev p99
-	awk '/^ *[0-9]+ +[0-9]+ /{l=$0} END {split(l, f); if (f[5] != "") print f[5], f[8]; else print "- -"}' "$W/cli"
-	find "$W/run" -name 'metaroce.stats.*' -delete 2>/dev/null
+	echo "$(awk '/^ *[0-9]+ +[0-9]+ /{l=$0} END {split(l, f); if (f[5] != "") print f[5], f[8]; else print "- -"}' "$W/cli") $(counters)"
 }
 
 echo "command: LAT=$LAT bench/wire/smallmsg.sh ${B#"$PWD"/} $SECS $REPS$(printf ' "%s"' "${CONFS[@]}") (WIRE_PORT=$WIRE_PORT)"
 echo
-echo "| rep | what | config | rate or latency | x kernel UDP | client tx calls / msg | held / msg | server ACKs / msg | load |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "| rep | what | config | rate or latency | x kernel UDP | client tx calls / msg | held / msg | server ACKs / msg | server ACK waits / msg | load |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for r in $(seq "$REPS"); do
 	U=$(udp_pps)
-	echo "| $r | kernel UDP 64 B (iperf3 -u -b 0 -l 64) | - | ${U:--} pkt/s | 1 | - | - | - | $(load) |"
+	echo "| $r | kernel UDP 64 B (iperf3 -u -b 0 -l 64) | - | ${U:--} pkt/s | 1 | - | - | - | - | $(load) |"
 	for tool in ib_write_bw ib_send_bw; do
 		for c in "${CONFS[@]}"; do
 			lab=${c%%|*}
 			envs=${c#*|}
 			# shellcheck disable=SC2086 # the configuration's words
-			read -r rate calls held acks <<<"$(run "$tool" $envs)"
+			read -r rate calls held acks waits <<<"$(run "$tool" $envs)"
 			ratio=$(awk -v a="$rate" -v b="${U:-0}" 'BEGIN {if (a+0 > 0 && b+0 > 0) printf "%.2f", a / b; else print "-"}')
-			echo "| $r | $tool -s 64 -D $SECS | $lab | $rate msg/s | $ratio | $calls | $held | $acks | $(load) |"
+			echo "| $r | $tool -s 64 -D $SECS | $lab | $rate msg/s | $ratio | $calls | $held | $acks | $waits | $(load) |"
 		done
 	done
 	[ "$LAT" = 1 ] || continue
@@ -147,8 +150,8 @@ for r in $(seq "$REPS"); do
 			lab=${c%%|*}
 			envs=${c#*|}
 			# shellcheck disable=SC2086 # the configuration's words
-			read -r typ p99 <<<"$(lat "$tool" $envs)"
-			echo "| $r | $tool -s 64 -n $LAT_N | $lab | $typ us typical, p99 $p99 us | - | - | - | - | $(load) |"
+			read -r typ p99 calls held acks waits <<<"$(lat "$tool" $envs)"
+			echo "| $r | $tool -s 64 -n $LAT_N | $lab | $typ us typical, p99 $p99 us | - | $calls | $held | $acks | $waits | $(load) |"
 		done
 	done
 done

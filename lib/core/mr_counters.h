@@ -42,6 +42,8 @@
 	X(rx_bytes, "packet bytes received")                                   \
 	X(tx_data_pkts, "requests and responses sent, first sends")            \
 	X(tx_ack_pkts, "ACKs and NAKs sent")                                   \
+	X(ack_req_waits, "ACK requests whose ACK waited for the messages "     \
+			 "behind them (MR-RSP-12)")                            \
 	X(rx_data_pkts, "requests and responses received")                     \
 	X(rx_ack_pkts, "ACKs and NAKs received")                               \
 	X(tx_payload_bytes, "payload bytes sent")                              \

@@ -192,6 +192,7 @@ static void ack_req(struct mr_qp *qp, uint64_t now)
 		return;
 	}
 	qp->rsp.ack_req = 1;
+	MR_CNT(qp, ack_req_waits, 1);
 	if (due < qp->rsp.ack_due)
 		qp->rsp.ack_due = due;
 }

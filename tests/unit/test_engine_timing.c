@@ -457,7 +457,7 @@ static void test_ack_after_answer(void)
 	static uint8_t buf[4][64];
 	struct mr_ep_config cfg = base_cfg;
 	struct pair p;
-	uint64_t t0;
+	uint64_t t0, waits;
 	int r, na;
 
 	cfg.ack_every = 16;
@@ -484,6 +484,8 @@ static void test_ack_after_answer(void)
 				 w.now <= t0 + 10000 + 10000 + 500);
 		run_to(&w, w.now + 100000);
 	}
+	MR_CHECK_EQ(mr_qp_counters(p.b)->ack_req_waits, 1);
+	waits = mr_qp_counters(p.b)->ack_req_waits;
 	for (r = 1; r <= 3; r++) {
 		na = w.n[0].ncqe;
 		MR_CHECK_EQ(post_recv(p.a, 10, buf[1], 64, 7), 0);
@@ -518,6 +520,10 @@ static void test_ack_after_answer(void)
 		MR_CHECK_MEM(buf[1], buf[2], 64);
 		run_to(&w, w.now + 100000);
 	}
+	/* the exchange: no ACK_REQ waited on either side after the first
+	 * round (b's first one waited: it had sent nothing yet) */
+	MR_CHECK_EQ(mr_qp_counters(p.b)->ack_req_waits, waits + 1);
+	MR_CHECK_EQ(mr_qp_counters(p.a)->ack_req_waits, 0);
 	destroy_pair(&p);
 	world_fini(&w);
 }
