@@ -407,8 +407,11 @@ int mr_pathtx_on_sack_flags(struct mr_pathtx *tx,
 		tx->out_bytes -= r->bytes;
 		tx->acked_pkts++;
 		newly++;
-		if (r->sent_at > tx->acked_sent_at)
+		if (r->sent_at > tx->acked_sent_at) {
 			tx->acked_sent_at = r->sent_at;
+			if (!r->retx && now >= r->sent_at)
+				tx->latest_delay = now - r->sent_at;
+		}
 		if (!tx->any_acked || mr_seq_lt(tx->largest_acked, p)) {
 			tx->largest_acked = p;
 			tx->any_acked = 1;

@@ -144,6 +144,10 @@ struct mr_pathtx {
 	 * far (any transmission, late ones too): what the other paths'
 	 * silence is measured against (MR-MP-8). */
 	uint64_t acked_sent_at;
+	/* How long that packet took, if a first transmission, to the ACK
+	 * that settled it, whatever path the ACK came on (an RTT sample
+	 * only if its own, MR-MP-7): the path's recent delay, MR-MP-13. */
+	uint64_t latest_delay;
 	/* Suspect (MR-MP-8), set by the engine at each ACK of progress.
 	 * Overtaken: conn_sent_at is the send time of the latest-sent
 	 * packet another path had acknowledged, and the path may stay

@@ -121,7 +121,10 @@ static void free_resp_records(struct mr_qp *qp)
  * after a path's oldest outstanding packet is back (it was overtaken),
  * that packet may stay out 3/2 x the largest smoothed RTT of the paths
  * on its plane from its send (its own route's RTT, or its plane's if it
- * moved there: MR-PM-5; the best path's if none has one), and half again
+ * moved there: MR-PM-5; the best path's if none has one), or 3/2 x 4/5 of
+ * the largest recent delay of the other paths that carry data if that is
+ * more (MR-MP-13: a queue building in the fabric shows in their latest
+ * packets' delays long before the smoothed RTTs follow), and half again
  * for each suspicion a late ACK proved false since; the path itself may
  * go without an ACK half that long. A path that holds the connection's
  * only outstanding packets cannot be overtaken (the tail of a transfer): it may
@@ -157,7 +160,8 @@ static uint64_t top2_other(const struct top2 *t, uint16_t i)
 static void suspect_arm(struct mr_qp *qp, uint64_t now)
 {
 	static const struct top2 zero;
-	struct top2 conn = zero, psent[MR_MAX_PATHS], pprog[MR_MAX_PATHS];
+	struct top2 conn = zero, recent = zero, psent[MR_MAX_PATHS],
+		    pprog[MR_MAX_PATHS];
 	uint64_t best = 0, out = 0, plane[MR_MAX_PATHS];
 	uint16_t i;
 
@@ -175,6 +179,12 @@ static void suspect_arm(struct mr_qp *qp, uint64_t now)
 		top2_add(&conn, tx->acked_sent_at, i);
 		top2_add(&psent[pl], tx->acked_sent_at, i);
 		top2_add(&pprog[pl], tx->last_ack_at, i);
+		if (mr_pathmgr_carries_data(&qp->pm, i) && !tx->suspect)
+			top2_add(&recent,
+				 tx->latest_delay > tx->latest_rtt
+					 ? tx->latest_delay
+					 : tx->latest_rtt,
+				 i);
 		out += tx->out_pkts;
 	}
 	if (!best)
@@ -198,7 +208,10 @@ static void suspect_arm(struct mr_qp *qp, uint64_t now)
 	for (i = 0; i < qp->npaths; i++) {
 		struct mr_pathtx *tx = &qp->ptx[i];
 		uint64_t own = plane[mr_pathsel_plane(&qp->ps, i)];
+		uint64_t others = top2_other(&recent, i) * 4 / 5;
 
+		if (own < others)
+			own = others;
 		if (own < best)
 			own = best;
 		/* the others' latest: the second latest for the latest's */

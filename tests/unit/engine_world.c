@@ -220,7 +220,7 @@ void reg(struct node *n, uint32_t key, uint8_t *base, uint64_t len,
 
 void link_send(struct link *l, const uint8_t *buf, size_t len, uint64_t now)
 {
-	uint64_t idx = l->sent++;
+	uint64_t idx = l->sent++, extra = 0;
 	struct inflight *p;
 	int i;
 
@@ -234,6 +234,7 @@ void link_send(struct link *l, const uint8_t *buf, size_t len, uint64_t now)
 
 		if (buf[35] < 8)
 			l->plane_pkts[buf[35]]++;
+		extra = buf[35] < 8 ? l->plane_delay[buf[35]] : 0;
 		if ((buf[35] < 64 && (l->drop_planes >> buf[35] & 1)) ||
 		    (path < 64 && (l->drop_paths >> path & 1)))
 			return;
@@ -248,7 +249,8 @@ void link_send(struct link *l, const uint8_t *buf, size_t len, uint64_t now)
 	p = &l->q[l->n++];
 	memcpy(p->buf, buf, len);
 	p->len = len;
-	p->at = now + l->delay + (l->jitter ? xs(&l->rng) % l->jitter : 0);
+	p->at = now + l->delay + extra +
+		(l->jitter ? xs(&l->rng) % l->jitter : 0);
 	memset(&p->meta, 0, sizeof(p->meta));
 	if (l->ce_ppm && xs(&l->rng) % 1000000 < l->ce_ppm)
 		p->meta.ecn_ce = 1;

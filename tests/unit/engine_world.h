@@ -85,6 +85,7 @@ struct link {
 	 * (bit) or path id (bit) is set here (MR-HDR-14). */
 	uint64_t drop_planes, drop_paths;
 	uint64_t plane_pkts[8]; /* packets sent on plane i (i < 8) */
+	uint64_t plane_delay[8]; /* added to the delay of plane i's packets */
 	/* Sees every packet sent on the link, before any drop (NULL:
 	 * none); tap_user is the test's. */
 	void (*tap)(struct link *l, const uint8_t *buf, size_t len);
