@@ -177,7 +177,7 @@ int mr_rx_check(struct mr_qp *qp, const struct mr_pkt *pkt,
  * responses: its snd_nxt moved) since the previous ACK_REQ came, the
  * peer is in an exchange and nothing will arrive to share the ACK with,
  * so waiting would only hold the peer's completion (and in a ping-pong
- * wake this side's sleeping thread at the deadline, FINDINGS 15.2). */
+ * wake this side's sleeping thread at the deadline, FINDINGS 15.2, 17). */
 static void ack_req(struct mr_qp *qp, uint64_t now)
 {
 	uint64_t due = now + qp->ep->cfg.ack_req_delay_ns;
