@@ -503,6 +503,11 @@ void mrsim_host_pump(struct mrsim_host *h)
 			pkt->dst = (uint16_t)(meta.dest & 0xffff);
 			pkt->sport = meta.entropy;
 			pkt->path_id = meta.path_id;
+			if (h->txbuf[1] == MR_OP_ACK) { /* BTH opcode */
+				w->st.ack_pkts++;
+				w->st.ack_wire_bytes +=
+					len + MRSIM_WIRE_OVERHEAD;
+			}
 			mrsim_redraw_tx(w, pkt, w->q.now);
 			plane = w->roce ? (int)(meta.dest >> 16)
 					: meta.plane % w->scn.planes;

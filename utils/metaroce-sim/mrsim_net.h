@@ -158,6 +158,9 @@ struct mrsim_stats {
 	 * downlink 1][enum mrsim_idle] */
 	uint64_t sample_idle[2][MRSIM_IDLE_CAUSES];
 	uint64_t msgs_total, msgs_done;
+	/* ACKs and NAKs the hosts sent, and their bytes on the wire (with
+	 * MRSIM_WIRE_OVERHEAD each): what the ACK format costs. */
+	uint64_t ack_pkts, ack_wire_bytes;
 	uint64_t verify_errors, cqe_errors;
 	uint64_t first_ps, last_done_ps;
 	char first_error[256];

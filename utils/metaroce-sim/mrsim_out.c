@@ -280,7 +280,7 @@ int mrsim_out_finish(struct mrsim_world *w, double wall_s, double setup_s)
 	struct mrsim_stats *st = &w->st;
 	uint64_t drops[3] = { 0 }, marked = 0, corrupted = 0, qmax = 0;
 	uint64_t retx = 0, tmo = 0, done_bytes = 0, span;
-	uint64_t sus = 0, sus_false = 0, tlp = 0;
+	uint64_t sus = 0, sus_false = 0, tlp = 0, payload = 0, up_bytes = 0;
 	double *fct = malloc(sizeof(double) * (size_t)(w->nflow + 1));
 	double sx = 0, sxx = 0;
 	int i, nf = 0, is_coll;
@@ -296,6 +296,8 @@ int mrsim_out_finish(struct mrsim_world *w, double wall_s, double setup_s)
 		corrupted += pt->corrupted;
 		if (pt->kind != MRSIM_HOST_UP && pt->qmax > qmax)
 			qmax = pt->qmax;
+		if (pt->kind == MRSIM_HOST_UP)
+			up_bytes += pt->tx_bytes;
 	}
 	for (i = 0; i < w->scn.hosts; i++) {
 		const struct mr_counters *c = mr_ep_counters(w->host[i].ep);
@@ -305,6 +307,7 @@ int mrsim_out_finish(struct mrsim_world *w, double wall_s, double setup_s)
 		sus += c->path_suspects;
 		sus_false += c->path_suspects_false;
 		tlp += c->tail_probes;
+		payload += c->tx_payload_bytes;
 	}
 	for (i = 0; i < w->nflow; i++) {
 		const struct mrsim_flow *f = &w->flow[i];
@@ -346,6 +349,13 @@ int mrsim_out_finish(struct mrsim_world *w, double wall_s, double setup_s)
 	ADD(o, "path_suspects_false", json_object_new_uint64(sus_false));
 	/* MR-TMR-9: tail-loss probes sent */
 	ADD(o, "tail_probes", json_object_new_uint64(tlp));
+	/* What is not payload on the hosts' uplinks: headers and framing of
+	 * every packet, ACKs, retransmissions, probes (payload counted once,
+	 * at its first send); and the ACKs' share of it. */
+	ADD(o, "overhead_wire_bytes",
+	    json_object_new_uint64(up_bytes > payload ? up_bytes - payload : 0));
+	ADD(o, "ack_pkts", json_object_new_uint64(st->ack_pkts));
+	ADD(o, "ack_wire_bytes", json_object_new_uint64(st->ack_wire_bytes));
 	ADD(o, "max_queue_bytes", json_object_new_uint64(qmax));
 	ADD(o, "drops_overflow", json_object_new_uint64(drops[0]));
 	ADD(o, "drops_loss", json_object_new_uint64(drops[1]));
