@@ -262,7 +262,7 @@ enum mr_qp_state {
  * are protocol windows, not local tuning: MR-REQ-4). */
 struct mr_ep_config {
 	uint32_t mtu;	    /* payload bytes per packet (256..4096) */
-	uint16_t num_paths; /* paths per connection (1..MR_ACK_MAX_BLOCKS), 1 */
+	uint16_t num_paths; /* paths per connection (1..MR_MAX_PATHS), 1 */
 	uint32_t max_qp;    /* QPs on the endpoint (1024) */
 	uint8_t num_planes; /* planes; path p uses plane p % num_planes (1) */
 	uint16_t ack_every; /* ACK at least every n data packets (4) */
@@ -416,17 +416,15 @@ struct mr_tx_zc {
 	struct mr_tx_seg seg[MR_TX_ZC_MAX_SEGS];
 };
 
-/* Largest packet mr_ep_tx() writes: headers + mtu payload + ICRC, or an
- * ACK with MR_ACK_MAX_BLOCKS blocks, whichever is larger. */
-#define MR_TX_BUF_MIN(mtu)                                              \
-	((size_t)(mtu) + MR_MAX_HDR_LEN + MR_ICRC_LEN >                 \
-			 MR_BTH_LEN + MR_PTH_LEN + MR_AETH_LEN +        \
-				 MR_ACK_MAX_BLOCKS * MR_SACK_BLOCK_LEN + \
-				 MR_ICRC_LEN                            \
-		 ? (size_t)(mtu) + MR_MAX_HDR_LEN + MR_ICRC_LEN         \
-		 : (size_t)(MR_BTH_LEN + MR_PTH_LEN + MR_AETH_LEN +     \
-			    MR_ACK_MAX_BLOCKS * MR_SACK_BLOCK_LEN +      \
-			    MR_ICRC_LEN))
+/* Largest packet mr_ep_tx() writes: headers + mtu payload + ICRC, or the
+ * largest ACK (MR_ACK_MAX_SACK_BYTES of blocks), whichever is larger. */
+#define MR_TX_BUF_MIN(mtu)                                          \
+	((size_t)(mtu) + MR_MAX_HDR_LEN + MR_ICRC_LEN >             \
+			 MR_BTH_LEN + MR_PTH_LEN + MR_AETH_LEN +    \
+				 MR_ACK_MAX_SACK_BYTES + MR_ICRC_LEN \
+		 ? (size_t)(mtu) + MR_MAX_HDR_LEN + MR_ICRC_LEN     \
+		 : (size_t)(MR_BTH_LEN + MR_PTH_LEN + MR_AETH_LEN + \
+			    MR_ACK_MAX_SACK_BYTES + MR_ICRC_LEN))
 
 /*
  * Endpoint. cfg, mem, rnd, memreg and cb are copied; their user pointers

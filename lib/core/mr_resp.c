@@ -693,15 +693,35 @@ int mr_resp_ack_wanted(const struct mr_qp *qp, uint64_t now)
 	return qp->rsp.ack_now || qp->rsp.ack_due <= now;
 }
 
-/* Blocks an ACK of this QP may carry: no larger than the connection's
- * full data packet, so an ACK fits wherever data does (MR-ACK-9). */
-static uint32_t ack_block_limit(const struct mr_qp *qp)
+/* Bytes of SACK blocks an ACK of this QP may carry: no larger than the
+ * connection's full data packet, so an ACK fits wherever data does, and
+ * at most MR_ACK_MAX_SACK_BYTES (MR-ACK-9). */
+static uint32_t ack_block_bytes(const struct mr_qp *qp)
 {
-	uint32_t n = (qp->mtu + MR_MAX_HDR_LEN - MR_BTH_LEN - MR_PTH_LEN -
-		      MR_AETH_LEN) /
-		     MR_SACK_BLOCK_LEN;
+	uint32_t n = qp->mtu + MR_MAX_HDR_LEN - MR_BTH_LEN - MR_PTH_LEN -
+		     MR_AETH_LEN;
 
-	return n > MR_ACK_MAX_BLOCKS ? MR_ACK_MAX_BLOCKS : n ? n : 1;
+	return n > MR_ACK_MAX_SACK_BYTES ? MR_ACK_MAX_SACK_BYTES : n;
+}
+
+/* Append rx's block to the ACK if it fits in *room bytes (MR-ACK-12: a
+ * block takes 8 bytes and its bitmap up to the last non-zero byte).
+ * Returns 1 if it was put. */
+static int put_block(struct mr_aeth *a, struct mr_pathrx *rx, uint32_t *room)
+{
+	struct mr_sack_block *b = &a->blocks[a->nblocks];
+	uint32_t unacked = rx->unacked;
+	size_t len;
+
+	mr_pathrx_sack(rx, b);
+	len = mr_wire_sack_len(b);
+	if (len > *room) {
+		rx->unacked = unacked; /* not reported: still news */
+		return 0;
+	}
+	*room -= (uint32_t)len;
+	a->nblocks++;
+	return 1;
 }
 
 /*
@@ -711,12 +731,14 @@ static uint32_t ack_block_limit(const struct mr_qp *qp)
  * sender takes RTT samples from that block only, so each path's RTT is
  * its own forward route and its own reverse route. The other paths
  * follow, those with news first, as many as fit: every block is
- * cumulative, so a path left out is reported by the next ACK.
+ * cumulative, so a path left out is reported by the next ACK. A path
+ * without holes takes 8 bytes (MR-ACK-12), so up to 64 paths every ACK
+ * is a complete snapshot while the bitmaps are short.
  */
 static void ack_blocks(struct mr_qp *qp, struct mr_pkt *pkt)
 {
 	struct mr_aeth *a = &pkt->aeth;
-	uint32_t lim = ack_block_limit(qp), n = qp->npaths, k, pass;
+	uint32_t room = ack_block_bytes(qp), n = qp->npaths, k, pass;
 	uint64_t put = 0; /* paths already in the ACK (MR_MAX_PATHS <= 64) */
 	uint16_t first = qp->rsp.last_rx_path;
 
@@ -731,21 +753,21 @@ static void ack_blocks(struct mr_qp *qp, struct mr_pkt *pkt)
 	qp->rsp.ack_path_next = (uint16_t)((first + 1) % n);
 	pkt->pth.path_id = first;
 	a->nblocks = 0;
-	if (qp->rsp.prx[first].pkts) {
-		mr_pathrx_sack(&qp->rsp.prx[first], &a->blocks[a->nblocks++]);
+	/* The ACK path's block always fits: 40 bytes, and the smallest
+	 * data packet leaves 264 (MTU 256). */
+	if (qp->rsp.prx[first].pkts && put_block(a, &qp->rsp.prx[first], &room))
 		put |= 1ull << first;
-	}
 	/* Pass 0: paths with news; pass 1: the rest that ever received. */
 	for (pass = 0; pass < 2; pass++)
-		for (k = 0; k < n && a->nblocks < lim; k++) {
+		for (k = 0; k < n && room >= MR_SACK_FIXED_LEN; k++) {
 			uint16_t p = (uint16_t)((first + 1 + k) % n);
 			struct mr_pathrx *rx = &qp->rsp.prx[p];
 
 			if (put >> p & 1 || !rx->pkts ||
 			    (!pass && !rx->unacked))
 				continue;
-			mr_pathrx_sack(rx, &a->blocks[a->nblocks++]);
-			put |= 1ull << p;
+			if (put_block(a, rx, &room))
+				put |= 1ull << p;
 		}
 }
 

@@ -22,12 +22,23 @@ _Static_assert(MR_ATOMETH_LEN == 28, "ATOMETH is 28 bytes");
 _Static_assert(MR_ATOMACKETH_LEN == 8, "ATOMACKETH is 8 bytes");
 _Static_assert(MR_DETH_LEN == 8, "DETH is 8 bytes");
 _Static_assert(MR_AETH_LEN == 24, "AETH is 24 bytes");
-_Static_assert(MR_SACK_BLOCK_LEN == 8 + MR_SACK_BYTES, "SACK block size");
+_Static_assert(MR_SACK_FIXED_LEN == 8, "SACK block's fixed part");
+_Static_assert(MR_SACK_BLOCK_MAX_LEN == MR_SACK_FIXED_LEN + MR_SACK_BYTES,
+	       "largest SACK block");
 _Static_assert(MR_SACK_BYTES == 32, "256-bit SACK bitmap");
 _Static_assert(MR_ICRC_LEN == 4, "ICRC is 4 bytes");
 _Static_assert(MR_MAX_HDR_LEN == 72, "largest data header stack");
-/* nblocks is one byte on the wire. */
+/* nblocks and a block's path_id are one byte on the wire. */
 _Static_assert(MR_ACK_MAX_BLOCKS <= 255, "nblocks fits its byte");
+_Static_assert(MR_MAX_PATHS <= 256, "path_id fits a block's byte");
+/* MR-ACK-9: every path without a hole fits one ACK, and the largest ACK
+ * (68 + 1280 bytes, 1376 with IPv4 and UDP) a 1500-byte MTU. */
+_Static_assert(MR_MAX_PATHS * MR_SACK_FIXED_LEN <= MR_ACK_MAX_SACK_BYTES,
+	       "64 paths without holes in one ACK");
+_Static_assert(MR_BTH_LEN + MR_PTH_LEN + MR_AETH_LEN + MR_ACK_MAX_SACK_BYTES +
+			       MR_ICRC_LEN + 28 <=
+		       1500,
+	       "the largest ACK fits a 1500-byte MTU");
 
 /* Offsets inside the headers (MR-HDR-*, MR-EXT-*, MR-ACK-*). */
 enum {
@@ -71,6 +82,7 @@ enum {
 	AETH_RSVD2 = 22,
 
 	SACK_PATH_ID = 0,
+	SACK_BM_LEN = 1,
 	SACK_CE_CUM = 2,
 	SACK_CUM_PPSN = 4,
 	SACK_BITMAP = 8,
@@ -174,10 +186,27 @@ const char *mr_wire_parse_err_str(int err)
 	return "unknown";
 }
 
+/* MR-ACK-12: the bitmap bytes a block carries, up to the last non-zero
+ * one (a path without holes sends none). */
+static unsigned sack_bm_len(const struct mr_sack_block *b)
+{
+	unsigned n = MR_SACK_BYTES;
+
+	while (n && !b->bitmap[n - 1])
+		n--;
+	return n;
+}
+
+size_t mr_wire_sack_len(const struct mr_sack_block *b)
+{
+	return MR_SACK_FIXED_LEN + sack_bm_len(b);
+}
+
 size_t mr_wire_hdr_len(const struct mr_pkt *pkt)
 {
 	int x = opcode_ext(pkt->bth.opcode);
-	size_t n;
+	size_t n, blk = 0;
+	unsigned i;
 
 	if (x < 0)
 		return 0;
@@ -185,7 +214,11 @@ size_t mr_wire_hdr_len(const struct mr_pkt *pkt)
 	if (x & X_AETH) {
 		if (pkt->aeth.nblocks > MR_ACK_MAX_BLOCKS)
 			return 0;
-		n += (size_t)pkt->aeth.nblocks * MR_SACK_BLOCK_LEN;
+		for (i = 0; i < pkt->aeth.nblocks; i++)
+			blk += mr_wire_sack_len(&pkt->aeth.blocks[i]);
+		if (blk > MR_ACK_MAX_SACK_BYTES) /* MR-ACK-9 */
+			return 0;
+		n += blk;
 	}
 	return n;
 }
@@ -257,12 +290,15 @@ size_t mr_wire_encode_hdr(const struct mr_pkt *pkt, uint8_t *buf, size_t cap)
 		p += MR_AETH_LEN;
 		for (i = 0; i < a->nblocks; i++) {
 			const struct mr_sack_block *b = &a->blocks[i];
+			unsigned n = sack_bm_len(b);
 
-			mr_put16(p + SACK_PATH_ID, b->path_id);
+			/* MR-ACK-12 */
+			mr_put8(p + SACK_PATH_ID, (uint8_t)b->path_id);
+			mr_put8(p + SACK_BM_LEN, (uint8_t)n);
 			mr_put16(p + SACK_CE_CUM, b->ce_cum);
 			mr_put32(p + SACK_CUM_PPSN, b->cum_ppsn);
-			memcpy(p + SACK_BITMAP, b->bitmap, MR_SACK_BYTES);
-			p += MR_SACK_BLOCK_LEN;
+			memcpy(p + SACK_BITMAP, b->bitmap, n);
+			p += MR_SACK_FIXED_LEN + n;
 		}
 	}
 	/* MR-EXT-4: IMMDT is the last extension header, bytes as given. */
@@ -357,10 +393,14 @@ static int check_lengths(const struct mr_pkt *pkt, int x)
 	return MR_PARSE_OK;
 }
 
-static int parse_aeth(const uint8_t *p, struct mr_aeth *a)
+/* The AETH's fields at p, then its nblocks SACK blocks from p + 24 up to
+ * end (MR-ACK-12: each 8 bytes and its bitmap); *next gets the first byte
+ * after the last block. */
+static int parse_aeth(const uint8_t *p, const uint8_t *end, struct mr_aeth *a,
+		      const uint8_t **next)
 {
 	uint64_t seen = 0;
-	unsigned i;
+	unsigned i, n;
 
 	a->syndrome = mr_get8(p + AETH_SYNDROME);
 	a->rnr_timer = mr_get8(p + AETH_RNR_TIMER);
@@ -385,18 +425,32 @@ static int parse_aeth(const uint8_t *p, struct mr_aeth *a)
 		return MR_PARSE_FIELD;
 
 	p += MR_AETH_LEN;
-	for (i = 0; i < a->nblocks; i++, p += MR_SACK_BLOCK_LEN) {
+	for (i = 0; i < a->nblocks; i++, p += MR_SACK_FIXED_LEN + n) {
 		struct mr_sack_block *blk = &a->blocks[i];
 
-		blk->path_id = mr_get16(p + SACK_PATH_ID);
+		/* MR-PARSE-5: the block's fixed part, then its bitmap */
+		if (end - p < MR_SACK_FIXED_LEN)
+			return MR_PARSE_SHORT;
+		n = mr_get8(p + SACK_BM_LEN);
+		if (n > MR_SACK_BYTES) /* MR-ACK-12 */
+			return MR_PARSE_FIELD;
+		if ((size_t)(end - p) < MR_SACK_FIXED_LEN + n)
+			return MR_PARSE_SHORT;
+		/* MR-ACK-12: the bitmap ends at its last non-zero byte, so
+		 * a block has one encoding */
+		if (n && !p[SACK_BITMAP + n - 1])
+			return MR_PARSE_FIELD;
+		blk->path_id = mr_get8(p + SACK_PATH_ID);
 		blk->ce_cum = mr_get16(p + SACK_CE_CUM);
 		blk->cum_ppsn = mr_get32(p + SACK_CUM_PPSN);
-		memcpy(blk->bitmap, p + SACK_BITMAP, MR_SACK_BYTES);
+		memcpy(blk->bitmap, p + SACK_BITMAP, n);
+		memset(blk->bitmap + n, 0, MR_SACK_BYTES - n);
 		/* MR-ACK-9: path ids below MR_MAX_PATHS, one block per path */
 		if (blk->path_id >= MR_MAX_PATHS || seen >> blk->path_id & 1)
 			return MR_PARSE_FIELD;
 		seen |= 1ull << blk->path_id;
 	}
+	*next = p;
 	return MR_PARSE_OK;
 }
 
@@ -492,20 +546,17 @@ int mr_wire_parse(const uint8_t *buf, size_t len, struct mr_pkt *out)
 		p += MR_DETH_LEN;
 	}
 	if (x & X_AETH) {
-		/* MR-ACK-1, MR-ACK-9: nblocks bounded, then the exact length
-		 * (an ACK carries no payload). */
+		/* MR-ACK-1, MR-ACK-9: nblocks bounded, the blocks within
+		 * their byte limit, then the exact length (an ACK carries no
+		 * payload: MR-PARSE-7 below). */
 		v = mr_get8(p + AETH_NBLOCKS);
 		if (v > MR_ACK_MAX_BLOCKS)
 			return MR_PARSE_FIELD;
-		hlen += (size_t)v * MR_SACK_BLOCK_LEN;
-		if ((size_t)(end - buf) < hlen)
-			return MR_PARSE_SHORT;
-		if ((size_t)(end - buf) > hlen)
-			return MR_PARSE_FIELD;
-		rc = parse_aeth(p, &out->aeth);
+		rc = parse_aeth(p, end, &out->aeth, &p);
 		if (rc)
 			return rc;
-		p += MR_AETH_LEN + (size_t)v * MR_SACK_BLOCK_LEN;
+		if ((size_t)(p - buf) - hlen > MR_ACK_MAX_SACK_BYTES)
+			return MR_PARSE_FIELD;
 	}
 	if (x & X_IMMDT) {
 		memcpy(&out->imm, p, MR_IMMDT_LEN);

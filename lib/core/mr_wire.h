@@ -9,7 +9,7 @@
  *
  *   BTH (32) | PTH (8) | extension headers (by opcode) | payload | ICRC (4)
  *
- * ACK packets: BTH | PTH | AETH (24) | n x SACK block (40) | ICRC.
+ * ACK packets: BTH | PTH | AETH (24) | n x SACK block (8..40) | ICRC.
  * The ICRC is CRC32C over everything from the first byte of the BTH to the
  * last byte of the payload (clause MR-ICRC-1).
  *
@@ -36,7 +36,10 @@
 #define MR_ATOMACKETH_LEN 8
 #define MR_DETH_LEN 8
 #define MR_AETH_LEN 24
-#define MR_SACK_BLOCK_LEN 40
+/* A SACK block: 8 fixed bytes, then the bitmap up to its last non-zero
+ * byte (MR-ACK-12): 8 bytes for a path with no hole, 40 at most. */
+#define MR_SACK_FIXED_LEN 8
+#define MR_SACK_BLOCK_MAX_LEN 40
 #define MR_ICRC_LEN 4
 
 /* 256-bit per-path selective-ACK bitmap. */
@@ -44,11 +47,15 @@
 #define MR_SACK_BYTES (MR_SACK_BITS / 8)
 /* Paths one connection may use (path_id < MR_MAX_PATHS, MR-PATH-1). */
 #define MR_MAX_PATHS 64
-/* An ACK carries at most this many path blocks (MR-ACK-9): 32 x 40 bytes
- * + 68 of headers and ICRC is 1348 bytes, an IP packet of 1376 bytes: it
- * fits a 1500-byte MTU. A connection with more paths reports them over
- * successive ACKs; every block is cumulative, so none is lost by waiting. */
-#define MR_ACK_MAX_BLOCKS 32
+/* An ACK carries at most one block per path (MR-ACK-9) ... */
+#define MR_ACK_MAX_BLOCKS MR_MAX_PATHS
+/* ... and at most this many bytes of blocks: with the 68 bytes of
+ * headers and ICRC 1348 bytes, an IP packet of 1376: it fits a 1500-byte
+ * MTU. 64 paths without holes take 512 bytes, so one ACK reports every
+ * path; a connection whose bitmaps do not fit reports them over
+ * successive ACKs, and every block is cumulative, so none is lost by
+ * waiting. */
+#define MR_ACK_MAX_SACK_BYTES 1280
 
 /* Largest header stack of any data packet (BTH+PTH+RETH+IMMDT or ATOMETH). */
 #define MR_MAX_HDR_LEN (MR_BTH_LEN + MR_PTH_LEN + MR_ATOMETH_LEN + MR_IMMDT_LEN)
@@ -184,14 +191,19 @@ struct mr_deth {
 	uint32_t qkey;
 };
 
-/* One per-path SACK block: 40 bytes.
- *   0  u16 path_id
+/* One per-path SACK block, decoded. On the wire (MR-ACK-12) 8 + n bytes:
+ *   0  u8  path_id
+ *   1  u8  n          bitmap bytes that follow (0..32); the encoder
+ *                     writes the bitmap up to its last non-zero byte, the
+ *                     bytes left out are 0
  *   2  u16 ce_cum     CE-marked packets received on this path since the
  *                     QP entered RTR, modulo 2^16 (cumulative, MR-ACK-11)
  *   4  u32 cum_ppsn   first per-path sequence NOT yet received; every
  *                     ppsn before it on this path has arrived
- *   8  u8[32] bitmap  bit i (byte i/8, bit i%8, LSB first) set = ppsn
+ *   8  u8[n] bitmap   bit i (byte i/8, bit i%8, LSB first) set = ppsn
  *                     cum_ppsn + 1 + i has arrived
+ * Decoded, the bitmap is always the whole 32 bytes (zero past n), so the
+ * sender's SACK processing does not see the trimming.
  */
 struct mr_sack_block {
 	uint16_t path_id;
@@ -203,7 +215,7 @@ struct mr_sack_block {
 /* AETH: 24 bytes.
  *   0  u8  syndrome   enum mr_nak_code (0 = plain ACK)
  *   1  u8  rnr_timer  with MR_NAK_RNR: the IB encoded min RNR timer
- *   2  u8  nblocks    SACK blocks that follow (1..MR_ACK_MAX_BLOCKS;
+ *   2  u8  nblocks    SACK blocks that follow (0..MR_ACK_MAX_BLOCKS;
  *                     blocks[0] is the path the ACK travels on)
  *   3  u8  reserved
  *   4  u32 nak_msn    the message a NAK refers to
@@ -251,7 +263,7 @@ struct mr_aeth {
 
 /* A decoded packet. Fields of extension headers the opcode does not carry
  * are zero, except aeth.blocks[i] for i >= aeth.nblocks, which parse does
- * not write (so a data packet does not pay for clearing 640 bytes).
+ * not write (so a data packet does not pay for clearing 2560 bytes).
  * payload points into the parsed buffer. */
 struct mr_pkt {
 	struct mr_bth bth;
@@ -286,6 +298,10 @@ const char *mr_wire_parse_err_str(int err);
  * for an unknown opcode. ACK: AETH only (blocks counted separately). */
 int mr_wire_ext_len(uint8_t opcode);
 
+/* Bytes block b takes on the wire (MR-ACK-12): 8, plus its bitmap up to
+ * the last non-zero byte. */
+size_t mr_wire_sack_len(const struct mr_sack_block *b);
+
 /* Parse and verify one MetaRoCE packet (from the BTH to the ICRC
  * inclusive). Returns MR_PARSE_OK or an enum mr_parse_err. Never reads
  * outside [buf, buf + len). Checks in the order of MR-PARSE-1..: length of
@@ -299,14 +315,16 @@ int mr_wire_parse(const uint8_t *buf, size_t len, struct mr_pkt *out);
  * The version written is always MR_WIRE_VERSION (bth.version is ignored);
  * reserved bytes are written 0; other fields are written as given.
  * Returns the header length, or 0 if cap is too small or the opcode is
- * unknown or aeth.nblocks > MR_ACK_MAX_BLOCKS. The payload is not
+ * unknown or aeth.nblocks > MR_ACK_MAX_BLOCKS or the blocks take more
+ * than MR_ACK_MAX_SACK_BYTES. The payload is not
  * copied: the caller appends pkt->payload_len bytes, then calls
  * mr_wire_seal(). */
 size_t mr_wire_encode_hdr(const struct mr_pkt *pkt, uint8_t *buf, size_t cap);
 
 /* Header length mr_wire_encode_hdr() would write for pkt (BTH, PTH, the
- * extension headers, SACK blocks), or 0 for an unknown opcode or
- * aeth.nblocks > MR_ACK_MAX_BLOCKS. */
+ * extension headers, SACK blocks), or 0 for an unknown opcode,
+ * aeth.nblocks > MR_ACK_MAX_BLOCKS or blocks of more than
+ * MR_ACK_MAX_SACK_BYTES. */
 size_t mr_wire_hdr_len(const struct mr_pkt *pkt);
 
 /* Append the ICRC over buf[0, len) at buf + len (big-endian, MR-ICRC-2);

@@ -23,7 +23,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static uint8_t enc[MR_BTH_LEN + MR_PTH_LEN + MR_AETH_LEN +
-		   MR_ACK_MAX_BLOCKS * MR_SACK_BLOCK_LEN + MR_WIRE_MAX_PAYLOAD +
+		   MR_ACK_MAX_SACK_BYTES + MR_WIRE_MAX_PAYLOAD +
 		   MR_ICRC_LEN];
 
 static void check_parsed(const uint8_t *buf, size_t size)

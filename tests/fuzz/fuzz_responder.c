@@ -435,7 +435,7 @@ static const uint8_t opcodes[] = {
 static void crafted(struct world *w, struct rd *r)
 {
 	static uint8_t pkt[MR_MAX_HDR_LEN + MR_AETH_LEN +
-			   MR_ACK_MAX_BLOCKS * MR_SACK_BLOCK_LEN + MTU +
+			   MR_ACK_MAX_SACK_BYTES + MTU +
 			   MR_ICRC_LEN];
 	const struct qpdef *d;
 	struct mr_pkt p;

@@ -22,8 +22,8 @@
 
 static uint8_t payload[MR_WIRE_MAX_PAYLOAD];
 static uint8_t pktbuf[MR_BTH_LEN + MR_PTH_LEN + MR_AETH_LEN +
-		      MR_ACK_MAX_BLOCKS * MR_SACK_BLOCK_LEN +
-		      MR_WIRE_MAX_PAYLOAD + MR_ICRC_LEN];
+		      MR_ACK_MAX_SACK_BYTES + MR_WIRE_MAX_PAYLOAD +
+		      MR_ICRC_LEN];
 
 static const char *op_name(uint8_t op)
 {
@@ -281,10 +281,21 @@ int main(int argc, char **argv)
 				p.aeth.nblocks = (uint8_t)(s % 2);
 				rc |= write_pkt(pdir, "ack", idx++, &p);
 			}
+			/* MR-ACK-9: every path without holes (8 bytes a
+			 * block, MR-ACK-12), then the most block bytes */
 			mr_gen_pkt(&r, op, &p, payload, 0);
 			p.aeth.nblocks = MR_ACK_MAX_BLOCKS;
-			for (s = 0; s < MR_ACK_MAX_BLOCKS; s++)
+			for (s = 0; s < MR_ACK_MAX_BLOCKS; s++) {
 				p.aeth.blocks[s].path_id = (uint16_t)s;
+				memset(p.aeth.blocks[s].bitmap, 0,
+				       MR_SACK_BYTES);
+			}
+			rc |= write_pkt(pdir, "ack", idx++, &p);
+			p.aeth.nblocks =
+				MR_ACK_MAX_SACK_BYTES / MR_SACK_BLOCK_MAX_LEN;
+			for (s = 0; s < p.aeth.nblocks; s++)
+				p.aeth.blocks[s].bitmap[MR_SACK_BYTES - 1] =
+					(uint8_t)(s + 1);
 			rc |= write_pkt(pdir, "ack", idx++, &p);
 		}
 	}

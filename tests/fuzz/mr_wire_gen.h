@@ -61,7 +61,7 @@ static inline void mr_gen_pkt(struct mr_gen_rng *r, uint8_t opcode,
 			      struct mr_pkt *pkt, uint8_t *payload_buf,
 			      uint32_t max_payload)
 {
-	uint32_t i, j, plen = 0, cap;
+	uint32_t i, j, plen = 0, cap, room;
 
 	memset(pkt, 0, sizeof(*pkt));
 	for (i = 0; i < max_payload; i++)
@@ -143,8 +143,21 @@ static inline void mr_gen_pkt(struct mr_gen_rng *r, uint8_t opcode,
 		pkt->aeth.ecn_ce = (uint16_t)mr_gen_next(r);
 		pkt->aeth.nblocks =
 			(uint8_t)(mr_gen_next(r) % (MR_ACK_MAX_BLOCKS + 1));
-		for (i = 0; i < pkt->aeth.nblocks; i++) {
+		for (i = 0, room = MR_ACK_MAX_SACK_BYTES; i < pkt->aeth.nblocks;
+		     i++) {
 			struct mr_sack_block *b = &pkt->aeth.blocks[i];
+			/* MR-ACK-12: a bitmap of n bytes, its last one not
+			 * 0 (n = 0: no hole), within the ACK's bytes */
+			uint32_t n = (uint32_t)(mr_gen_next(r) %
+						(MR_SACK_BYTES + 1));
+
+			if (room < MR_SACK_FIXED_LEN) {
+				pkt->aeth.nblocks = (uint8_t)i;
+				break;
+			}
+			if (n > room - MR_SACK_FIXED_LEN)
+				n = room - MR_SACK_FIXED_LEN;
+			room -= MR_SACK_FIXED_LEN + n;
 
 			/* distinct path ids (MR-ACK-9) */
 			b->path_id = (uint16_t)(mr_gen_next(r) % MR_MAX_PATHS);
@@ -158,8 +171,11 @@ static inline void mr_gen_pkt(struct mr_gen_rng *r, uint8_t opcode,
 			}
 			b->ce_cum = (uint16_t)mr_gen_next(r);
 			b->cum_ppsn = (uint32_t)mr_gen_next(r);
-			for (j = 0; j < MR_SACK_BYTES; j++)
+			memset(b->bitmap, 0, MR_SACK_BYTES);
+			for (j = 0; j < n; j++)
 				b->bitmap[j] = (uint8_t)mr_gen_next(r);
+			if (n)
+				b->bitmap[n - 1] |= 0x80;
 		}
 		break;
 	case MR_OP_PROBE: /* MR-PRB-1: no ssn, no msn, nothing else */

@@ -21,15 +21,16 @@ _Static_assert(MR_ATOMETH_LEN == 28, "ATOMETH");
 _Static_assert(MR_ATOMACKETH_LEN == 8, "ATOMACKETH");
 _Static_assert(MR_DETH_LEN == 8, "DETH");
 _Static_assert(MR_AETH_LEN == 24, "AETH");
-_Static_assert(MR_SACK_BLOCK_LEN == 40, "SACK block");
+_Static_assert(MR_SACK_FIXED_LEN == 8, "SACK block, fixed part");
+_Static_assert(MR_SACK_BLOCK_MAX_LEN == 40, "SACK block, largest");
+_Static_assert(MR_ACK_MAX_SACK_BYTES == 1280, "MR-ACK-9");
 _Static_assert(MR_SACK_BITS == 256, "SACK bitmap");
 _Static_assert(MR_ICRC_LEN == 4, "ICRC");
 _Static_assert(MR_UDP_PORT_DEFAULT == 4797, "MR-ENC-2");
 
-#define BUF_CAP                                                        \
-	(MR_BTH_LEN + MR_PTH_LEN + MR_AETH_LEN +                       \
-	 MR_ACK_MAX_BLOCKS * MR_SACK_BLOCK_LEN + MR_WIRE_MAX_PAYLOAD + \
-	 MR_ICRC_LEN + 64)
+#define BUF_CAP                                                     \
+	(MR_BTH_LEN + MR_PTH_LEN + MR_AETH_LEN + MR_ACK_MAX_SACK_BYTES + \
+	 MR_WIRE_MAX_PAYLOAD + MR_ICRC_LEN + 64)
 
 static uint8_t buf[BUF_CAP];
 static uint8_t buf2[BUF_CAP];
@@ -136,14 +137,13 @@ static const uint8_t golden_ack[] = {
 	0x00, 0x00, 0x00, 0x08, /* cum_msn 8 */
 	0x00, 0x01, 0x86, 0xa0, /* rate_hint 100000 Mb/s */
 	0x00, 0x03, 0x00, 0x00, /* ecn_ce 3, reserved */
-	/* SACK block: path 2, ce_cum 0x203 (MR-ACK-11), cum_ppsn 0x101 */
-	0x00, 0x02, 0x02, 0x03, 0x00, 0x00, 0x01, 0x01,
-	/* bitmap: bits 0 and 2 = ppsn 0x102 and 0x104 arrived */
-	0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-	0x67, 0x11, 0x98, 0x62, /* ICRC */
+	/* SACK block (MR-ACK-12): path 2, 1 bitmap byte, ce_cum 0x203
+	 * (MR-ACK-11), cum_ppsn 0x101 */
+	0x02, 0x01, 0x02, 0x03, 0x00, 0x00, 0x01, 0x01,
+	/* bitmap: bits 0 and 2 = ppsn 0x102 and 0x104 arrived; the 31
+	 * zero bytes after it are not sent */
+	0x05,
+	0x03, 0xe4, 0x9c, 0xd1, /* ICRC */
 };
 /* clang-format on */
 
@@ -253,7 +253,7 @@ static void test_golden_ack(void)
 	p.aeth.blocks[0].cum_ppsn = 0x101;
 	p.aeth.blocks[0].bitmap[0] = 0x05;
 
-	MR_CHECK_EQ(mr_wire_hdr_len(&p), 104);
+	MR_CHECK_EQ(mr_wire_hdr_len(&p), 73);
 	n = mr_wire_encode(&p, buf, sizeof(buf));
 	MR_CHECK_EQ(n, sizeof(golden_ack));
 	MR_CHECK_MEM(buf, golden_ack, n);
@@ -543,18 +543,23 @@ static void test_reserved_fields(void)
 	/* MR-ACK-1, MR-ACK-9: AETH and SACK-block reserved bytes */
 	mr_gen_pkt(&r, MR_OP_ACK, &p, payload, 0);
 	p.aeth.nblocks = 3;
-	p.aeth.blocks[0].path_id = 0;
-	p.aeth.blocks[1].path_id = 1;
-	p.aeth.blocks[2].path_id = 2;
+	for (b = 0; b < 3; b++) { /* no holes: 8 bytes each (MR-ACK-12) */
+		p.aeth.blocks[b].path_id = (uint16_t)b;
+		memset(p.aeth.blocks[b].bitmap, 0, MR_SACK_BYTES);
+	}
 	MR_CHECK_EQ(parse_pkt(&p), MR_PARSE_OK);
 	MR_CHECK_EQ(parse_poked(&p, 40 + 3, 1, 1), MR_PARSE_FIELD);
 	MR_CHECK_EQ(parse_poked(&p, 40 + 22, 2, 0x8000), MR_PARSE_FIELD);
 	/* MR-ACK-11: block bytes 2..3 are the CE count, any value; a path
 	 * id of MR_MAX_PATHS or more is refused (MR-ACK-9). */
 	for (b = 0; b < 3; b++) {
-		MR_CHECK_EQ(parse_poked(&p, 64 + 40 * b + 2, 2, 0xffff),
+		MR_CHECK_EQ(parse_poked(&p, 64 + 8 * b + 2, 2, 0xffff),
 			    MR_PARSE_OK);
-		MR_CHECK_EQ(parse_poked(&p, 64 + 40 * b, 2, MR_MAX_PATHS),
+		MR_CHECK_EQ(parse_poked(&p, 64 + 8 * b, 1, MR_MAX_PATHS - 1),
+			    MR_PARSE_OK);
+		MR_CHECK_EQ(parse_poked(&p, 64 + 8 * b, 1, (b + 1) % 3),
+			    MR_PARSE_FIELD);
+		MR_CHECK_EQ(parse_poked(&p, 64 + 8 * b, 1, MR_MAX_PATHS),
 			    MR_PARSE_FIELD);
 	}
 }
@@ -747,9 +752,14 @@ static void test_ack_rules(void)
 	p.aeth.syndrome = MR_NAK_NONE;
 	p.aeth.rnr_timer = 0;
 	p.aeth.nak_msn = 0;
+	/* MR-ACK-9: every path, without holes: 8 bytes each */
 	p.aeth.nblocks = MR_ACK_MAX_BLOCKS;
-	for (s = 0; s < MR_ACK_MAX_BLOCKS; s++)
-		p.aeth.blocks[s].path_id = (uint16_t)(s * 2);
+	for (s = 0; s < MR_ACK_MAX_BLOCKS; s++) {
+		p.aeth.blocks[s].path_id = (uint16_t)(MR_MAX_PATHS - 1 - s);
+		memset(p.aeth.blocks[s].bitmap, 0, MR_SACK_BYTES);
+	}
+	MR_CHECK_EQ(MR_ACK_MAX_BLOCKS, MR_MAX_PATHS);
+	MR_CHECK_EQ(mr_wire_hdr_len(&p), 64 + MR_MAX_PATHS * 8);
 	MR_CHECK_EQ(parse_pkt(&p), MR_PARSE_OK);
 	/* MR-ACK-9: nblocks above the maximum; the encoder refuses */
 	p.aeth.nblocks = MR_ACK_MAX_BLOCKS + 1;
@@ -769,6 +779,15 @@ static void test_ack_rules(void)
 	p.payload_len = 0;
 	/* nblocks says more than present */
 	MR_CHECK_EQ(parse_poked(&p, 42, 1, 3), MR_PARSE_SHORT);
+	/* MR-ACK-12: a bitmap longer than 32 bytes; longer than the
+	 * packet */
+	MR_CHECK_EQ(parse_poked(&p, 64 + 1, 1, MR_SACK_BYTES + 1),
+		    MR_PARSE_FIELD);
+	MR_CHECK_EQ(parse_poked(&p, 64 + 8 + 1, 1, 1), MR_PARSE_SHORT);
+	/* ... shorter than sent: its bytes are read as the next block's */
+	p.aeth.blocks[0].bitmap[1] = 0x40;
+	MR_CHECK_EQ(parse_poked(&p, 64 + 1, 1, 1), MR_PARSE_FIELD);
+	memset(p.aeth.blocks[0].bitmap, 0, MR_SACK_BYTES);
 	/* MR-ACK-9: duplicate path id */
 	p.aeth.blocks[1].path_id = p.aeth.blocks[0].path_id;
 	MR_CHECK_EQ(parse_pkt(&p), MR_PARSE_FIELD);
@@ -820,6 +839,95 @@ static void test_ack_rules(void)
 	MR_CHECK_EQ(mr_wire_parse(buf, n, &q), MR_PARSE_OK);
 	MR_CHECK_EQ(q.aeth.nblocks, 0);
 	MR_CHECK_EQ(q.aeth.syndrome, MR_NAK_SEQ_ERR);
+}
+
+/* MR-ACK-12: a block carries its bitmap up to the last non-zero byte,
+ * every length byte for byte, and no other length parses (one encoding
+ * per block). MR-ACK-9: at most 1280 bytes of blocks. */
+static void test_ack_block_len(void)
+{
+	struct mr_pkt p, q;
+	size_t n, k;
+	unsigned i, s;
+
+	memset(&p, 0, sizeof(p));
+	p.bth.opcode = MR_OP_ACK;
+	p.aeth.nblocks = 2;
+	p.aeth.blocks[0].path_id = 5;
+	p.aeth.blocks[0].ce_cum = 0x1234;
+	p.aeth.blocks[0].cum_ppsn = 0xfffffff0;
+	p.aeth.blocks[1].path_id = 9;
+	p.aeth.blocks[1].cum_ppsn = 7;
+	for (i = 0; i <= MR_SACK_BYTES; i++) {
+		memset(p.aeth.blocks[0].bitmap, 0, MR_SACK_BYTES);
+		for (k = 0; k < i; k++) /* a hole in every byte but the last */
+			p.aeth.blocks[0].bitmap[k] = k + 1 < i ? 0 : 0x81;
+		if (i > 1)
+			p.aeth.blocks[0].bitmap[0] = 0x02;
+		MR_CHECK_EQ(mr_wire_sack_len(&p.aeth.blocks[0]), 8 + i);
+		MR_CHECK_EQ(mr_wire_hdr_len(&p), 64 + 8 + i + 8);
+		n = mr_wire_encode(&p, buf, sizeof(buf));
+		MR_CHECK_EQ(n, 64 + 8 + i + 8 + MR_ICRC_LEN);
+		MR_CHECK_EQ(buf[64], 5);
+		MR_CHECK_EQ(buf[65], i);
+		MR_CHECK_EQ(mr_get16(buf + 66), 0x1234);
+		MR_CHECK_EQ(mr_get32(buf + 68), 0xfffffff0);
+		MR_CHECK_MEM(buf + 72, p.aeth.blocks[0].bitmap, i);
+		MR_CHECK_EQ(buf[72 + i], 9);
+		MR_CHECK_EQ(buf[73 + i], 0);
+		MR_CHECK_EQ(mr_get16(buf + 74 + i), 0);
+		MR_CHECK_EQ(mr_get32(buf + 76 + i), 7);
+		MR_CHECK_EQ(mr_wire_parse(buf, n, &q), MR_PARSE_OK);
+		MR_CHECK(pkt_equal(&p, &q));
+	}
+	/* not trimmed: 2..32 bytes ending in zeros are refused */
+	memset(p.aeth.blocks[0].bitmap, 0, MR_SACK_BYTES);
+	p.aeth.blocks[0].bitmap[0] = 0x03;
+	p.aeth.nblocks = 1;
+	for (i = 2; i <= MR_SACK_BYTES; i++) {
+		n = mr_wire_encode(&p, buf, sizeof(buf));
+		MR_CHECK_EQ(n, 64 + 9 + MR_ICRC_LEN);
+		MR_CHECK_EQ(mr_wire_parse(buf, n, &q), MR_PARSE_OK);
+		memset(buf + 64 + 9, 0, i - 1);
+		buf[65] = (uint8_t)i;
+		n = mr_wire_seal(buf, 64 + 8 + i);
+		MR_CHECK_EQ(mr_wire_parse(buf, n, &q), MR_PARSE_FIELD);
+	}
+	/* ... and a zero byte alone */
+	n = mr_wire_encode(&p, buf, sizeof(buf));
+	buf[72] = 0;
+	mr_wire_seal(buf, n - MR_ICRC_LEN);
+	MR_CHECK_EQ(mr_wire_parse(buf, n, &q), MR_PARSE_FIELD);
+
+	/* MR-ACK-9: 32 blocks of 40 bytes are the most an ACK carries */
+	p.aeth.nblocks = 32;
+	for (s = 0; s < 32; s++) {
+		p.aeth.blocks[s].path_id = (uint16_t)s;
+		memset(p.aeth.blocks[s].bitmap, 0x11, MR_SACK_BYTES);
+	}
+	MR_CHECK_EQ(mr_wire_hdr_len(&p), 64 + MR_ACK_MAX_SACK_BYTES);
+	n = mr_wire_encode(&p, buf, sizeof(buf));
+	MR_CHECK_EQ(n, 64 + MR_ACK_MAX_SACK_BYTES + MR_ICRC_LEN);
+	MR_CHECK_EQ(mr_wire_parse(buf, n, &q), MR_PARSE_OK);
+	MR_CHECK(pkt_equal(&p, &q));
+	/* one more block, even of 8 bytes: the encoder refuses, and so
+	 * does the parser */
+	p.aeth.nblocks = 33;
+	p.aeth.blocks[32].path_id = 40;
+	memset(p.aeth.blocks[32].bitmap, 0, MR_SACK_BYTES);
+	MR_CHECK_EQ(mr_wire_hdr_len(&p), 0);
+	MR_CHECK_EQ(mr_wire_encode(&p, buf, sizeof(buf)), 0);
+	p.aeth.nblocks = 32;
+	n = mr_wire_encode(&p, buf, sizeof(buf)) - MR_ICRC_LEN;
+	memset(buf + n, 0, 8);
+	buf[n] = 40;
+	buf[42] = 33;
+	n = mr_wire_seal(buf, n + 8);
+	MR_CHECK_EQ(mr_wire_parse(buf, n, &q), MR_PARSE_FIELD);
+	/* ... and without the 33rd block the same bytes parse */
+	buf[42] = 32;
+	n = mr_wire_seal(buf, n - 8 - MR_ICRC_LEN);
+	MR_CHECK_EQ(mr_wire_parse(buf, n, &q), MR_PARSE_OK);
 }
 
 /* The encoder: every too-small capacity, unknown opcodes. */
@@ -947,5 +1055,6 @@ MR_TEST_MAIN(MR_TEST(test_golden_send_imm), MR_TEST(test_send_inv_ieth),
 	     MR_TEST(test_truncate_every_length), MR_TEST(test_flip_every_bit),
 	     MR_TEST(test_reserved_fields), MR_TEST(test_version_and_opcode),
 	     MR_TEST(test_length_rules), MR_TEST(test_ack_rules),
+	     MR_TEST(test_ack_block_len),
 	     MR_TEST(test_encode_refusals), MR_TEST(test_peek_dqpn),
 	     MR_TEST(test_strings), MR_TEST(test_format), MR_TEST(test_seal))

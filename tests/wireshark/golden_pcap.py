@@ -63,7 +63,7 @@ ACK = bytes.fromhex(
     "10100000 00000022 00000011 00000000 00000000 00000000 00000000 00000000"
     "00010000 00000000"
     "00000100 00000000 01020305 00000008 000186a0 00030000"
-    "00020000 00000101" "05" + "00" * 31 + "e44d3c35")
+    "02010000 00000101" "05" "e75e0e9b")
 
 pkts = [
     SEND_IMM,                                                    # 1
@@ -92,20 +92,20 @@ pkts = [
     seal(bth(0x01, 0x10, 1, 2) + pth(0, 0)),                     # 12 flag bit 4
     seal(bth(0x03, 0, 1, 2, 0, 0, 0, 0, 9) + pth(0, 0) +         # 13 dma_len
          struct.pack(">QII", 0, 1, 8) + b"x"),
-    seal(bth(0x10) + pth(0, 0) +                                 # 14 nblocks 33
-         struct.pack(">BBBBIIIIHH", 0, 0, 33, 0, 0, 0, 0, 0, 0, 0)),
+    seal(bth(0x10) + pth(0, 0) +                                 # 14 nblocks 65
+         struct.pack(">BBBBIIIIHH", 0, 0, 65, 0, 0, 0, 0, 0, 0, 0)),
     bytes(20),                                                   # 15 short
     seal(bth(0x10) + pth(0, 0) +                                 # 16 dup path
          struct.pack(">BBBBIIIIHH", 0, 0, 2, 0, 0, 0, 0, 0, 0, 0) +
-         (struct.pack(">HHI", 5, 0, 1) + bytes(32)) * 2),
+         (struct.pack(">BBHI", 5, 1, 0, 1) + b"\x01") * 2),
     seal(bth(0x05, 0, 1, 2, 0, 0, 0, 0, 16) + pth(0, 0) +        # 17 RETH cut
          bytes(8)),
     seal(bth(0x10) + pth(0, 0) +                                 # 18 path 64
          struct.pack(">BBBBIIIIHH", 0, 0, 1, 0, 0, 0, 0, 0, 0, 0) +
-         struct.pack(">HHI", 64, 0, 1) + bytes(32)),
+         struct.pack(">BBHI", 64, 0, 0, 1)),
     seal(bth(0x10) + pth(0, 0) +                                 # 19 ce_cum 7
          struct.pack(">BBBBIIIIHH", 0, 0, 1, 0, 0, 0, 0, 0, 9, 0) +
-         struct.pack(">HHI", 63, 7, 1) + bytes(32)),
+         struct.pack(">BBHI", 63, 0, 7, 1)),
 ]
 
 
@@ -141,8 +141,12 @@ QUOTED = frame(seal(bth(0x03, 0, 0x33, 0x44, 42, 1, 0, 0, 4096) +
 # 21: ATOMIC_WRITE (MR-EXT-9): the 8 bytes "aw-bytes" in swap_add.
 AW = seal(bth(0x0b, 0x2, 0x33, 0x44, 12, 4, 0, 0, 8) + pth(2, 7) +
           struct.pack(">QI", 0x3008, 0x66) + b"aw-bytes" + bytes(8))
+# 22: a SACK block whose bitmap ends in a zero byte (MR-ACK-12).
+TRAIL0 = seal(bth(0x10) + pth(0, 0) +
+              struct.pack(">BBBBIIIIHH", 0, 0, 1, 0, 0, 0, 0, 0, 0, 0) +
+              struct.pack(">BBHI", 3, 2, 0, 1) + b"\x01\x00")
 frames = [frame(p) for p in pkts] + [icmp_unreachable(QUOTED, 128),
-                                     frame(AW)]
+                                     frame(AW), frame(TRAIL0)]
 
 with open(sys.argv[1], "wb") as out:
     out.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))

@@ -54,7 +54,7 @@ expect_row 10 "version 2" "Unknown wire version \(MR-PARSE-2\)"
 expect_row 11 "reserved opcode" "Reserved opcode \(MR-PARSE-3\)"
 expect_row 12 "reserved flag bit" "Reserved field not zero \(MR-PARSE-6\)"
 expect_row 13 "dma_len != msg_len" "dma_len must equal msg_len \(MR-EXT-1\)"
-expect_row 14 "33 SACK blocks" "More than 32 SACK blocks \(MR-PARSE-5\)"
+expect_row 14 "65 SACK blocks" "More than 64 SACK blocks \(MR-PARSE-5\)"
 expect_row 15 "20 bytes" "at least 44 \(BTH \+ PTH \+ ICRC\) needed"
 expect_row 16 "two blocks for one path" "Two SACK blocks for one path \(MR-ACK-9\)"
 expect_row 17 "READ_REQ without its RETH" "READ_REQ needs at least 60 bytes, has 52"
@@ -67,6 +67,7 @@ N=20; eq "a WRITE quoted cut short in an ICMP error: headers decoded, no ICRC or
 N=21; eq "ATOMIC_WRITE (MR-EXT-9): ATOMETH, no expert item" \
 	"$(row metaroce.opcode metaroce.atometh.vaddr metaroce.atometh.rkey metaroce.atometh.swap_add metaroce.msg_len metaroce.icrc.status _ws.expert.message)" \
 	"0x0b|0x0000000000003008|0x00000066|0x61772d6279746573|8|good|"
+expect_row 22 "a bitmap ending in a zero byte" "Bitmap ends in a zero byte \(MR-ACK-12\)"
 n_err=$(fields "$G" _ws.expert.severity | head -8 | grep -c 8388608)
 eq "no error on the 8 good packets" "$n_err" 0
 

@@ -35,8 +35,10 @@ local EXT_LEN = { reth = 16, imm = 4, atometh = 28, atomacketh = 8,
 	deth = 8, aeth = 24, ieth = 4 }
 local SYNDROMES = { [0] = "ACK", [1] = "SEQ_ERR", [2] = "RNR",
 	[3] = "REM_ACCESS", [4] = "INV_REQ", [5] = "REM_OP" }
-local BTH_LEN, PTH_LEN, ICRC_LEN, SACK_LEN = 32, 8, 4, 40
-local MAX_PAYLOAD, MAX_MSG, MAX_BLOCKS, MAX_PATHS = 4096, 0x80000000, 32, 64
+local BTH_LEN, PTH_LEN, ICRC_LEN, SACK_FIXED = 32, 8, 4, 8
+local MAX_PAYLOAD, MAX_MSG, MAX_BLOCKS, MAX_PATHS = 4096, 0x80000000, 64, 64
+-- MR-ACK-9: the blocks of one ACK take at most this many bytes
+local MAX_SACK_BYTES = 1280
 
 local f = p.fields
 f.version = ProtoField.uint8("metaroce.version", "Version", base.DEC, nil, 0xf0)
@@ -84,7 +86,8 @@ f.aeth_rate_hint = ProtoField.uint32("metaroce.aeth.rate_hint", "Rate hint (Mb/s
 f.aeth_ecn_ce = ProtoField.uint16("metaroce.aeth.ecn_ce", "CE marks since RTR (mod 2^16)", base.DEC)
 f.aeth_rsvd22 = ProtoField.uint16("metaroce.aeth.reserved22", "Reserved", base.HEX)
 f.sack = ProtoField.none("metaroce.sack", "SACK block")
-f.sack_path_id = ProtoField.uint16("metaroce.sack.path_id", "Path", base.DEC)
+f.sack_path_id = ProtoField.uint8("metaroce.sack.path_id", "Path", base.DEC)
+f.sack_bm_len = ProtoField.uint8("metaroce.sack.bm_len", "Bitmap bytes", base.DEC)
 f.sack_ce_cum = ProtoField.uint16("metaroce.sack.ce_cum", "CE marks on this path since RTR (mod 2^16)", base.DEC)
 f.sack_cum_ppsn = ProtoField.uint32("metaroce.sack.cum_ppsn", "Cumulative ppsn", base.DEC)
 f.sack_bitmap = ProtoField.bytes("metaroce.sack.bitmap", "Bitmap")
@@ -154,17 +157,36 @@ local function bad(item, msg)
 	item:add_proto_expert_info(e.field, msg)
 end
 
-local function dissect_sack(tvb, off, tree, seen)
-	local r = tvb(off, SACK_LEN)
-	local st = tree:add(f.sack, r)
-	local path = tvb(off, 2):uint()
+-- One SACK block at off, of at most avail bytes (MR-ACK-12: 8 bytes, then
+-- bm_len bytes of bitmap). Returns its length, or nil if it is cut short.
+local function dissect_sack(tvb, off, avail, tree, seen)
+	if avail < SACK_FIXED then
+		return nil
+	end
+	local n = tvb(off + 1, 1):uint()
+	if n <= 32 and avail < SACK_FIXED + n then
+		return nil
+	end
+	local blen = SACK_FIXED + (n <= 32 and n or 0)
+	local st = tree:add(f.sack, tvb(off, blen))
+	local path = tvb(off, 1):uint()
 	local cum = tvb(off + 4, 4):uint()
-	st:add(f.sack_path_id, tvb(off, 2))
+	st:add(f.sack_path_id, tvb(off, 1))
+	local bi = st:add(f.sack_bm_len, tvb(off + 1, 1))
 	st:add(f.sack_ce_cum, tvb(off + 2, 2))
 	st:add(f.sack_cum_ppsn, tvb(off + 4, 4))
-	st:add(f.sack_bitmap, tvb(off + 8, 32))
+	if n > 32 then
+		bad(bi, "Bitmap of more than 32 bytes (MR-ACK-12)")
+		return blen
+	end
+	if n > 0 then
+		st:add(f.sack_bitmap, tvb(off + 8, n))
+		if tvb(off + 8 + n - 1, 1):uint() == 0 then
+			bad(bi, "Bitmap ends in a zero byte (MR-ACK-12)")
+		end
+	end
 	local got, highest = 0, nil
-	for i = 0, 31 do
+	for i = 0, n - 1 do
 		local b = tvb(off + 8 + i, 1):uint()
 		got = got + popcount8(b)
 		for k = 0, 7 do
@@ -186,6 +208,7 @@ local function dissect_sack(tvb, off, tree, seen)
 		bad(st, "Two SACK blocks for one path (MR-ACK-9)")
 	end
 	seen[path] = true
+	return blen
 end
 
 function p.dissector(tvb, pinfo, tree)
@@ -355,7 +378,7 @@ function p.dissector(tvb, pinfo, tree)
 				bad(nmi, "nak_msn on a plain ACK (MR-ACK-5)")
 			end
 			if nblocks > MAX_BLOCKS then
-				bad(ni, "More than 32 SACK blocks (MR-PARSE-5)")
+				bad(ni, "More than 64 SACK blocks (MR-PARSE-5)")
 			end
 			info = string.format("%s%s dqpn=0x%x sqpn=0x%x cum_ssn=%d blocks=%d",
 				syndrome == 0 and "ACK" or "NAK ",
@@ -374,16 +397,24 @@ function p.dissector(tvb, pinfo, tree)
 	local plen = len - ICRC_LEN - pos
 	if op == 0x10 then
 		-- ACK: exactly nblocks SACK blocks, then the ICRC (MR-ACK-1).
-		if nblocks > MAX_BLOCKS or plen < nblocks * SACK_LEN then
+		local seen, used = {}, 0
+		for i = 0, (nblocks > MAX_BLOCKS and -1 or nblocks - 1) do
+			local b = dissect_sack(tvb, pos + used, plen - used, t, seen)
+			if not b then
+				used = nil
+				break
+			end
+			used = used + b
+		end
+		if nblocks > MAX_BLOCKS or not used then
 			t:add_proto_expert_info(e.short, "ACK shorter than its SACK blocks (MR-PARSE-5)")
 			pinfo.cols.info = "MetaRoCE " .. info .. " [short]"
 			return len
 		end
-		local seen = {}
-		for i = 0, nblocks - 1 do
-			dissect_sack(tvb, pos + i * SACK_LEN, t, seen)
+		if used > MAX_SACK_BYTES then
+			t:add_proto_expert_info(e.field, "SACK blocks of more than 1280 bytes (MR-ACK-9)")
 		end
-		if plen > nblocks * SACK_LEN then
+		if plen > used then
 			t:add_proto_expert_info(e.field, "Bytes after the last SACK block (MR-ACK-1)")
 		end
 		if rsn ~= 0 or offset ~= 0 or msg_len ~= 0 then
