@@ -476,6 +476,29 @@ int post_recv(struct mr_qp *qp, uint64_t wr_id, void *addr, uint32_t len,
 int want_a, want_b;
 uint32_t world_path_mtu = 1024;
 
+void world_post_writes(struct world *w, struct pair *p, uint8_t *src,
+		       uint8_t *dst, int nmsg, uint32_t msg, uint32_t seed)
+{
+	size_t len = (size_t)nmsg * msg;
+	int i;
+
+	fill(src, len, seed);
+	memset(dst, 0, len);
+	reg(&w->n[0], 5, src, len, MR_ACCESS_LOCAL_WRITE);
+	reg(&w->n[1], 6, dst, len, RW);
+	MR_CHECK_EQ(post_recv(p->b, 77, NULL, 0, 0), 0);
+	for (i = 0; i < nmsg; i++)
+		MR_CHECK_EQ(post_send(p->a,
+				      i == nmsg - 1 ? MR_WR_RDMA_WRITE_WITH_IMM
+						    : MR_WR_RDMA_WRITE,
+				      (uint64_t)i, src + (size_t)i * msg, msg,
+				      5, dst + (size_t)i * msg, 6,
+				      MR_SEND_SIGNALED, w->now),
+			    0);
+	want_a = nmsg;
+	want_b = 1;
+}
+
 /* On failure: what each side completed and its nonzero counters. */
 void dump(struct world *w)
 {

@@ -151,6 +151,12 @@ int post_send(struct mr_qp *qp, enum mr_wr_opcode op, uint64_t wr_id,
 	      uint32_t rkey, unsigned flags, uint64_t now);
 int post_recv(struct mr_qp *qp, uint64_t wr_id, void *addr, uint32_t len,
 	      uint32_t lkey);
+/* The stream of test_pathmgr.c and tests/dp/test_backlog.c: src (filled
+ * from seed) registered on node 0 with key 5, dst (zeroed) on node 1 with
+ * key 6, nmsg signalled WRITEs of msg bytes from p->a, the last one with
+ * an immediate (one receive posted at p->b); want_a = nmsg, want_b = 1. */
+void world_post_writes(struct world *w, struct pair *p, uint8_t *src,
+		       uint8_t *dst, int nmsg, uint32_t msg, uint32_t seed);
 void dump(struct world *w);
 int cqe_done(struct world *w);
 void destroy_pair(struct pair *p);

@@ -307,25 +307,9 @@ static uint8_t src[NMSG * MSG], dst[NMSG * MSG];
 static void start_cfg(struct pair *p, const struct mr_ep_config *cfg,
 		      uint32_t seed)
 {
-	int i;
-
 	MR_CHECK_EQ(world_init(&w, cfg), 0);
 	connect_qps(&w, p, MR_MODE_METAROCE, NMSG + 4, NULL);
-	fill(src, sizeof(src), seed);
-	memset(dst, 0, sizeof(dst));
-	reg(&w.n[0], 5, src, sizeof(src), MR_ACCESS_LOCAL_WRITE);
-	reg(&w.n[1], 6, dst, sizeof(dst), RW);
-	MR_CHECK_EQ(post_recv(p->b, 77, NULL, 0, 0), 0);
-	for (i = 0; i < NMSG; i++)
-		MR_CHECK_EQ(post_send(p->a,
-				      i == NMSG - 1 ? MR_WR_RDMA_WRITE_WITH_IMM
-						    : MR_WR_RDMA_WRITE,
-				      (uint64_t)i, src + i * MSG, MSG, 5,
-				      dst + i * MSG, 6, MR_SEND_SIGNALED,
-				      w.now),
-			    0);
-	want_a = NMSG;
-	want_b = 1;
+	world_post_writes(&w, p, src, dst, NMSG, MSG, seed);
 }
 
 static void start(struct pair *p, uint16_t paths, uint8_t planes, uint32_t seed)
