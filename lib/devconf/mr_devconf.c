@@ -298,7 +298,7 @@ int mr_devconf_write(FILE *f, const struct mr_devconf *c)
 	for (int i = 0; i < MR_KNOBS_N; i++) {
 		char v[32];
 
-		if (!(c->opts.mask & (1u << i)))
+		if (!(c->opts.mask & (1ull << i)))
 			continue;
 		mr_knob_format(i, c->opts.v[i], v, sizeof(v));
 		fprintf(f, "opt.%s=%s\n", mr_knob_defs()[i].name, v);

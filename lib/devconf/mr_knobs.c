@@ -177,7 +177,7 @@ int mr_knob_set_parse(struct mr_knob_set *set, const char *nv, const char *what,
 	}
 	if (mr_knob_parse(id, eq + 1, &set->v[id], what, err, errlen))
 		return -1;
-	set->mask |= 1u << id;
+	set->mask |= 1ull << id;
 	return 0;
 }
 
@@ -290,7 +290,7 @@ int mr_knobs_resolve(struct mr_knobs *k, const struct mr_knob_set *set,
 
 		k->v[i] = defs[i].def;
 		k->src[i] = MR_KNOB_SRC_DEFAULT;
-		if (set && (set->mask & (1u << i))) {
+		if (set && (set->mask & (1ull << i))) {
 			k->v[i] = set->v[i];
 			k->src[i] = MR_KNOB_SRC_DEVICE;
 		}

@@ -101,6 +101,19 @@ enum mr_knob_type {
 	  NULL, "the engine's nonzero counters on stderr at close")            \
 	X(DP_SPIN_US, "dp_spin_us", MR_KNOB_UINT, 200, 0, 1000000, 0, "dp",    \
 	  NULL, "the progress thread polls this long after its last work, us") \
+	X(DP_SPIN_MEMORY_MS, "dp_spin_memory_ms", MR_KNOB_UINT, 1000, 1,       \
+	  60000, MR_KNOB_F_ZERO_OFF, "dp", NULL,                               \
+	  "no spin while an application called a verb this recently and "     \
+	  "armed no channel (it may spin on its memory), ms (0: off)")       \
+	X(DP_SPIN_CROWD_US, "dp_spin_crowd_us", MR_KNOB_UINT, 50, 1, 100000,   \
+	  MR_KNOB_F_ZERO_OFF, "dp", NULL,                                      \
+	  "the spin ends when a sched_yield gave the CPU away this long, us "  \
+	  "(0: off)")                                                          \
+	X(DP_POLL_GUARD_US, "dp_poll_guard_us", MR_KNOB_UINT, 200, 1, 100000,  \
+	  MR_KNOB_F_ZERO_OFF, "dp", NULL,                                      \
+	  "an application whose last verb was an empty poll_cq counts as "     \
+	  "polling this long: the thread naps off its sockets (us; 0: 10 us " \
+	  "after any poll)")                                                   \
 	X(DP_SLICE_US, "dp_slice_us", MR_KNOB_UINT, 0, 100, 100000,            \
 	  MR_KNOB_F_ZERO_OFF, "dp", NULL,                                      \
 	  "scheduler slice asked for the progress thread, us (0: off)")        \
@@ -166,7 +179,7 @@ struct mr_knob_def {
 
 /* The device configuration's layer: the knobs its record sets. */
 struct mr_knob_set {
-	uint32_t mask; /* bit i: knob i set */
+	uint64_t mask; /* bit i: knob i set */
 	int64_t v[MR_KNOBS_N];
 };
 
@@ -176,7 +189,7 @@ struct mr_knobs {
 	uint8_t src[MR_KNOBS_N]; /* enum mr_knob_src */
 };
 
-_Static_assert(MR_KNOBS_N <= 32, "mr_knob_set.mask holds 32 knobs");
+_Static_assert(MR_KNOBS_N <= 64, "mr_knob_set.mask holds 64 knobs");
 
 /* The table (MR_KNOBS_N rows, in MR_KNOBS order). */
 const struct mr_knob_def *mr_knob_defs(void);

@@ -79,17 +79,24 @@
  * 2,900 buffers of one frame each.
  *
  * Progress thread: it sleeps at SCHED_FIFO priority 1 where allowed
- * (knob dp_rtprio; 0 turns it off), so a frame's wakeup preempts at once,
- * and never spins: after a round without work it sleeps until the
- * engine's next deadline, a kick, or (af_packet, af_xdp ports) a frame
- * arriving on the port's socket. Without real-time priority it polls for
- * 200 us after work (dp_spin_us) and sleeps at nice -10. While an
- * application calls mrdp_progress() continuously it stays off the lock,
- * napping 50 us at a time in SCHED_OTHER; while it waits in poll_cq for
- * a receive (mrdp_polled(), the lease) frames do not wake the thread at
- * all, the application's own rounds take them; with dp_inline=no application
- * threads run no rounds at all (mrdp_progress() returns 0) while the
- * thread is real-time. dp_core=N: a dedicated poller on CPU N instead.
+ * (knob dp_rtprio; 0 turns it off), so a frame's wakeup preempts at once;
+ * after a round without work it sleeps until the engine's next
+ * deadline, a kick, or (af_packet, af_xdp ports) a frame arriving on the
+ * port's socket. With dp_spin_us set (by default without real-time
+ * priority: 200 us) it first polls that long after work in SCHED_OTHER
+ * with sched_yield, except while an application may spin on its memory
+ * (a verb within dp_spin_memory_ms, no armed channel) and once a yield
+ * gave the CPU away for dp_spin_crowd_us; without real-time priority it
+ * sleeps at nice -10. While an application polls its CQ (its last verb
+ * an empty poll of an unarmed CQ, within dp_poll_guard_us, or any poll
+ * in the last 10 us) the thread stays off the lock, napping 50 us at a
+ * time in SCHED_OTHER off its sockets; while it waits in poll_cq for a
+ * receive (mrdp_polled(), the lease) frames do not wake the thread at
+ * all, the application's own rounds take them; with dp_inline=no
+ * application threads run no rounds at all (mrdp_progress() returns 0)
+ * while the thread is real-time. dp_core=N: a dedicated poller on CPU N
+ * instead. Counters: wake_frame, wake_kick, wake_timer, spins,
+ * spin_cut_memory, spin_cut_crowd.
  * The engine's `now` is read with the device lock held and never goes
  * backwards.
  *

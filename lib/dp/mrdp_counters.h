@@ -90,6 +90,14 @@ enum mrdp_tx_drop { MRDP_TX_DROPS(MRDP_DROP_ENUM) MRDP_TXD_MAX };
 			"poll_cq, frames not waking it (the lease)")      \
 	X(lease_expired, "leases the thread ended: the application "      \
 			 "stopped polling without a word")                \
+	X(wake_frame, "progress thread wake-ups by a frame")              \
+	X(wake_kick, "by a kick (work posted, a hand-off)")               \
+	X(wake_timer, "by its own timer (a deadline, the lease guard)")   \
+	X(spins, "rounds of its spin after work (dp_spin_us, SCHED_OTHER)") \
+	X(spin_cut_memory, "spins not begun: an application spins on its " \
+			   "memory (dp_spin_memory_ms)")                  \
+	X(spin_cut_crowd, "spins ended: sched_yield gave the CPU away "   \
+			  "longer than dp_spin_crowd_us")                 \
 	X(zc_outlived, "rounds after which an mbuf still referenced "     \
 		       "application memory (must stay 0)")
 

@@ -144,12 +144,14 @@ enum {
 static int inline_round(struct mrdp_dev *d, unsigned flags, uint64_t *deadline,
 			int *deferred)
 {
-	uint64_t now;
+	uint64_t now, t = mrdp_now();
 	int n;
 
 	*deadline = 0;
 	if (deferred)
 		*deferred = 0;
+	/* For the progress thread's spin rule (spin_allowed). */
+	atomic_store_explicit(&d->last_verb_ns, t, memory_order_relaxed);
 	/* A dedicated poller does every round itself; so does a real-time
 	 * progress thread with dp_inline=no (woken by every frame and every
 	 * kick, it preempts at once): an application thread that runs
@@ -167,7 +169,7 @@ static int inline_round(struct mrdp_dev *d, unsigned flags, uint64_t *deadline,
 	 * NCCL's proxy) and the thread must then sleep on the sockets in
 	 * SCHED_FIFO, ready for the answer. */
 	if (flags & ROUND_POLLING)
-		atomic_store_explicit(&d->last_inline_ns, mrdp_now(),
+		atomic_store_explicit(&d->last_inline_ns, t,
 				      memory_order_relaxed);
 	if (pthread_mutex_trylock(&d->lock) != 0) {
 		/* A real-time progress thread holding the lock is running (no
@@ -250,7 +252,19 @@ static void tell_thread(struct mrdp_dev *d, uint64_t deadline, int hint)
 static int poll_round(struct mrdp_dev *d, unsigned flags)
 {
 	uint64_t deadline;
-	int deferred, n = inline_round(d, flags, &deadline, &deferred);
+	int deferred, n;
+
+	/* A poll of an armed CQ: the application blocks on its channel
+	 * next, it does not spin (spin_allowed). */
+	if (atomic_load_explicit(&d->chan_armed, memory_order_relaxed) !=
+	    !(flags & ROUND_POLLING))
+		atomic_store_explicit(&d->chan_armed, !(flags & ROUND_POLLING),
+				      memory_order_relaxed);
+	if (atomic_load_explicit(&d->app_polling, memory_order_relaxed) !=
+	    !!(flags & ROUND_POLLING))
+		atomic_store_explicit(&d->app_polling, !!(flags & ROUND_POLLING),
+				      memory_order_relaxed);
+	n = inline_round(d, flags, &deadline, &deferred);
 
 	/* A polling application's rounds serve what they leave (it polls
 	 * again within microseconds), except a transmit it deferred while
@@ -289,6 +303,7 @@ void mrdp_posted(struct mrdp_dev *d)
 		return;
 	}
 	/* The poster may spin on its memory now: frames wake the thread. */
+	atomic_store_explicit(&d->app_polling, 0, memory_order_relaxed);
 	(void)mrdp_wait_lease(d, 0);
 	(void)inline_round(d, 0, &deadline, NULL);
 	tell_thread(d, deadline, 0);
@@ -296,6 +311,13 @@ void mrdp_posted(struct mrdp_dev *d)
 
 void mrdp_polled(struct mrdp_dev *d, int got)
 {
+	/* A completion: the application may spin on its memory next
+	 * (ib_write_lat) rather than poll again; a napping thread takes
+	 * over at its nap's end unless it polls again by then. (Moving the
+	 * nap's end to 10 us from now, a timer wake-up per completion, made
+	 * ib_write_lat 169 against 81 us typical at load 9.) */
+	if (got && atomic_load_explicit(&d->app_polling, memory_order_relaxed))
+		atomic_store_explicit(&d->app_polling, 0, memory_order_relaxed);
 	/* dp_inline=no: the application's rounds do not receive. */
 	if (d->lease_fd < 0 || d->no_inline)
 		return;
@@ -391,6 +413,8 @@ void mrdp_completed(struct mrdp_dev *d)
 
 void mrdp_handoff(struct mrdp_dev *d)
 {
+	atomic_store_explicit(&d->chan_armed, 1, memory_order_relaxed);
+	atomic_store_explicit(&d->app_polling, 0, memory_order_relaxed);
 	(void)mrdp_wait_lease(d, 0);
 	atomic_store_explicit(&d->last_inline_ns, 0, memory_order_relaxed);
 	/* Paired with idle_sleep_until()'s store of sleeping then load of
@@ -445,6 +469,11 @@ static int idle_sleep_until(struct mrdp_dev *d, uint64_t ns, int frames,
 	atomic_store(&d->sleeping, 0);
 	atomic_store(&d->kicked, 0);
 	d->sleeps++;
+	if (woke >= 0) {
+		d->wake_frame += (woke & MRDP_WOKE_FRAME) != 0;
+		d->wake_kick += (woke & MRDP_WOKE_KICK) != 0;
+		d->wake_timer += (woke & MRDP_WOKE_TIMER) != 0 || !woke;
+	}
 	return woke;
 }
 
@@ -453,6 +482,68 @@ static void idle_sleep(struct mrdp_dev *d, uint64_t ns, int frames)
 	uint64_t until;
 
 	(void)idle_sleep_until(d, ns, frames, &until);
+}
+
+/*
+ * The spin after work, for both classes: a request and its answer are
+ * microseconds apart, and a thread still on its CPU takes the next frame
+ * with no wake-up at all, where a sleeping one pays the scheduler's
+ * wake-up (cost-budget.md: 6 us from the same CPU, 54 us p50 from the
+ * other at load 11). It spins in SCHED_OTHER at the application's nice
+ * with sched_yield, so it never keeps a CPU from anyone who wants it;
+ * then it sleeps (real-time where allowed, so a frame's wake-up
+ * preempts). Two cases where a spin costs more than the wake-up it
+ * saves, each cut by one rule:
+ * - an application that may spin on its memory (ib_write_lat, NCCL's
+ *   proxy): it called a verb recently (dp_spin_memory_ms) and has not
+ *   armed a channel (one that polls has the thread napping instead:
+ *   app_polls). A CFS spinner beside it gets its CPU back only when its
+ *   slice ends (ib_write_lat 2,000 us typical with dp_rtprio=0; with the
+ *   spin allowed for 10 us after each verb, 178-1,999 against 83-88 at
+ *   load 10-14): the thread sleeps at once instead, and the frame's
+ *   real-time wake-up preempts the application;
+ * - a crowded CPU: a sched_yield that gave the CPU away for longer than
+ *   dp_spin_crowd_us says others want it; the spin ends until the next
+ *   work (with it, four ib_write_bw pairs and a crowded machine do not
+ *   lose their CPU time to spinners).
+ */
+static int spin_allowed(struct mrdp_dev *d, uint64_t now, uint64_t memory_ns)
+{
+	uint64_t verb;
+
+	if (!memory_ns ||
+	    atomic_load_explicit(&d->chan_armed, memory_order_relaxed))
+		return 1;
+	verb = atomic_load_explicit(&d->last_verb_ns, memory_order_relaxed);
+	/* Signed: a verb stamped after our `now` was read is recent. */
+	if (!verb || (int64_t)(now - verb) >= (int64_t)memory_ns)
+		return 1;
+	d->spin_cut_memory++;
+	return 0;
+}
+
+/*
+ * Is an application thread polling its CQ (so its own rounds take every
+ * frame and the thread naps off its sockets)? Its last poll was within
+ * MRDP_INLINE_RECENT_NS, or its last word was an empty poll of an
+ * unarmed CQ (app_polling) within dp_poll_guard_us. Time alone misjudged
+ * it whenever the thread and the application share a CPU: the thread
+ * runs only while the application does not, so the application always
+ * looked silent for more than 10 us, the thread slept on its sockets in
+ * SCHED_FIFO and every frame's wake-up preempted the polling
+ * application (ib_send_lat: 0.7 frame wake-ups per iteration, 83-87 us
+ * typical against 6-7 with no real-time thread at all). The guard
+ * bounds what a descheduled or departed application's frames wait.
+ */
+static int app_polls(struct mrdp_dev *d, uint64_t now, uint64_t guard_ns)
+{
+	int64_t ago = (int64_t)(now - atomic_load_explicit(&d->last_inline_ns,
+							   memory_order_relaxed));
+
+	if (ago < (int64_t)MRDP_INLINE_RECENT_NS)
+		return 1;
+	return guard_ns && ago < (int64_t)guard_ns &&
+	       atomic_load_explicit(&d->app_polling, memory_order_relaxed);
 }
 
 static uint64_t spin_time(const struct mrdp_dev *d, int frames)
@@ -607,7 +698,16 @@ static void *progress_main(void *arg)
 	uint64_t last_work = mrdp_now(), backoff = MRDP_SLEEP_MIN_NS;
 	struct progress_prio pr;
 	const int frames = mrdp_wait_on_frames(d);
-	uint64_t spin_ns;
+	uint64_t spin_ns, spin_cut = 0;
+	const uint64_t poll_guard_ns =
+		(uint64_t)mr_knob_get(&d->knobs, MR_KNOB_DP_POLL_GUARD_US) *
+		1000ull;
+	const uint64_t memory_ns =
+		(uint64_t)mr_knob_get(&d->knobs, MR_KNOB_DP_SPIN_MEMORY_MS) *
+		1000000ull;
+	const uint64_t crowd_ns =
+		(uint64_t)mr_knob_get(&d->knobs, MR_KNOB_DP_SPIN_CROWD_US) *
+		1000ull;
 	char tname[16];
 
 	/* Thread names hold 15 characters. */
@@ -618,9 +718,14 @@ static void *progress_main(void *arg)
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	progress_priority(d, &pr);
 	atomic_store(&d->rt_class, pr.fifo);
-	/* A real-time thread is woken promptly: it has no reason to spin,
-	 * and spinning would take the core from the application. */
-	spin_ns = pr.rt ? 0 : spin_time(d, frames);
+	/* A real-time thread spins (in SCHED_OTHER, spin_allowed) only when
+	 * dp_spin_us is set: its spin took half of ib_write_bw's rate at
+	 * load 10-12 (a runnable CFS thread waits for a slice where a
+	 * sleeping real-time one is run at once; FINDINGS 18.3). */
+	spin_ns = pr.rt && d->knobs.src[MR_KNOB_DP_SPIN_US] ==
+				   MR_KNOB_SRC_DEFAULT
+			  ? 0
+			  : spin_time(d, frames);
 	while (!atomic_load(&d->stop)) {
 		uint64_t now = mrdp_now(), deadline;
 		int n;
@@ -674,10 +779,7 @@ static void *progress_main(void *arg)
 		 * then spin on a busy lock for whole time slices (seen: the
 		 * ib_write_bw client at 100% CPU moving 3 MB/s). */
 		if (may_nap && !atomic_load(&d->kicked) &&
-		    (int64_t)(now -
-			      atomic_load_explicit(&d->last_inline_ns,
-						   memory_order_relaxed)) <
-			    (int64_t)MRDP_INLINE_RECENT_NS) {
+		    app_polls(d, now, poll_guard_ns)) {
 			atomic_store(&d->napping, 1);
 			class_set(d, &pr, 0);
 			idle_sleep(d, MRDP_INLINE_NAP_NS, 0);
@@ -709,11 +811,7 @@ static void *progress_main(void *arg)
 		 * receive and timer work inline, so spinning here too would
 		 * only take the CPU from it (two cores, several processes).
 		 * Nap instead, short enough to take over when it stops. */
-		if (may_nap &&
-		    (int64_t)(now -
-			      atomic_load_explicit(&d->last_inline_ns,
-						   memory_order_relaxed)) <
-			    (int64_t)MRDP_INLINE_RECENT_NS) {
+		if (may_nap && app_polls(d, now, poll_guard_ns)) {
 			if (deadline > now) {
 				atomic_store(&d->napping, 1);
 				class_set(d, &pr, 0);
@@ -726,19 +824,22 @@ static void *progress_main(void *arg)
 			}
 			continue;
 		}
-		if (now - last_work < spin_ns) {
+		if (now - last_work < spin_ns && last_work != spin_cut &&
+		    spin_allowed(d, now, memory_ns)) {
+			uint64_t t;
+
 			/* Let a thread that shares our core run; spin at the
-			 * application's weight (progress_priority()). A
-			 * spinner shares a core badly with an application
-			 * that spins on its memory (ib_write_lat on 2 vCPUs):
-			 * it gets the core back only when the other thread's
-			 * slice ends, a 4 ms round trip. METAROCE_DP_SPIN_US=0
-			 * (sleep at once, a woken sleeper preempts) is the
-			 * setting for that case; measured in bench/wire
-			 * FINDINGS section 8, where sleeping after every round
-			 * by default cost bandwidth. */
+			 * application's weight (progress_priority()) in
+			 * SCHED_OTHER (spin_allowed). */
+			class_set(d, &pr, 0);
 			prio_set(&pr, pr.base);
 			sched_yield();
+			d->spins++;
+			t = mrdp_now();
+			if (crowd_ns && t - now > crowd_ns) {
+				spin_cut = last_work;
+				d->spin_cut_crowd++;
+			}
 			continue;
 		}
 		if (deadline <= now) {

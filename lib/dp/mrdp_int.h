@@ -120,6 +120,10 @@ struct mrdp_dev {
 	uint64_t progress_rounds;
 	uint64_t inline_rounds;
 	uint64_t sleeps;
+	/* The progress thread's own (no lock): what woke it (MRDP_WOKE_*),
+	 * its spin rounds, the spins its rules cut (mrdp_dev.c). */
+	uint64_t wake_frame, wake_kick, wake_timer;
+	uint64_t spins, spin_cut_memory, spin_cut_crowd;
 	/* Zero-copy transmit (mrdp_io.c): decided on the first round, per
 	 * plane in plane[i].c.zerocopy; the shared info of every mbuf
 	 * attached to application memory (a struct
@@ -171,6 +175,16 @@ struct mrdp_dev {
 	uint64_t next_stats_ns;
 	/* When an application thread last called mrdp_progress(). */
 	_Atomic uint64_t last_inline_ns;
+	/* When an application thread last posted or polled (any verb that
+	 * reaches the datapath), and whether its last word was an armed CQ
+	 * (it blocks on a completion channel next): the spin rule
+	 * (mrdp_dev.c spin_allowed). */
+	_Atomic uint64_t last_verb_ns;
+	atomic_int chan_armed;
+	/* The application's last word was a poll of an unarmed CQ (not a
+	 * completion, a post or an arm): it is in a poll_cq loop
+	 * (mrdp_dev.c app_polls). */
+	atomic_int app_polling;
 	/* The lease (mrdp_wait.c): an epoll fd with the planes' sockets that
 	 * the thread sleeps on (-1: none, it sleeps on the sockets); leased:
 	 * an application waits in poll_cq and the sockets' events are off in

@@ -54,6 +54,12 @@ void mrdp_snapshot(struct mrdp_dev *d, struct mrdp_counters *out)
 	out->sleeps = d->sleeps;
 	out->lease_sleeps = d->lease_sleeps;
 	out->lease_expired = d->lease_expired;
+	out->wake_frame = d->wake_frame;
+	out->wake_kick = d->wake_kick;
+	out->wake_timer = d->wake_timer;
+	out->spins = d->spins;
+	out->spin_cut_memory = d->spin_cut_memory;
+	out->spin_cut_crowd = d->spin_cut_crowd;
 	out->zc_outlived = d->zc_outlived;
 	/* The engine's counters are read under the same lock that
 	 * serialises every engine call, so the snapshot is consistent. */

@@ -135,7 +135,7 @@ static void test_errors(void)
 		    -1);
 	MR_CHECK(strstr(err, "0 (off) or 100..100000"));
 	MR_CHECK_EQ(set.mask,
-		    (1u << MR_KNOB_DP_NICE) | (1u << MR_KNOB_DP_SLICE_US));
+		    (1ull << MR_KNOB_DP_NICE) | (1ull << MR_KNOB_DP_SLICE_US));
 	/* The environment: the variable is named. */
 	setenv("METAROCE_MIN_RTO_US", "0", 1);
 	MR_CHECK_EQ(mr_knobs_resolve(&k, NULL, err, sizeof(err)), -1);

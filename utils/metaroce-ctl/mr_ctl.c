@@ -731,7 +731,7 @@ static int cmd_set(int argc, char **argv)
 	struct mr_knob_set set = { 0 };
 	const char *name = NULL, *v;
 	struct mrctl_view view;
-	uint32_t unset = 0;
+	uint64_t unset = 0;
 	char err[512];
 	int ret;
 
@@ -758,8 +758,8 @@ static int cmd_set(int argc, char **argv)
 						  "%s (metaroce-ctl knobs "
 						  "lists them)",
 						  v, kn);
-				unset |= 1u << id;
-				set.mask &= ~(1u << id);
+				unset |= 1ull << id;
+				set.mask &= ~(1ull << id);
 				continue;
 			}
 			if (mr_knob_set_parse(&set, v, "--opt", err,

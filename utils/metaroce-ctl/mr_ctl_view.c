@@ -773,7 +773,7 @@ static int cmp_conf(const void *a, const void *b)
 }
 
 int mrctl_view_set_opts(struct mrctl_view *v, const char *name,
-			const struct mr_knob_set *set, uint32_t unset,
+			const struct mr_knob_set *set, uint64_t unset,
 			char *err, size_t errlen)
 {
 	char rec[PATH_MAX], tmp[PATH_MAX];
@@ -792,7 +792,7 @@ int mrctl_view_set_opts(struct mrctl_view *v, const char *name,
 		return -1;
 	c.opts.mask &= ~unset;
 	for (int i = 0; i < MR_KNOBS_N; i++)
-		if (set->mask & (1u << i))
+		if (set->mask & (1ull << i))
 			c.opts.v[i] = set->v[i];
 	c.opts.mask |= set->mask;
 	pathf(tmp, sizeof(tmp), "%s.tmp-%d", rec, (int)getpid());

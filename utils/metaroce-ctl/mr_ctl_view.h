@@ -76,7 +76,7 @@ int mrctl_view_del(struct mrctl_view *v, const char *name, char *err,
  * open keep what they resolved, later opens see the new values. Needs the
  * lock. 0 or -1 + err. */
 int mrctl_view_set_opts(struct mrctl_view *v, const char *name,
-			const struct mr_knob_set *set, uint32_t unset,
+			const struct mr_knob_set *set, uint64_t unset,
 			char *err, size_t errlen);
 
 /* The MetaRoCE devices of the view, sorted by name, into *out (malloc'd,
