@@ -38,20 +38,14 @@ WIRE_PORT=${WIRE_PORT:-net_mrpkt0}
 . bench/wire/link.sh
 wire_need lat_ab.sh qperf ib_send_lat ib_write_bw
 wire_link lat_ab.sh mrl
-ip -n "$NSA" addr add 10.86.0.1/24 dev "$VA" &&
-	ip -n "$NSB" addr add 10.86.0.2/24 dev "$VB" ||
-	{ echo "lat_ab.sh: cannot address the link" >&2; exit 1; }
+wire_addr lat_ab.sh 10.86.0
 # The first setting's build makes the devices (the record is the same for
 # every build).
 first=${1%%:*}
 B0=build
 [[ $first == *@* ]] && B0=${first#*@}
 B0=$(cd "$B0" && pwd) || exit 1
-inA "$B0/utils/metaroce-ctl" link add mrla --port "$WIRE_PORT,iface=$VA" \
-	--ip 10.87.0.1/24 >/dev/null &&
-	inB "$B0/utils/metaroce-ctl" link add mrlb \
-		--port "$WIRE_PORT,iface=$VB" --ip 10.87.0.2/24 >/dev/null ||
-	{ echo "lat_ab.sh: metaroce-ctl link add failed" >&2; exit 1; }
+wire_devices lat_ab.sh "$B0" "$WIRE_PORT" mrla mrlb 10.87.0
 load() { cut -d' ' -f1 /proc/loadavg; }
 
 # run BUILD ENVS TOOL -> "typical p99"

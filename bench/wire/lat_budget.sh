@@ -19,14 +19,8 @@ WIRE_PORT=${WIRE_PORT:-net_mrpkt0}
 . bench/wire/link.sh
 wire_need lat_budget.sh perf python3 "$TOOL"
 wire_link lat_budget.sh mrq
-ip -n "$NSA" addr add 10.86.0.1/24 dev "$VA" &&
-	ip -n "$NSB" addr add 10.86.0.2/24 dev "$VB" ||
-	{ echo "lat_budget.sh: cannot address the link" >&2; exit 1; }
-inA "$B/utils/metaroce-ctl" link add mrqa --port "$WIRE_PORT,iface=$VA" \
-	--ip 10.87.0.1/24 >/dev/null &&
-	inB "$B/utils/metaroce-ctl" link add mrqb \
-		--port "$WIRE_PORT,iface=$VB" --ip 10.87.0.2/24 >/dev/null ||
-	{ echo "lat_budget.sh: metaroce-ctl link add failed" >&2; exit 1; }
+wire_addr lat_budget.sh 10.86.0
+wire_devices lat_budget.sh "$B" "$WIRE_PORT" mrqa mrqb 10.87.0
 # Long enough to outlast the window at any load.
 N=20000
 setsid ip netns exec "$NSB" timeout 120 "$B/utils/metaroce-run" "$TOOL" \

@@ -18,6 +18,11 @@
 #                           servers on DEVB in NSB, clients on DEVA; prints
 #                           the aggregate in Gb/s, warns of a pair that
 #                           moved nothing
+# wire_addr NAME NET        address the link: NET.1/24 on VA, NET.2/24 on VB
+# wire_devices NAME BUILD PORT DEVA DEVB NET
+#                           MetaRoCE devices DEVA in NSA and DEVB in NSB on
+#                           the link's veths (PORT: net_mrpkt0, ...; "iface="
+#                           is added), GIDs NET.1/24 and NET.2/24
 # testpmd_rate LEN          median per-second Rx-pps of frames of LEN
 #                           bytes over the link for SECS seconds (0 when
 #                           testpmd measured nothing)
@@ -62,6 +67,21 @@ wire_cleanup() {
 
 inA() { ip netns exec "$NSA" "$@"; }
 inB() { ip netns exec "$NSB" "$@"; }
+
+wire_addr() {
+	ip -n "$NSA" addr add "$2.1/24" dev "$VA" &&
+		ip -n "$NSB" addr add "$2.2/24" dev "$VB" ||
+		{ echo "$1: cannot address the link" >&2; exit 1; }
+}
+
+wire_devices() {
+	local name=$1 b=$2 port=$3 da=$4 db=$5 net=$6
+	inA "$b/utils/metaroce-ctl" link add "$da" --port "$port,iface=$VA" \
+		--ip "$net.1/24" >/dev/null &&
+		inB "$b/utils/metaroce-ctl" link add "$db" \
+			--port "$port,iface=$VB" --ip "$net.2/24" >/dev/null ||
+		{ echo "$name: metaroce-ctl link add failed" >&2; exit 1; }
+}
 
 wire_pairs() {
 	local n=$1 da=$2 db=$3 opts=$4 k sum=0 v

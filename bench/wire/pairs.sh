@@ -33,14 +33,8 @@ wire_need pairs.sh ib_write_bw
 [ -z "$PERF" ] || wire_need pairs.sh perf
 wire_link pairs.sh mrq
 # wire_pairs' clients connect to 10.86.0.2
-ip -n "$NSA" addr add 10.86.0.1/24 dev "$VA" &&
-	ip -n "$NSB" addr add 10.86.0.2/24 dev "$VB" ||
-	{ echo "pairs.sh: cannot address the link" >&2; exit 1; }
-inA "$B/utils/metaroce-ctl" link add mrqa --port "$WIRE_PORT,iface=$VA" \
-	--ip 10.87.0.1/24 >/dev/null &&
-	inB "$B/utils/metaroce-ctl" link add mrqb \
-		--port "$WIRE_PORT,iface=$VB" --ip 10.87.0.2/24 >/dev/null ||
-	{ echo "pairs.sh: metaroce-ctl link add failed" >&2; exit 1; }
+wire_addr pairs.sh 10.86.0
+wire_devices pairs.sh "$B" "$WIRE_PORT" mrqa mrqb 10.87.0
 load() { cut -d' ' -f1 /proc/loadavg; }
 
 profile() { # PAIRS: in the background while the pairs run

@@ -40,14 +40,8 @@ LAT_N=${LAT_N:-2000}
 . bench/wire/link.sh
 wire_need smallmsg.sh iperf3 ib_write_bw ib_send_bw python3
 wire_link smallmsg.sh mrs
-ip -n "$NSA" addr add 10.88.0.1/24 dev "$VA" &&
-	ip -n "$NSB" addr add 10.88.0.2/24 dev "$VB" ||
-	{ echo "smallmsg.sh: cannot address the link" >&2; exit 1; }
-inA "$B/utils/metaroce-ctl" link add mrsa --port "$WIRE_PORT,iface=$VA" \
-	--ip 10.89.0.1/24 >/dev/null &&
-	inB "$B/utils/metaroce-ctl" link add mrsb \
-		--port "$WIRE_PORT,iface=$VB" --ip 10.89.0.2/24 >/dev/null ||
-	{ echo "smallmsg.sh: metaroce-ctl link add failed" >&2; exit 1; }
+wire_addr smallmsg.sh 10.88.0
+wire_devices smallmsg.sh "$B" "$WIRE_PORT" mrsa mrsb 10.89.0
 load() { cut -d' ' -f1 /proc/loadavg; }
 
 udp_pps() {
@@ -90,39 +84,37 @@ else:
 EOF
 }
 
-run() { # TOOL ENV... -> "msg/s calls/msg held/msg acks/msg waits/msg"
-	local tool=$1 sp cp r
-	shift
+pair() { # TOOL PORT "OPTS" ENV...: one server/client pair, client's output in $W/cli
+	local tool=$1 port=$2 opts=$3 sp cp
+	shift 3
+	# shellcheck disable=SC2086 # OPTS are perftest's words
 	env "$@" setsid ip netns exec "$NSB" timeout 60 \
-		"$B/utils/metaroce-run" "$tool" -d mrsb -p 18750 -s 64 \
-		-D "$SECS" -F >"$W/srv" 2>&1 &
+		"$B/utils/metaroce-run" "$tool" -d mrsb -p "$port" -s 64 \
+		$opts -F >"$W/srv" 2>&1 &
 	sp=$!
 	sleep 1
+	# shellcheck disable=SC2086
 	env "$@" setsid ip netns exec "$NSA" timeout 60 \
-		"$B/utils/metaroce-run" "$tool" -d mrsa -p 18750 -s 64 \
-		-D "$SECS" -F 10.88.0.2 >"$W/cli" 2>&1 &
+		"$B/utils/metaroce-run" "$tool" -d mrsa -p "$port" -s 64 \
+		$opts -F 10.88.0.2 >"$W/cli" 2>&1 &
 	cp=$!
 	wait "$cp"
 	wait "$sp"
+}
+
+run() { # TOOL ENV... -> "msg/s calls/msg held/msg acks/msg waits/msg"
+	local tool=$1 r
+	shift
+	pair "$tool" 18750 "-D $SECS" "$@"
 	r=$(awk '/^ *[0-9]+ +[0-9]+ /{l=$0} END {print l}' "$W/cli" |
 		awk 'NF >= 5 {printf "%.0f", $5 * 1e6}')
 	echo "${r:--} $(counters)"
 }
 
 lat() { # TOOL ENV... -> "typical_us p99_us calls/msg held/msg acks/msg waits/msg"
-	local tool=$1 sp cp
+	local tool=$1
 	shift
-	env "$@" setsid ip netns exec "$NSB" timeout 60 \
-		"$B/utils/metaroce-run" "$tool" -d mrsb -p 18751 -s 64 \
-		-n "$LAT_N" -F >"$W/srv" 2>&1 &
-	sp=$!
-	sleep 1
-	env "$@" setsid ip netns exec "$NSA" timeout 60 \
-		"$B/utils/metaroce-run" "$tool" -d mrsa -p 18751 -s 64 \
-		-n "$LAT_N" -F 10.88.0.2 >"$W/cli" 2>&1 &
-	cp=$!
-	wait "$cp"
-	wait "$sp"
+	pair "$tool" 18751 "-n $LAT_N" "$@"
 	# perftest: #bytes #iterations t_min t_max t_typical t_avg t_stdev p99
 	echo "$(awk '/^ *[0-9]+ +[0-9]+ /{l=$0} END {split(l, f); if (f[5] != "") print f[5], f[8]; else print "- -"}' "$W/cli") $(counters)"
 }
