@@ -73,6 +73,8 @@ enum mrdp_tx_drop { MRDP_TX_DROPS(MRDP_DROP_ENUM) MRDP_TXD_MAX };
 		      "(truncated, malformed, no buffer)")                    \
 	X(rx_ring_drops, "frames the kernel dropped with a net_mrpkt ring "   \
 			 "full (PACKET_STATISTICS)")                          \
+	X(rx_blocks, "receive blocks of a net_mrpkt rx=block port walked "   \
+		     "(one wake-up takes a block)")                           \
 	XO(rx_drop, MRDP_RX_DROPS, MRDP_RXD_MAX, "frames dropped on receive") \
 	XO(tx_drop, MRDP_TX_DROPS, MRDP_TXD_MAX, "packets dropped on send")
 

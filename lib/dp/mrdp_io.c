@@ -784,13 +784,6 @@ static int rx_one(void *arg, struct rte_mbuf *m)
 	return rx_frame(a->d, a->plane, m, a->now);
 }
 
-static int rx_free(void *arg, struct rte_mbuf *m)
-{
-	(void)arg;
-	rte_pktmbuf_free(m);
-	return 1;
-}
-
 int mrdp_io_round(struct mrdp_dev *d, uint64_t now)
 {
 	struct rte_mbuf *pkts[MRDP_BURST];
@@ -811,8 +804,9 @@ int mrdp_io_round(struct mrdp_dev *d, uint64_t now)
 			 * kernel put them (mrdp_pkt_rx_each). */
 			struct rx_one_arg a = { d, i, now };
 
-			work += mrdp_pkt_rx_each(d->plane[i].pkt, MRDP_BURST,
-						 rx_one, &a);
+			work += mrdp_pkt_rx_each(
+				d->plane[i].pkt,
+				mrdp_pkt_rx_burst(d->plane[i].pkt), rx_one, &a);
 			continue;
 		}
 		n = plane_rx(d, i, pkts, MRDP_BURST);
@@ -926,22 +920,23 @@ void mrdp_io_drain(struct mrdp_dev *d)
 	struct rte_mbuf *pkts[MRDP_BURST];
 	unsigned i, n, k, rounds;
 
-	for (i = 0; i < d->nplanes; i++)
+	for (i = 0; i < d->nplanes; i++) {
+		/* net_mrpkt: its ring as it is now, and in rx=block mode
+		 * the block being filled, whose frames would be handed out
+		 * with later ones when it retires (mrdp_pkt_drain). */
+		if (d->plane[i].pkt) {
+			mrdp_pkt_drain(d->plane[i].pkt);
+			continue;
+		}
 		for (rounds = 0; rounds < MRDP_RING / MRDP_BURST * 16;
 		     rounds++) {
-			if (d->plane[i].pkt) {
-				if (mrdp_pkt_rx_each(d->plane[i].pkt,
-						     MRDP_BURST, rx_free,
-						     NULL) < MRDP_BURST)
-					break;
-				continue;
-			}
 			n = plane_rx(d, i, pkts, MRDP_BURST);
 			for (k = 0; k < n; k++)
 				rte_pktmbuf_free(pkts[k]);
 			if (n < MRDP_BURST)
 				break;
 		}
+	}
 }
 
 uint64_t mrdp_io_next_deadline(struct mrdp_dev *d)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The `net_mrpkt,iface=IF[,gso=yes|no]` port: a kernel netdev (veth, a
- * NIC's kernel driver) through an AF_PACKET socket of our own, with a
- * virtio-net header in front of every frame (PACKET_VNET_HDR).
+ * The `net_mrpkt,iface=IF[,gso=yes|no][,rx=frame|block[,block_ms=N]]`
+ * port: a kernel netdev (veth, a NIC's kernel driver) through an
+ * AF_PACKET socket of our own, with a virtio-net header in front of every
+ * frame (PACKET_VNET_HDR).
  *
  * Why: DPDK's af_packet PMD is bound by packets (about 450,000 a second
  * on the test bed at any size): every 4 KiB frame pays its share of a
@@ -44,7 +45,10 @@
  * sees ordinary frames and copies each payload once, to its destination.
  * The kernel's word on the UDP checksum (NEEDS_CSUM: a local sender's
  * partial checksum; DATA_VALID: checked) is passed on as the mbuf's L4
- * checksum status.
+ * checksum status. rx=block puts the ring in TPACKET_V3 blocks instead,
+ * a wake-up per block of frames rather than per frame, for several
+ * processes per host (mrdp_pkt_block.c; a lone frame waits up to
+ * block_ms, so rx=frame is the default).
  *
  * What the socket does besides: PACKET_IGNORE_OUTGOING (no copy of the
  * host's own transmitted frames), PACKET_QDISC_BYPASS (as the PMD's
@@ -76,8 +80,7 @@
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 
-#include "mrdp_int.h"
-#include "mrdp_pkt.h"
+#include "mrdp_pkt_int.h"
 
 /* Debian 12's linux/virtio_net.h predates it (Linux 6.2 added it to the
  * uapi header; the kernel accepts it on AF_PACKET since 5.x, and veth
@@ -95,9 +98,8 @@
 #define UDP_HLEN 8
 /* BTH dqpn: bytes 4..7 of the BTH (reserved byte + 24-bit QPN). */
 #define BTH_DQPN_OFF 4
-/* Frames handled per transmit call: a round's burst or the backlog. */
-#define TX_MAX MRDP_BACKLOG
-#define TX_IOV_MAX 4096
+#define TX_MAX MRDP_PKT_TX_MAX
+#define TX_IOV_MAX MRDP_PKT_TX_IOV_MAX
 /* The kernel's UIO_MAXIOV: iovecs of one message. */
 #define MSG_IOV_MAX 1024
 /* Receive ring: slots of 64 KiB, one a block (the kernel allocates a
@@ -113,29 +115,6 @@
 #define RING_SLOTS 128u
 #define RCVBUF (16 << 20)
 #define SNDBUF (4 << 20)
-
-struct mrdp_pkt {
-	int fd;
-	int gso;      /* coalesce into super-frames */
-	int udp_csum; /* METAROCE_DP_UDP_CSUM: singles keep a checksum */
-	struct rte_mempool *pool;
-	struct mrdp_plane_counters *c;
-	/* transmit */
-	struct virtio_net_hdr vh[TX_MAX];
-	uint8_t hdr[TX_MAX][64]; /* each message's patched L2-L4 header */
-	struct iovec iov[TX_IOV_MAX];
-	struct mmsghdr msg[TX_MAX];
-	/* receive: a TPACKET_V2 ring of slots that each take a whole
-	 * super-frame; the frames are handed out where they lie. */
-	uint8_t *ring;
-	size_t ring_len, max_frame;
-	unsigned slot_sz, nslots, cur;
-	size_t soff;	  /* the current slot's next segment (payload offset) */
-	unsigned sl4;	  /* its super-frame's L4 offset */
-	uint8_t shdr[64]; /* and headers, as received */
-	unsigned out;	  /* frames handed out and not back */
-	struct rte_mbuf_ext_shared_info shinfo;
-};
 
 static uint16_t be16(const uint8_t *p)
 {
@@ -549,20 +528,18 @@ static uint8_t *seg_frame(struct mrdp_pkt *k, uint8_t *f, size_t off, size_t sl,
 	return o;
 }
 
-/* The frames of the current slot h from where the last call stopped,
- * while *left: 1 when the slot is done (to be given back). */
-static int slot_frames(struct mrdp_pkt *k, struct tpacket2_hdr *h,
-		       unsigned *left, mrdp_pkt_rx_fn fn, void *arg, int *work)
+int mrdp_pkt_frame_each(struct mrdp_pkt *k, uint8_t *base, size_t room,
+			unsigned mac, size_t snaplen, size_t flen,
+			unsigned *left, mrdp_pkt_rx_fn fn, void *arg, int *work)
 {
 	const struct virtio_net_hdr *vh;
-	uint8_t *f = (uint8_t *)h + h->tp_mac;
-	size_t len = h->tp_snaplen, pay;
+	uint8_t *f = base + mac;
+	size_t len = snaplen, pay;
 	unsigned gso;
 	uint64_t ol = 0;
 
-	if (h->tp_snaplen < h->tp_len ||
-	    h->tp_mac < sizeof(struct virtio_net_hdr) ||
-	    (size_t)h->tp_mac + len > k->slot_sz) {
+	if (snaplen < flen || mac < sizeof(struct virtio_net_hdr) ||
+	    (size_t)mac + len > room) {
 		/* Cut by the slot: a super-frame over MRDP_PKT_FRAME_MAX
 		 * (a sender that does not keep to it). */
 		k->c->rx_gso_bad++;
@@ -629,13 +606,14 @@ static int slot_frames(struct mrdp_pkt *k, struct tpacket2_hdr *h,
 	return 1;
 }
 
-/* The kernel marks a slot TP_STATUS_LOSING when it dropped frames for a
- * full ring since the statistics were last read: read them (which resets
- * them), so the cost is a system call per episode of loss, none else. */
-static void ring_drops(struct mrdp_pkt *k)
+/* The kernel marks a slot (a block) TP_STATUS_LOSING when it dropped
+ * frames for a full ring since the statistics were last read: read them
+ * (which resets them), so the cost is a system call per episode of loss,
+ * none else. */
+void mrdp_pkt_ring_drops(struct mrdp_pkt *k)
 {
-	struct tpacket_stats st;
-	socklen_t len = sizeof(st);
+	struct tpacket_stats_v3 st; /* a tpacket_stats, then more */
+	socklen_t len = k->block ? sizeof(st) : sizeof(struct tpacket_stats);
 
 	if (getsockopt(k->fd, SOL_PACKET, PACKET_STATISTICS, &st, &len) == 0)
 		k->c->rx_ring_drops += st.tp_drops;
@@ -647,6 +625,8 @@ int mrdp_pkt_rx_each(struct mrdp_pkt *k, unsigned max, mrdp_pkt_rx_fn fn,
 	unsigned left = max;
 	int work = 0;
 
+	if (k->block)
+		return mrdp_pkt_block_rx(k, max, fn, arg);
 	while (left) {
 		struct tpacket2_hdr *h = slot(k, k->cur);
 		uint32_t st = __atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE);
@@ -654,14 +634,45 @@ int mrdp_pkt_rx_each(struct mrdp_pkt *k, unsigned max, mrdp_pkt_rx_fn fn,
 		if (!(st & TP_STATUS_USER))
 			break;
 		if (st & TP_STATUS_LOSING)
-			ring_drops(k);
-		if (!slot_frames(k, h, &left, fn, arg, &work))
+			mrdp_pkt_ring_drops(k);
+		if (!mrdp_pkt_frame_each(k, (uint8_t *)h, k->slot_sz, h->tp_mac,
+					 h->tp_snaplen, h->tp_len, &left, fn,
+					 arg, &work))
 			break;
 		__atomic_store_n(&h->tp_status, TP_STATUS_KERNEL,
 				 __ATOMIC_RELEASE);
 		k->cur = (k->cur + 1) % k->nslots;
 	}
 	return work;
+}
+
+unsigned mrdp_pkt_rx_burst(const struct mrdp_pkt *k)
+{
+	/* A 256 KiB block holds up to 64 frames of a 4 KiB MTU, or four
+	 * super-frames of 64 segments: most blocks go in one pass. */
+	return k->block ? 256u : MRDP_BURST;
+}
+
+void mrdp_pkt_drain(struct mrdp_pkt *k)
+{
+	unsigned n;
+
+	if (k->block) {
+		mrdp_pkt_block_drain(k);
+		return;
+	}
+	/* At most one ring: whatever comes meanwhile passed the filter. */
+	for (n = 0; n < k->nslots; n++) {
+		struct tpacket2_hdr *h = slot(k, k->cur);
+
+		if (!(__atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) &
+		      TP_STATUS_USER))
+			break;
+		__atomic_store_n(&h->tp_status, TP_STATUS_KERNEL,
+				 __ATOMIC_RELEASE);
+		k->cur = (k->cur + 1) % k->nslots;
+	}
+	k->soff = 0;
 }
 
 /* mrdp_pkt_rx: each frame copied into an mbuf of its own. */
@@ -698,24 +709,9 @@ uint16_t mrdp_pkt_rx(struct mrdp_pkt *k, struct rte_mbuf **v, uint16_t n)
 	return c.n;
 }
 
-/* The receive ring (after PACKET_VNET_HDR, before bind): 0 or -errno. */
-static int ring_open(struct mrdp_pkt *k)
+int mrdp_pkt_ring_map(struct mrdp_pkt *k, size_t len)
 {
-	int v = TPACKET_V2;
-	struct tpacket_req req;
-
-	k->slot_sz = RING_SLOT;
-	k->nslots = RING_SLOTS;
-	if (setsockopt(k->fd, SOL_PACKET, PACKET_VERSION, &v, sizeof(v)))
-		return -errno;
-	memset(&req, 0, sizeof(req));
-	req.tp_frame_size = k->slot_sz;
-	req.tp_block_size = k->slot_sz;
-	req.tp_block_nr = k->nslots;
-	req.tp_frame_nr = k->nslots;
-	if (setsockopt(k->fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof(req)))
-		return -errno;
-	k->ring_len = (size_t)req.tp_block_size * req.tp_block_nr;
+	k->ring_len = len;
 	k->ring = mmap(NULL, k->ring_len, PROT_READ | PROT_WRITE,
 		       MAP_SHARED | MAP_LOCKED, k->fd, 0);
 	if (k->ring == MAP_FAILED) /* RLIMIT_MEMLOCK: unlocked then */
@@ -728,44 +724,116 @@ static int ring_open(struct mrdp_pkt *k)
 	return 0;
 }
 
-/* The devargs: iface= (required), gso=yes|no; nothing else. */
-static int parse_args(const char *args, char *ifn, size_t ifcap, int *gso,
-		      char *err, size_t errlen)
+/* The receive ring (after PACKET_VNET_HDR, before bind): 0 or -errno. */
+static int ring_open(struct mrdp_pkt *k)
+{
+	int v = TPACKET_V2;
+	struct tpacket_req req;
+
+	if (k->block)
+		return mrdp_pkt_block_open(k);
+	k->slot_sz = RING_SLOT;
+	k->nslots = RING_SLOTS;
+	if (setsockopt(k->fd, SOL_PACKET, PACKET_VERSION, &v, sizeof(v)))
+		return -errno;
+	memset(&req, 0, sizeof(req));
+	req.tp_frame_size = k->slot_sz;
+	req.tp_block_size = k->slot_sz;
+	req.tp_block_nr = k->nslots;
+	req.tp_frame_nr = k->nslots;
+	if (setsockopt(k->fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof(req)))
+		return -errno;
+	return mrdp_pkt_ring_map(k,
+				 (size_t)req.tp_block_size * req.tp_block_nr);
+}
+
+/* What the devargs ask for. */
+struct pkt_args {
+	char ifn[IF_NAMESIZE + 1];
+	int gso;
+	int block;
+	unsigned block_ms;
+};
+
+static int is_key(const char *kv, size_t kl, const char *key)
+{
+	return kl == strlen(key) && !strncmp(kv, key, kl);
+}
+
+/* The devargs: iface= (required), gso=yes|no, rx=frame|block,
+ * block_ms=1..MRDP_PKT_BLOCK_MS_MAX (rx=block only); nothing else. */
+static int parse_args(const char *args, struct pkt_args *a, char *err,
+		      size_t errlen)
 {
 	const char *s = strchr(args, ',');
-	char v[16];
+	char v[16], *end;
+	unsigned long ms;
 
-	*gso = 1;
+	a->gso = 1;
+	a->block = 0;
+	a->block_ms = MRDP_PKT_BLOCK_MS_DEFAULT;
 	for (; s && *s; s = strchr(s + 1, ',')) {
 		const char *kv = s + 1, *e = strchr(kv, '=');
 		size_t kl = e ? (size_t)(e - kv) : strlen(kv);
 
 		if (!*kv)
 			continue;
-		if (!((kl == 5 && !strncmp(kv, "iface", 5)) ||
-		      (kl == 3 && !strncmp(kv, "gso", 3)))) {
+		if (!is_key(kv, kl, "iface") && !is_key(kv, kl, "gso") &&
+		    !is_key(kv, kl, "rx") && !is_key(kv, kl, "block_ms")) {
 			snprintf(err, errlen,
-				 "port '%s': net_mrpkt takes iface= and "
-				 "gso=yes|no, not '%.*s'",
+				 "port '%s': net_mrpkt takes iface=, "
+				 "gso=yes|no, rx=frame|block and block_ms=, "
+				 "not '%.*s'",
 				 args, (int)kl, kv);
 			return -EINVAL;
 		}
 	}
-	if (!mrdp_devarg(args, "iface", ifn, ifcap) || !*ifn) {
+	if (!mrdp_devarg(args, "iface", a->ifn, sizeof(a->ifn)) || !*a->ifn) {
 		snprintf(err, errlen,
 			 "port '%s': net_mrpkt needs iface=<interface>", args);
 		return -EINVAL;
 	}
 	if (mrdp_devarg(args, "gso", v, sizeof(v))) {
 		if (!strcmp(v, "yes"))
-			*gso = 1;
+			a->gso = 1;
 		else if (!strcmp(v, "no"))
-			*gso = 0;
+			a->gso = 0;
 		else {
 			snprintf(err, errlen,
 				 "port '%s': gso=%s: say yes or no", args, v);
 			return -EINVAL;
 		}
+	}
+	if (mrdp_devarg(args, "rx", v, sizeof(v))) {
+		if (!strcmp(v, "frame"))
+			a->block = 0;
+		else if (!strcmp(v, "block"))
+			a->block = 1;
+		else {
+			snprintf(err, errlen,
+				 "port '%s': rx=%s: say frame (a wake-up per "
+				 "frame) or block (per block of frames)",
+				 args, v);
+			return -EINVAL;
+		}
+	}
+	if (mrdp_devarg(args, "block_ms", v, sizeof(v))) {
+		ms = strtoul(v, &end, 10);
+		if (!a->block || *end || end == v || ms < 1 ||
+		    ms > MRDP_PKT_BLOCK_MS_MAX) {
+			if (a->block)
+				snprintf(err, errlen,
+					 "port '%s': block_ms=%s: say 1..%u "
+					 "(ms a block waits for more frames)",
+					 args, v, MRDP_PKT_BLOCK_MS_MAX);
+			else
+				snprintf(err, errlen,
+					 "port '%s': block_ms= goes with "
+					 "rx=block",
+					 args);
+			return -EINVAL;
+		}
+		a->block_ms = (unsigned)ms;
 	}
 	return 0;
 }
@@ -775,16 +843,18 @@ int mrdp_pkt_port_open(struct mrdp_dev *d, unsigned idx, char *err,
 {
 	struct mrdp_plane *p = &d->plane[idx];
 	const char *args = d->conf.ports[idx];
-	char ifn[IF_NAMESIZE + 1];
+	struct pkt_args a;
+	const char *ifn = a.ifn;
 	struct sockaddr_ll sll;
 	struct mrdp_pkt *k;
 	struct ifreq ifr;
 	int one = 1, ret, gso;
 	int rcv = RCVBUF, snd = SNDBUF;
 
-	ret = parse_args(args, ifn, sizeof(ifn), &gso, err, errlen);
+	ret = parse_args(args, &a, err, errlen);
 	if (ret)
 		return ret;
+	gso = a.gso;
 	k = aligned_alloc(64, (sizeof(*k) + 63) / 64 * 64);
 	if (!k) {
 		snprintf(err, errlen, "out of memory");
@@ -793,6 +863,8 @@ int mrdp_pkt_port_open(struct mrdp_dev *d, unsigned idx, char *err,
 	memset(k, 0, sizeof(*k));
 	k->fd = -1;
 	k->gso = gso;
+	k->block = a.block;
+	k->block_ms = a.block_ms;
 	k->udp_csum = d->udp_csum;
 	k->pool = d->pool;
 	k->c = &p->c;
@@ -895,8 +967,9 @@ int mrdp_pkt_port_open(struct mrdp_dev *d, unsigned idx, char *err,
 	 * the af_packet PMD's. Received: the kernel's checksum status. */
 	p->tx_csum_offload = gso;
 	p->rx_csum_offload = 1;
-	MRDP_LOG("%s: plane %u = net_mrpkt on %s (fd %d), gso %s\n",
-		 d->conf.name, idx, ifn, k->fd, gso ? "yes" : "no");
+	MRDP_LOG("%s: plane %u = net_mrpkt on %s (fd %d), gso %s, rx %s\n",
+		 d->conf.name, idx, ifn, k->fd, gso ? "yes" : "no",
+		 k->block ? "block" : "frame");
 	return 0;
 fail:
 	mrdp_pkt_close(k);

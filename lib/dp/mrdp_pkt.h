@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The `net_mrpkt` port (mrdp_pkt.c): a kernel netdev driven through an
- * AF_PACKET socket of our own with a virtio-net header, so that frames of
- * one burst to the same peer QP and path leave as one UDP GSO super-frame
- * and such super-frames are received whole and split again. Only lib/dp
- * includes this.
+ * The `net_mrpkt` port (mrdp_pkt.c, mrdp_pkt_block.c): a kernel netdev
+ * driven through an AF_PACKET socket of our own with a virtio-net header,
+ * so that frames of one burst to the same peer QP and path leave as one
+ * UDP GSO super-frame and such super-frames are received whole and split
+ * again. Only lib/dp includes this.
  */
 #ifndef MRDP_PKT_H
 #define MRDP_PKT_H
@@ -42,6 +42,16 @@ void mrdp_pkt_close(struct mrdp_pkt *k);
 typedef int (*mrdp_pkt_rx_fn)(void *arg, struct rte_mbuf *m);
 int mrdp_pkt_rx_each(struct mrdp_pkt *k, unsigned max, mrdp_pkt_rx_fn fn,
 		     void *arg);
+
+/* How many frames a round takes from the port at once (mrdp_io.c):
+ * rx=block walks a retired block in one pass. */
+unsigned mrdp_pkt_rx_burst(const struct mrdp_pkt *k);
+
+/* Drop what the ring holds now, without handing it out: frames that
+ * reached the socket before its steering filter (mrdp_steer.c), which may
+ * be other processes'. In rx=block mode also the block the kernel is
+ * filling, if it has frames: they would show up when it retires. */
+void mrdp_pkt_drain(struct mrdp_pkt *k);
 
 /* rte_eth_rx_burst's contract, for who keeps frames (metaroced): up to n
  * frames, each copied out of the ring into an mbuf of the device's pool. */

@@ -11,7 +11,11 @@
 #      splits what it receives and sends singly;
 #   4. the mistake: net_mrpkt with GSO towards the af_packet PMD, whose
 #      ring slot cuts every super-frame: the PMD side counts the frames as "truncated" and says once why and
-#      what to do (a frame cut short is not a silent loss).
+#      what to do (a frame cut short is not a silent loss);
+#   5. rx=block (a TPACKET_V3 ring, mrdp_pkt_block.c) on both sides, and
+#      against the af_packet PMD with gso=no (single frames in blocks):
+#      the same bytes, rx_blocks > 0 (0 with rx=frame, case 1);
+#   6. bad devargs (rx=, block_ms=) refused at open, saying what to write.
 # Usage: dp_pkt.sh PATH/TO/mrdp-rdma
 set -u
 BIN=${1:?usage: dp_pkt.sh mrdp-rdma}
@@ -76,6 +80,7 @@ DP_DEV_A=net_mrpkt0 DP_DEV_B=net_mrpkt0 DP_ARGS_A= DP_ARGS_B= \
 	expect "server rx_gso_frames" "$f" ">" 0
 	expect "server rx_gso_segs" "$s" ">" "$f"
 	expect "client zerocopy" "$(counter client zerocopy)" "==" 1
+	expect "server rx_blocks (rx=frame)" "$(counter server rx_blocks)" "==" 0
 }
 
 DP_DEV_A=net_mrpkt0 DP_ARGS_A=,gso=no DP_DEV_B=net_af_packet0 DP_ARGS_B= \
@@ -115,6 +120,45 @@ PY
 	n=$(grep -c 'frames longer than the port takes.*gso=no on the peer' "$LOG")
 	expect "server's messages about it" "$n" "==" 1
 }
+
+DP_DEV_A=net_mrpkt0 DP_ARGS_A=,rx=block DP_DEV_B=net_mrpkt0 \
+	DP_ARGS_B=,rx=block,block_ms=2 \
+	run "net_mrpkt rx=block <-> net_mrpkt rx=block,block_ms=2" && {
+	for side in client server; do
+		b=$(counter $side rx_blocks)
+		expect "$side rx_blocks" "$b" ">" 0
+		expect "$side rx_frames" "$(counter $side rx_frames)" ">" "$b"
+	done
+	expect "server rx_gso_frames" "$(counter server rx_gso_frames)" ">" 0
+	expect "client rx_ring_drops" "$(counter client rx_ring_drops)" "==" 0
+}
+
+DP_DEV_A=net_mrpkt0 DP_ARGS_A=,gso=no,rx=block DP_DEV_B=net_af_packet0 \
+	DP_ARGS_B= run "net_mrpkt gso=no,rx=block <-> net_af_packet" && {
+	expect "client rx_blocks" "$(counter client rx_blocks)" ">" 0
+	expect "client rx_gso_frames" "$(counter client rx_gso_frames)" "==" 0
+}
+
+echo "== bad devargs are refused at open"
+REC=$(mktemp /tmp/dp_pkt_rec.XXXXXX)
+trap 'rm -f "$LOG" "$REC"' EXIT
+bad() { # DEVARGS WANT: the open fails and says WANT
+	printf 'name=mrdpbad\nport=net_mrpkt0,iface=lo%s\nip=10.77.0.1/24\nmac=02:00:0a:4d:00:01\nmtu=1024\nudp_port=4797\n' \
+		"$1" >"$REC"
+	out=$(timeout 60 "$BIN" client "$REC" 10.77.0.2 2>&1)
+	if [ $? != 0 ] && grep -q -- "$2" <<<"$out"; then
+		echo "  ok: '$1' refused: $(grep -o -- "$2.*" <<<"$out" | head -1)"
+	else
+		echo "  FAIL: '$1' not refused with '$2':"
+		sed 's/^/    /' <<<"$out" | tail -5
+		fail=1
+	fi
+}
+bad ,rx=blok "rx=blok: say frame"
+bad ,rx=block,block_ms=0 "block_ms=0: say 1..100"
+bad ,rx=block,block_ms=1x "block_ms=1x: say 1..100"
+bad ,block_ms=5 "block_ms= goes with rx=block"
+bad ,rxx=block "not 'rxx"
 
 echo "dp_pkt: $([ $fail = 0 ] && echo passed || echo FAILED)"
 exit $fail

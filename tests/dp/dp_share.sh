@@ -13,7 +13,9 @@
 #     the pairs still pass (each engine drops what is not its own), and
 #     drop_unknown_qp must be nonzero, or this test could not tell.
 # DP_DEV names the port kind (default net_af_packet0; dp-share-mrpkt:
-# net_mrpkt0, whose super-frames the filter sees by their first segment).
+# net_mrpkt0, whose super-frames the filter sees by their first segment)
+# and DP_ARGS adds devargs after iface= (dp-share-mrpkt-block: ,rx=block,
+# where a block filled before the filter must not reach the engine).
 # Usage: dp_share.sh PATH/TO/mrdp-rdma [N]
 set -u
 BIN=${1:?usage: dp_share.sh mrdp-rdma [n]}
@@ -36,7 +38,7 @@ for side in a b; do
 	[ $side = b ] && n=2
 	cat >"$DIR/$side.conf" <<EOC
 name=mrds$side
-port=${DP_DEV:-net_af_packet0},iface=$([ $side = a ] && echo "$VA" || echo "$VB")
+port=${DP_DEV:-net_af_packet0},iface=$([ $side = a ] && echo "$VA" || echo "$VB")${DP_ARGS:-}
 ip=10.79.0.$n/24
 mac=02:00:0a:4f:00:0$n
 mtu=4096
@@ -111,7 +113,8 @@ for mode in steer plain; do
 		arp=$(($(jnum "$f.json" arp_req_rx) + $(jnum "$f.json" arp_reply_rx)))
 		st=$(jnum "$f.json" steered)
 		echo "dp_share: $mode $(basename "$f"): rx_frames=$frames" \
-			"rx_pkts=$pkts arp=$arp drop_unknown_qp=$eng steered=$st"
+			"rx_pkts=$pkts arp=$arp drop_unknown_qp=$eng steered=$st" \
+			"rx_blocks=$(jn "$f.json" rx_blocks)"
 		# IPv6 neighbour discovery and other host frames reach every
 		# process by design: the kernel's own frames on the link,
 		# dropped as other ethertypes, ND not about us (arp) or not
@@ -119,6 +122,13 @@ for mode in steer plain; do
 		v6=$(($(jn "$f.json" not_ipv4) + $(jn "$f.json" arp) +
 			$(jn "$f.json" not_ours) + $(jn "$f.json" short) +
 			$(jn "$f.json" ip_header)))
+		# rx=block: the frames came in blocks (the mode is on).
+		if [[ ${DP_ARGS:-} == *rx=block* ]] &&
+			[ "$(jn "$f.json" rx_blocks)" = 0 ]; then
+			echo "dp_share: FAIL: $(basename "$f"): rx=block," \
+				"but rx_blocks 0"
+			fail=1
+		fi
 		if [ "$mode" = steer ]; then
 			if [ "$st" != 1 ] || [ "$eng" != 0 ] ||
 				[ "$frames" -gt $((pkts + arp + v6)) ]; then
