@@ -19,10 +19,12 @@
 #                           the aggregate in Gb/s, warns of a pair that
 #                           moved nothing
 # wire_addr NAME NET        address the link: NET.1/24 on VA, NET.2/24 on VB
-# wire_devices NAME BUILD PORT DEVA DEVB NET
+# wire_devices NAME BUILD PORT DEVA DEVB NET [MACA MACB]
 #                           MetaRoCE devices DEVA in NSA and DEVB in NSB on
 #                           the link's veths (PORT: net_mrpkt0, ...; "iface="
-#                           is added), GIDs NET.1/24 and NET.2/24
+#                           is added), GIDs NET.1/24 and NET.2/24, MACs the
+#                           veths' or MACA / MACB (a MAC is one device's:
+#                           pairs.sh's second variant)
 # testpmd_rate LEN          median per-second Rx-pps of frames of LEN
 #                           bytes over the link for SECS seconds (0 when
 #                           testpmd measured nothing)
@@ -75,11 +77,14 @@ wire_addr() {
 }
 
 wire_devices() {
-	local name=$1 b=$2 port=$3 da=$4 db=$5 net=$6
+	local name=$1 b=$2 port=$3 da=$4 db=$5 net=$6 ma=() mb=()
+	[ -z "${7:-}" ] || ma=(--mac "$7")
+	[ -z "${8:-}" ] || mb=(--mac "$8")
 	inA "$b/utils/metaroce-ctl" link add "$da" --port "$port,iface=$VA" \
-		--ip "$net.1/24" >/dev/null &&
+		--ip "$net.1/24" "${ma[@]}" >/dev/null &&
 		inB "$b/utils/metaroce-ctl" link add "$db" \
-			--port "$port,iface=$VB" --ip "$net.2/24" >/dev/null ||
+			--port "$port,iface=$VB" --ip "$net.2/24" "${mb[@]}" \
+			>/dev/null ||
 		{ echo "$name: metaroce-ctl link add failed" >&2; exit 1; }
 }
 

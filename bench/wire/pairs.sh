@@ -11,8 +11,15 @@
 # table: the pairs' processes' share of all samples and each stage's share
 # of theirs.
 # Root. Ports: WIRE_PORT (default net_mrpkt0).
+# CONFS="LABEL|PORT[|BUILD] ...": variants side by side in one run, each
+# on devices of its own (PORT, e.g. net_mrpkt0,rx=block; BUILD default
+# BUILD_DIR); every repetition runs each variant's 1 pair and N pairs in
+# turn, so they share the machine's minutes. Without CONFS one variant,
+# "-|WIRE_PORT|BUILD_DIR".
 # Usage: bench/wire/pairs.sh [BUILD_DIR] [SECS] [REPS] [N...]
 #   (default: build 5 3 4)
+#   e.g. CONFS="frame|net_mrpkt0 block|net_mrpkt0,rx=block" \
+#        nice -n 5 bench/wire/pairs.sh build 5 2 4 8
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 B=$(cd "${1:-build}" 2>/dev/null && pwd) || {
@@ -31,10 +38,32 @@ PERF_SECS=${PERF_SECS:-3}
 . bench/wire/link.sh
 wire_need pairs.sh ib_write_bw
 [ -z "$PERF" ] || wire_need pairs.sh perf
+# The variants: LABEL, PORT, BUILD of each, by index.
+CLAB=() CPORT=() CB=()
+for c in ${CONFS:-"-|$WIRE_PORT"}; do
+	IFS='|' read -r lab port cb <<<"$c"
+	[ -n "$lab" ] && [ -n "$port" ] || {
+		echo "pairs.sh: CONFS entry '$c' is not LABEL|PORT[|BUILD]" >&2
+		exit 1
+	}
+	cb=$(cd "${cb:-$B}" 2>/dev/null && pwd) || {
+		echo "pairs.sh: no build directory in '$c'" >&2
+		exit 1
+	}
+	CLAB+=("$lab") CPORT+=("$port") CB+=("$cb")
+done
 wire_link pairs.sh mrq
 # wire_pairs' clients connect to 10.86.0.2
 wire_addr pairs.sh 10.86.0
-wire_devices pairs.sh "$B" "$WIRE_PORT" mrqa mrqb 10.87.0
+# Devices mrqaI / mrqbI for variant I: GIDs 10.87.I.1 and .2 and, past
+# the first, MACs of their own (an address and a MAC are one device's).
+for i in "${!CLAB[@]}"; do
+	mac=()
+	[ "$i" = 0 ] ||
+		mac=("$(printf '02:00:0a:57:%02x:01' "$i")" "$(printf '02:00:0a:57:%02x:02' "$i")")
+	wire_devices pairs.sh "${CB[$i]}" "${CPORT[$i]}" "mrqa$i" "mrqb$i" \
+		"10.87.$i" "${mac[@]}"
+done
 load() { cut -d' ' -f1 /proc/loadavg; }
 
 profile() { # PAIRS: in the background while the pairs run
@@ -97,31 +126,40 @@ PY
 	)"
 }
 
-echo "command: PERF=${PERF:-} bench/wire/pairs.sh ${B#"$PWD"/} $SECS $REPS ${NS[*]} (WIRE_PORT=$WIRE_PORT)"
+echo "command: PERF=${PERF:-} CONFS=\"${CONFS:-}\" bench/wire/pairs.sh ${B#"$PWD"/} $SECS $REPS ${NS[*]} (WIRE_PORT=$WIRE_PORT)"
+for i in "${!CLAB[@]}"; do
+	echo "variant ${CLAB[$i]}: port ${CPORT[$i]}, build ${CB[$i]#"$PWD"/}"
+done
 echo
-echo "| rep | pairs | aggregate Gb/s | x 1 pair | load |"
-echo "| --- | --- | --- | --- | --- |"
+echo "| rep | variant | pairs | aggregate Gb/s | x 1 pair | load |"
+echo "| --- | --- | --- | --- | --- | --- |"
 [ -z "$PERF" ] || mkdir -p "$PERF"
 for r in $(seq "$REPS"); do
 	last=
 	[ -z "$PERF" ] || [ "$r" != "$REPS" ] || last=1
-	pp=
-	[ -z "$last" ] || { profile 1 & pp=$!; }
-	one=$(wire_pairs 1 mrqa mrqb "")
-	[ -z "$pp" ] || wait "$pp"
-	echo "| $r | 1 | $one | 1 | $(load) |"
-	for n in "${NS[@]}"; do
+	for i in "${!CLAB[@]}"; do
+		B=${CB[$i]}
 		pp=
-		[ -z "$last" ] || [ "$n" != "${NS[0]}" ] || { profile "$n" & pp=$!; }
-		agg=$(wire_pairs "$n" mrqa mrqb "")
+		[ -z "$last" ] || { profile "$i.1" & pp=$!; }
+		one=$(wire_pairs 1 "mrqa$i" "mrqb$i" "")
 		[ -z "$pp" ] || wait "$pp"
-		ratio=$(awk -v a="$agg" -v b="$one" 'BEGIN {if (b+0 > 0) printf "%.2f", a / b; else print "-"}')
-		echo "| $r | $n | $agg | $ratio | $(load) |"
+		echo "| $r | ${CLAB[$i]} | 1 | $one | 1 | $(load) |"
+		for n in "${NS[@]}"; do
+			pp=
+			[ -z "$last" ] || [ "$n" != "${NS[0]}" ] ||
+				{ profile "$i.$n" & pp=$!; }
+			agg=$(wire_pairs "$n" "mrqa$i" "mrqb$i" "")
+			[ -z "$pp" ] || wait "$pp"
+			ratio=$(awk -v a="$agg" -v b="$one" 'BEGIN {if (b+0 > 0) printf "%.2f", a / b; else print "-"}')
+			echo "| $r | ${CLAB[$i]} | $n | $agg | $ratio | $(load) |"
+		done
 	done
 done
 [ -n "$PERF" ] || exit 0
-for n in 1 "${NS[0]}"; do
-	echo
-	echo "$n pair(s), the last repetition, perf record -a -g -e cpu-clock -e sched:sched_switch, $PERF_SECS s:"
-	stages "$PERF/perf.$n.data"
+for i in "${!CLAB[@]}"; do
+	for n in 1 "${NS[0]}"; do
+		echo
+		echo "${CLAB[$i]}: $n pair(s), the last repetition, perf record -a -g -e cpu-clock -e sched:sched_switch, $PERF_SECS s:"
+		stages "$PERF/perf.$i.$n.data"
+	done
 done
