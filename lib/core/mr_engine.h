@@ -73,6 +73,7 @@ struct mr_qp {
 	uint64_t now; /* time of the current entry point */
 
 	uint8_t in_work; /* queued in ep->work */
+	uint8_t in_ackq; /* queued in ep->ackq */
 	/* In ep->timers, keyed by mr_qp_deadline() as the last entry point
 	 * that touched the QP left it (mr_ep_timer_update). */
 	struct mr_timerq_entry tmr;
@@ -100,6 +101,11 @@ struct mr_ep {
 	 * packet, timer, modify) and leaves when it has nothing to send. */
 	struct mr_qp **work;
 	uint32_t work_head, work_n;
+	/* QPs whose ACK fell due, FIFO: served before the round robin
+	 * (MR-REQ-5), so an ACK never waits for every other QP's data
+	 * packet. A QP may be in both queues. */
+	struct mr_qp **ackq;
+	uint32_t ackq_head, ackq_n;
 	/* Every QP with a deadline, earliest first: the next-deadline query
 	 * reads its top and expiry pops only what is due. due[] is the
 	 * scratch list of one mr_ep_handle_expiry() call. */

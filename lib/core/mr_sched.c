@@ -65,11 +65,41 @@ void mr_ep_kick(struct mr_qp *qp)
 	ep->work[(ep->work_head + ep->work_n++) % ep->cfg.max_qp] = qp;
 }
 
+void mr_ep_kick_ack(struct mr_qp *qp, uint64_t now)
+{
+	struct mr_ep *ep = qp->ep;
+
+	if (qp->in_ackq || qp->cfg.type != MR_QPT_RC ||
+	    !mr_resp_ack_wanted(qp, now))
+		return;
+	qp->in_ackq = 1;
+	ep->ackq[(ep->ackq_head + ep->ackq_n++) % ep->cfg.max_qp] = qp;
+}
+
+static void ackq_forget(struct mr_qp *qp)
+{
+	struct mr_ep *ep = qp->ep;
+	uint32_t i, k = 0, n = ep->ackq_n;
+
+	if (!qp->in_ackq)
+		return;
+	for (i = 0; i < n; i++) {
+		struct mr_qp *q =
+			ep->ackq[(ep->ackq_head + i) % ep->cfg.max_qp];
+
+		if (q != qp)
+			ep->ackq[(ep->ackq_head + k++) % ep->cfg.max_qp] = q;
+	}
+	ep->ackq_n = k;
+	qp->in_ackq = 0;
+}
+
 void mr_ep_unkick(struct mr_qp *qp)
 {
 	struct mr_ep *ep = qp->ep;
 	uint32_t i, k = 0, n = ep->work_n;
 
+	ackq_forget(qp);
 	if (!qp->in_work)
 		return;
 	for (i = 0; i < n; i++) {

@@ -16,6 +16,9 @@
 /* Queue qp for the transmit scheduler (idempotent); forget it. */
 void mr_ep_kick(struct mr_qp *qp);
 void mr_ep_unkick(struct mr_qp *qp);
+/* Queue qp's due ACK ahead of the round robin (MR-REQ-5; idempotent,
+ * nothing if no ACK is due at now). mr_ep_unkick() forgets it too. */
+void mr_ep_kick_ack(struct mr_qp *qp, uint64_t now);
 
 /* The earliest time qp has work waiting on time (UINT64_MAX:
  * none), computed from its state in O(num_paths). */
