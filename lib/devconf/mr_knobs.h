@@ -101,14 +101,18 @@ enum mr_knob_type {
 	  NULL, "the engine's nonzero counters on stderr at close")            \
 	X(DP_SPIN_US, "dp_spin_us", MR_KNOB_UINT, 200, 0, 1000000, 0, "dp",    \
 	  NULL, "the progress thread polls this long after its last work, us") \
+	X(DP_SPIN_SPARE_CPU, "dp_spin_spare_cpu", MR_KNOB_BOOL, 1, 0, 1, 0,    \
+	  "dp", NULL,                                                          \
+	  "the spin only while the machine has no more runnable threads "      \
+	  "than CPUs, plus one (it takes no CPU from anyone)")                 \
 	X(DP_SPIN_MEMORY_MS, "dp_spin_memory_ms", MR_KNOB_UINT, 1000, 1,       \
 	  60000, MR_KNOB_F_ZERO_OFF, "dp", NULL,                               \
 	  "no spin while an application called a verb this recently and "     \
 	  "armed no channel (it may spin on its memory), ms (0: off)")       \
 	X(DP_SPIN_CROWD_US, "dp_spin_crowd_us", MR_KNOB_UINT, 50, 1, 100000,   \
 	  MR_KNOB_F_ZERO_OFF, "dp", NULL,                                      \
-	  "the spin ends when a sched_yield gave the CPU away this long, us "  \
-	  "(0: off)")                                                          \
+	  "the spin ends, and none begins for 100 ms, when a sched_yield "     \
+	  "gave the CPU away this long, us (0: off)")                          \
 	X(DP_POLL_GUARD_US, "dp_poll_guard_us", MR_KNOB_UINT, 200, 1, 100000,  \
 	  MR_KNOB_F_ZERO_OFF, "dp", NULL,                                      \
 	  "an application whose last verb was an empty poll_cq counts as "     \

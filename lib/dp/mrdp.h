@@ -82,11 +82,12 @@
  * (knob dp_rtprio; 0 turns it off), so a frame's wakeup preempts at once;
  * after a round without work it sleeps until the engine's next
  * deadline, a kick, or (af_packet, af_xdp ports) a frame arriving on the
- * port's socket. With dp_spin_us set (by default without real-time
- * priority: 200 us) it first polls that long after work in SCHED_OTHER
- * with sched_yield, except while an application may spin on its memory
- * (a verb within dp_spin_memory_ms, no armed channel) and once a yield
- * gave the CPU away for dp_spin_crowd_us; without real-time priority it
+ * port's socket. It first polls dp_spin_us (200 us) after work in
+ * SCHED_OTHER with sched_yield, except while the machine has no spare
+ * CPU (dp_spin_spare_cpu: more runnable threads than CPUs plus one),
+ * while an application may spin on its memory (a verb within
+ * dp_spin_memory_ms, no armed channel) and once a yield gave the CPU
+ * away for dp_spin_crowd_us; without real-time priority it
  * sleeps at nice -10. While an application polls its CQ (its last verb
  * an empty poll of an unarmed CQ, within dp_poll_guard_us, or any poll
  * in the last 10 us) the thread stays off the lock, napping 50 us at a

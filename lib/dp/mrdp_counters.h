@@ -99,7 +99,8 @@ enum mrdp_tx_drop { MRDP_TX_DROPS(MRDP_DROP_ENUM) MRDP_TXD_MAX };
 	X(spin_cut_memory, "spins not begun: an application spins on its " \
 			   "memory (dp_spin_memory_ms)")                  \
 	X(spin_cut_crowd, "spins ended: sched_yield gave the CPU away "   \
-			  "longer than dp_spin_crowd_us")                 \
+			  "longer than dp_spin_crowd_us, or no spare CPU " \
+			  "(dp_spin_spare_cpu)")                          \
 	X(zc_outlived, "rounds after which an mbuf still referenced "     \
 		       "application memory (must stay 0)")
 

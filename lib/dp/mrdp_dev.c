@@ -27,6 +27,11 @@
  * the spin stays; METAROCE_DP_SPIN_US overrides it. Its sleeps then last
  * until the next deadline, at most this long. */
 #define MRDP_SPIN_FRAMES_NS MRDP_SPIN_NS
+/* A yield that gave the CPU away past dp_spin_crowd_us found a thread
+ * that wants our CPU for whole slices (a build, a nice 19 job: the
+ * spare-CPU rule lets one such through). Each spin beside it loses a
+ * slice while frames wait for the spinner, so none for this long. */
+#define MRDP_SPIN_CROWD_HOLD_NS 100000000ull
 #define MRDP_WAIT_MAX_NS 100000000ull
 /* Then sleep, doubling from the first to the second figure; after a second
  * without work, up to the third: a wake costs 20-35 us on a loaded 2-core
@@ -492,8 +497,12 @@ static void idle_sleep(struct mrdp_dev *d, uint64_t ns, int frames)
  * other at load 11). It spins in SCHED_OTHER at the application's nice
  * with sched_yield, so it never keeps a CPU from anyone who wants it;
  * then it sleeps (real-time where allowed, so a frame's wake-up
- * preempts). Two cases where a spin costs more than the wake-up it
+ * preempts). Three cases where a spin costs more than the wake-up it
  * saves, each cut by one rule:
+ * - no spare CPU (dp_spin_spare_cpu): more threads runnable on the
+ *   machine than its CPUs plus one; checked before each yield, since the
+ *   yield would give the CPU to one of them for a slice and frames wait
+ *   for the spinner meanwhile (mrdp_wait_runnable);
  * - an application that may spin on its memory (ib_write_lat, NCCL's
  *   proxy): it called a verb recently (dp_spin_memory_ms) and has not
  *   armed a channel (one that polls has the thread napping instead:
@@ -544,6 +553,22 @@ static int app_polls(struct mrdp_dev *d, uint64_t now, uint64_t guard_ns)
 		return 1;
 	return guard_ns && ago < (int64_t)guard_ns &&
 	       atomic_load_explicit(&d->app_polling, memory_order_relaxed);
+}
+
+/* The CPUs this thread may run on (the spare-CPU rule counts runnable
+ * threads of the whole machine against them: fewer allowed than online
+ * makes the rule stricter, never looser). */
+static int spin_cpus(void)
+{
+	cpu_set_t set;
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	int n = 1;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		n = CPU_COUNT(&set);
+	if (online > 0 && online < n)
+		n = (int)online;
+	return n > 0 ? n : 1;
 }
 
 static uint64_t spin_time(const struct mrdp_dev *d, int frames)
@@ -600,7 +625,8 @@ struct progress_prio {
 	pid_t tid;
 	int base, wake, cur;
 	int ok; /* the wake value could be set */
-	int rt; /* SCHED_FIFO allowed: woken, it preempts at once; never spins */
+	int rt; /* SCHED_FIFO allowed: woken, it preempts at once; spins in
+		 * SCHED_OTHER */
 	int fifo; /* in SCHED_FIFO now (else SCHED_OTHER) */
 	int rtprio;
 };
@@ -642,8 +668,9 @@ static void prio_set(struct progress_prio *pr, int want)
  * hops of an ib_write_bw start-up landed on 4 ms tick boundaries, each
  * round trip of a window 8-20 ms; SCHED_FIFO 1 made them 0.5-1 ms on the
  * same loaded machine. The cost is known: a thread that runs only when
- * there is work, one wakeup (context switch) per burst of frames, and no
- * spinning (a spinning real-time thread would take the core from the
+ * there is work, one wakeup (context switch) per burst of frames, and its
+ * spin after work in SCHED_OTHER with sched_yield where a CPU is spare
+ * (a spinning real-time thread would take the core from the
  * application). Needs CAP_SYS_NICE or RLIMIT_RTPRIO; without them (or
  * with METAROCE_DP_RTPRIO=0) the thread uses the nice/spin scheme below. */
 static int progress_rt(const struct mrdp_dev *d)
@@ -708,6 +735,15 @@ static void *progress_main(void *arg)
 	const uint64_t crowd_ns =
 		(uint64_t)mr_knob_get(&d->knobs, MR_KNOB_DP_SPIN_CROWD_US) *
 		1000ull;
+	/* The spare-CPU rule (mrdp_wait_runnable): at most one runnable
+	 * thread more than our CPUs (an application our completion just
+	 * woke, about to block again; a napping thread's look). */
+	const int load_fd =
+		mr_knob_get(&d->knobs, MR_KNOB_DP_SPIN_SPARE_CPU)
+			? mrdp_wait_load_open()
+			: -1;
+	const int spare_max = spin_cpus() + 1;
+	uint64_t spin_off_until = 0;
 	char tname[16];
 
 	/* Thread names hold 15 characters. */
@@ -718,14 +754,14 @@ static void *progress_main(void *arg)
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	progress_priority(d, &pr);
 	atomic_store(&d->rt_class, pr.fifo);
-	/* A real-time thread spins (in SCHED_OTHER, spin_allowed) only when
-	 * dp_spin_us is set: its spin took half of ib_write_bw's rate at
-	 * load 10-12 (a runnable CFS thread waits for a slice where a
-	 * sleeping real-time one is run at once; FINDINGS 18.3). */
-	spin_ns = pr.rt && d->knobs.src[MR_KNOB_DP_SPIN_US] ==
-				   MR_KNOB_SRC_DEFAULT
-			  ? 0
-			  : spin_time(d, frames);
+	/* A real-time thread spins too (in SCHED_OTHER, spin_allowed): on
+	 * a quiet host its sleep after each answer made the next frame pay
+	 * a cross-CPU wake-up (ib_read_lat 35-49 us typical against 16-24
+	 * with the spin, udp_lat 12-18; FINDINGS 19). Without the
+	 * spare-CPU rule it took half of ib_write_bw's rate under load (a
+	 * runnable CFS thread waits for a slice where a sleeping real-time
+	 * one is run at once; FINDINGS 18.3), so that rule goes first. */
+	spin_ns = spin_time(d, frames);
 	while (!atomic_load(&d->stop)) {
 		uint64_t now = mrdp_now(), deadline;
 		int n;
@@ -825,9 +861,18 @@ static void *progress_main(void *arg)
 			continue;
 		}
 		if (now - last_work < spin_ns && last_work != spin_cut &&
+		    (int64_t)(now - spin_off_until) >= 0 &&
 		    spin_allowed(d, now, memory_ns)) {
 			uint64_t t;
 
+			/* Before the yield, which would hand our CPU to a
+			 * waiting thread for a slice. */
+			if (load_fd >= 0 &&
+			    mrdp_wait_runnable(load_fd) > spare_max) {
+				spin_cut = last_work;
+				d->spin_cut_crowd++;
+				continue;
+			}
 			/* Let a thread that shares our core run; spin at the
 			 * application's weight (progress_priority()) in
 			 * SCHED_OTHER (spin_allowed). */
@@ -838,6 +883,7 @@ static void *progress_main(void *arg)
 			t = mrdp_now();
 			if (crowd_ns && t - now > crowd_ns) {
 				spin_cut = last_work;
+				spin_off_until = t + MRDP_SPIN_CROWD_HOLD_NS;
 				d->spin_cut_crowd++;
 			}
 			continue;
@@ -888,6 +934,8 @@ static void *progress_main(void *arg)
 				backoff = cap;
 		}
 	}
+	if (load_fd >= 0)
+		close(load_fd);
 	return NULL;
 }
 

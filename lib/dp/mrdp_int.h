@@ -305,6 +305,11 @@ void mrdp_wait_rearm(struct mrdp_dev *d, uint64_t at_ns);
 #define MRDP_WOKE_TIMER 2
 #define MRDP_WOKE_FRAME 4
 int mrdp_wait(struct mrdp_dev *d, uint64_t ns, int frames);
+/* The runnable threads of the whole machine (this one included), for
+ * the spin's spare-CPU rule: the fd to read them from (-1: none), and
+ * the count (-1: unreadable). */
+int mrdp_wait_load_open(void);
+int mrdp_wait_runnable(int fd);
 /* mrdp_svc_port.c: a thread is about to sleep on plane idx (a service
  * port): ask the daemon for a wake-up; 0 if a frame is already there.
  * The plane woke a sleeper: drain its eventfd. */

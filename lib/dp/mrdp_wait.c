@@ -23,6 +23,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <net/if.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -307,4 +308,43 @@ int mrdp_wait(struct mrdp_dev *d, uint64_t ns, int frames)
 		if (pfd[i].revents)
 			woke |= MRDP_WOKE_FRAME;
 	return woke;
+}
+
+/*
+ * Is there a CPU for the spin after work? A spinning SCHED_OTHER thread
+ * takes nothing from anyone on a CPU nobody else wants, and on a quiet
+ * host it keeps the next frame of a ping-pong from paying a cross-CPU
+ * wake-up of a sleeping thread (ib_read_lat 16-24 us spinning against
+ * 35-49 sleeping, FINDINGS 19). On a crowded one it costs twice: its
+ * sched_yield hands its CPU to a runnable thread for a whole slice while
+ * frames wait for it (a runnable thread is not woken), and that thread
+ * loses the CPU to it again (four ib_write_bw pairs 2.6-3.2 against
+ * 4.6-5.1 Gb/s, FINDINGS 20). The kernel's count of runnable threads
+ * (/proc/loadavg's fourth field, all CPUs, this one included) says which
+ * before the yield; one pread of a seq_file, no lock of ours.
+ */
+int mrdp_wait_load_open(void)
+{
+	return open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+}
+
+int mrdp_wait_runnable(int fd)
+{
+	char buf[128];
+	ssize_t n;
+	char *p;
+	unsigned sp = 0;
+
+	if (fd < 0)
+		return -1;
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	/* "0.50 0.40 0.30 2/345 12345": the number after the third space. */
+	for (p = buf; *p && sp < 3; p++)
+		sp += *p == ' ';
+	if (sp < 3 || *p < '0' || *p > '9')
+		return -1;
+	return (int)strtol(p, NULL, 10);
 }
