@@ -96,7 +96,9 @@ def cls(stack):
             if any(k in f for k in keys):
                 return name
     return "other"
-ours = ("mrdp-", "ib_write_bw")
+# the pairs' progress threads are mrdp-<device> (mrqa*, mrqb*): not
+# another program named mrdp-*
+ours = ("mrdp-mrq", "ib_write_bw")
 tot = collections.Counter(); allc = 0; switches = 0
 comm = None; ev = ""; stack = []
 def flush():
