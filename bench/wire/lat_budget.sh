@@ -33,6 +33,10 @@ setsid ip netns exec "$NSA" timeout 120 "$B/utils/metaroce-run" "$TOOL" \
 CP=$!
 PIDS+=($CP)
 sleep 3
+# The two tools' processes (perftest's and its progress threads share a
+# pid): a one-way is told by which process sends, whoever of its threads
+# does (lat_budget.py).
+LB_PIDS=$( (ip netns pids "$NSA"; ip netns pids "$NSB") | tr '\n' ' ')
 perf record -q -a -o "$W/perf.data" -e syscalls:sys_enter_sendto \
 	-e syscalls:sys_exit_sendto -e syscalls:sys_enter_sendmmsg \
 	-e syscalls:sys_exit_sendmmsg -e sched:sched_waking \
@@ -43,4 +47,4 @@ wait "$SP"
 echo "$TOOL over $WIRE_PORT, $(date -u '+%F %H:%M UTC'), load $L, $(git log -1 --format=%h 2>/dev/null)"
 awk 'NF >= 9 && $1 == 64 {print "perftest (whole run): typical " $5 " us, p99 " $8 " us"}' "$W/cli"
 perf script -i "$W/perf.data" -F comm,pid,tid,cpu,time,event,trace 2>/dev/null |
-	python3 bench/wire/lat_budget.py
+	LB_PIDS=$LB_PIDS python3 bench/wire/lat_budget.py
