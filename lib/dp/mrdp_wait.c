@@ -319,7 +319,7 @@ int mrdp_wait(struct mrdp_dev *d, uint64_t ns, int frames)
  * sched_yield hands its CPU to a runnable thread for a whole slice while
  * frames wait for it (a runnable thread is not woken), and that thread
  * loses the CPU to it again (four ib_write_bw pairs 2.6-3.2 against
- * 4.6-5.1 Gb/s, FINDINGS 20). The kernel's count of runnable threads
+ * 4.6-5.1 Gb/s, FINDINGS 21). The kernel's count of runnable threads
  * (/proc/loadavg's fourth field, all CPUs, this one included) says which
  * before the yield; one pread of a seq_file, no lock of ours.
  */
