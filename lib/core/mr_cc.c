@@ -134,6 +134,7 @@ void mr_cc_on_ack(struct mr_cc *cc, const struct mr_cc_ack *ack, uint64_t now)
 	if (ack->min_rtt_ns)
 		cc->min_rtt = ack->min_rtt_ns;
 	cc->ce_seen += ack->ce_pkts;
+	cc->acks++;
 	cc->ops->on_ack(cc, ack, now);
 	respace(cc, old_rate);
 }

@@ -114,8 +114,10 @@ struct mr_cc {
 	uint64_t min_rtt;   /* last min RTT reported (ns) */
 	uint64_t sent_at;   /* the last transmission: when, and its bytes */
 	uint64_t sent_bytes; /* (the pacing clock is re-spaced from it) */
-	/* Counters. */
-	uint64_t decreases, increases, ce_seen, hint_limited;
+	/* Counters. acks: ACKs accounted (the first brings the receiver's
+	 * first rate hint, MR-CC-7; until then a connection's packets may
+	 * be small, MR-CC-16). */
+	uint64_t decreases, increases, ce_seen, hint_limited, acks;
 	/* The algorithm's own state (ops->state_size bytes). */
 	_Alignas(8) unsigned char state[MR_CC_STATE_MAX];
 };
@@ -164,6 +166,13 @@ static inline uint64_t mr_cc_next_send(const struct mr_cc *cc)
 
 /* Account a transmission (first or retransmission) of bytes at now. */
 void mr_cc_on_sent(struct mr_cc *cc, uint64_t bytes, uint64_t now);
+
+/* 1 once an ACK was accounted: the receiver's first rate hint (every
+ * ACK of a MetaRoCE receiver carries one, MR-CC-7) is known. */
+static inline int mr_cc_hinted(const struct mr_cc *cc)
+{
+	return cc->acks != 0;
+}
 
 /* Account one received ACK (after its SACK blocks were processed). */
 void mr_cc_on_ack(struct mr_cc *cc, const struct mr_cc_ack *ack, uint64_t now);

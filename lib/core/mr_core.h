@@ -279,6 +279,10 @@ struct mr_ep_config {
 	uint64_t base_rtt_ns;	 /* unloaded RTT for the controller (10000) */
 	uint64_t pace_quantum;	 /* pacing credit in bytes, MR-CC-4 (0) */
 	uint16_t path_run; /* packets a path takes in a row, MR-MP-3 (1) */
+	/* MR-CC-16: payload bytes of a metaroce RC connection's new request
+	 * packets until its first ACK (the receiver's first rate hint); 0
+	 * (the default) or at least the path MTU: MTU-sized throughout. */
+	uint32_t first_pkt_bytes;
 	/* gbn QPs time out as RoCE NICs do: after the QP's IB local ACK
 	 * timeout (4.096 us x 2^timeout), fixed, no backoff, instead of the
 	 * RTT-based RTO (0). The RoCEv2 baseline of metaroce-sim sets it. */

@@ -227,12 +227,47 @@ static int consumes_rwqe(uint8_t op)
 	       op == MR_WR_SEND_WITH_INV || op == MR_WR_RDMA_WRITE_WITH_IMM;
 }
 
+/* READ requests and atomics are one packet without payload whatever
+ * their length says. */
+static int one_pkt(const struct mr_swqe *w)
+{
+	return w->opcode == MR_WR_RDMA_READ || mr_atomicw_is_atomic(w->opcode);
+}
+
+/* MTU-sized packets: UC's count (mr_uc.c); RC's until it is known. */
 static uint32_t npkts_of(const struct mr_qp *qp, const struct mr_swqe *w)
 {
-	if (w->opcode == MR_WR_RDMA_READ || mr_atomicw_is_atomic(w->opcode) ||
-	    !w->len)
+	if (one_pkt(w) || !w->len)
 		return 1;
 	return (uint32_t)(((uint64_t)w->len + qp->mtu - 1) / qp->mtu);
+}
+
+/* RC: the packet at off of plen bytes is w's last (MR-CC-16: packets
+ * are counted by bytes, not by MTUs, since the first ones may be
+ * small). */
+static int wqe_ends(const struct mr_swqe *w, uint32_t off, uint32_t plen)
+{
+	return one_pkt(w) || (uint64_t)off + plen >= w->len;
+}
+
+/* RC: every packet of w has been sent once. */
+static int wqe_sent_all(const struct mr_swqe *w)
+{
+	return w->sent_pkts && (one_pkt(w) || w->sent_off >= w->len);
+}
+
+/* MR-CC-16: the most payload a new request packet carries. Until the
+ * connection's first ACK brings the receiver's first hint, every sender
+ * of an incast has one packet out (MR-CC-5) and the receiver's queue
+ * holds one from each; smaller ones put less into it. Not in gbn mode:
+ * the baseline is RoCEv2's, MTU-sized packets. */
+static uint32_t new_pkt_cap(const struct mr_qp *qp)
+{
+	uint32_t f = qp->ep->cfg.first_pkt_bytes;
+
+	if (f && f < qp->mtu && !mr_qp_is_gbn(qp) && !mr_cc_hinted(&qp->cc))
+		return f;
+	return qp->mtu;
 }
 
 static enum mr_wc_opcode wc_opcode(uint8_t op)
@@ -323,6 +358,8 @@ int mr_req_post(struct mr_qp *qp, const struct mr_send_wr *wr, uint64_t now)
 	w->swap = wr->swap;
 	w->num_sge = wr->num_sge;
 	w->sent_pkts = 0;
+	w->sent_off = 0;
+	w->last_off = 0;
 	w->resp_bytes = 0;
 	w->ud_qpn = wr->ud_remote_qpn & MR_QPN_MASK;
 	w->ud_qkey = wr->ud_remote_qkey;
@@ -551,11 +588,13 @@ static size_t seal(uint8_t *buf, size_t len, struct mr_tx_zc *zc)
 	return len + MR_ICRC_LEN;
 }
 
-/* Build the request packet at `offset` of WQE w into buf (payload as
- * payload_sge() decides). Returns its length without ICRC, or 0. */
+/* Build the request packet at `offset` of WQE w, of at most max_plen
+ * payload bytes, into buf (payload as payload_sge() decides). Returns
+ * its length without ICRC, or 0. */
 static size_t build_req(struct mr_qp *qp, const struct mr_swqe *w,
-			uint32_t offset, uint32_t ssn, int retx, uint8_t *buf,
-			size_t cap, uint32_t *plen_out, struct mr_tx_zc *zc)
+			uint32_t offset, uint32_t max_plen, uint32_t ssn,
+			int retx, uint8_t *buf, size_t cap, uint32_t *plen_out,
+			struct mr_tx_zc *zc)
 {
 	struct mr_pkt pkt;
 	uint32_t plen = 0;
@@ -577,8 +616,8 @@ static size_t build_req(struct mr_qp *qp, const struct mr_swqe *w,
 	case MR_WR_RDMA_WRITE:
 	case MR_WR_RDMA_WRITE_WITH_IMM:
 		plen = w->len - offset;
-		if (plen > qp->mtu)
-			plen = qp->mtu;
+		if (plen > max_plen)
+			plen = max_plen;
 		break;
 	case MR_WR_RDMA_READ:
 		pkt.bth.offset = 0;
@@ -606,7 +645,7 @@ static size_t build_req(struct mr_qp *qp, const struct mr_swqe *w,
 		pkt.reth.dma_len = w->len;
 	}
 	pkt.imm = w->imm;
-	last = offset + plen >= w->len;
+	last = wqe_ends(w, offset, plen);
 	if (last) {
 		pkt.bth.flags |= MR_BTH_F_ACK_REQ;
 		if (w->solicited && (w->opcode == MR_WR_SEND ||
@@ -780,15 +819,16 @@ static struct mr_swqe *next_new(struct mr_qp *qp)
 }
 
 /* MR-CC-14: no new data queued once this packet is sent: w (or r) is
- * the new packet's WQE (response record), NULL for a retransmission. */
+ * the new packet's WQE (response record), NULL for a retransmission;
+ * plen its payload. */
 static int drained_after(const struct mr_qp *qp, const struct mr_swqe *w,
-			 const struct mr_resp_rec *r)
+			 const struct mr_resp_rec *r, uint32_t plen)
 {
 	uint32_t sq_left = qp->sq.tail - qp->sq.next;
 	uint32_t rec_left = qp->rsp.rec_tail - qp->rsp.rec_send;
 
 	if (w)
-		return w->sent_pkts + 1 == w->npkts && sq_left == 1 &&
+		return wqe_ends(w, w->sent_off, plen) && sq_left == 1 &&
 		       !rec_left;
 	if (r)
 		return r->sent_pkts + 1 == r->npkts && rec_left == 1 &&
@@ -869,7 +909,7 @@ static size_t probe_tx(struct mr_qp *qp, const struct mr_pathmgr_probe *p,
 size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 		 struct mr_tx_meta *meta, struct mr_tx_zc *zc)
 {
-	uint32_t ssn = 0, plen = 0, bytes;
+	uint32_t ssn = 0, plen = 0, bytes, off = 0;
 	struct mr_txp *t = NULL;
 	struct mr_swqe *w = NULL;
 	struct mr_resp_rec *r = NULL;
@@ -918,8 +958,8 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 		/* MR-REQ-14: its last packet again (same ssn: a duplicate
 		 * the peer answers with an ACK, or its RNR NAK). */
 		retx = 1;
-		len = build_req(qp, w, (w->npkts - 1) * qp->mtu, ssn, 1, buf,
-				cap, &plen, zc);
+		len = build_req(qp, w, w->last_off, qp->mtu, ssn, 1, buf, cap,
+				&plen, zc);
 	} else if (have_lost) {
 		t = mr_txp_of(qp, ssn);
 		retx = t->retx + 1;
@@ -927,14 +967,12 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 			len = build_probe(qp, t->owner, ssn, buf, cap, &plen);
 		else if (t->kind == MR_TXP_REQ)
 			len = build_req(qp, mr_sq_wqe(qp, t->owner), t->offset,
-					ssn, 1, buf, cap, &plen, zc);
+					t->plen, ssn, 1, buf, cap, &plen, zc);
 		else
 			len = build_resp(qp, mr_resp_rec_of(qp, t->owner),
 					 t->offset, ssn, 1, buf, cap, &plen,
 					 zc);
 	} else {
-		uint32_t off;
-
 		ssn = qp->req.snd_nxt;
 		t = mr_txp_of(qp, ssn);
 		if (qp->req.snd_nxt == qp->req.snd_una) {
@@ -950,14 +988,15 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 			len = build_resp(qp, r, off, ssn, 0, buf, cap, &plen,
 					 zc);
 		} else {
-			off = w->sent_pkts * qp->mtu;
-			len = build_req(qp, w, off, ssn, 0, buf, cap, &plen,
-					zc);
+			off = w->sent_off;
+			len = build_req(qp, w, off, new_pkt_cap(qp), ssn, 0,
+					buf, cap, &plen, zc);
 		}
 		if (len) {
 			t->kind = r ? MR_TXP_RESP : MR_TXP_REQ;
 			t->owner = r ? qp->rsp.rec_send : w->msn;
 			t->offset = off;
+			t->plen = plen;
 			t->retx = 0;
 			t->probe = 0;
 		}
@@ -977,8 +1016,8 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 	/* MR-CC-14: nothing new queued after this packet (this one ends
 	 * its message and no other message or response waits): IDLE, so
 	 * the receiver gives the share to its other senders at once. */
-	if (!probe && drained_after(qp, have_lost ? NULL : w,
-				    have_lost ? NULL : r))
+	if (!probe &&
+	    drained_after(qp, have_lost ? NULL : w, have_lost ? NULL : r, plen))
 		mr_wire_set_flags(buf, MR_BTH_F_IDLE);
 	mr_put16(buf + MR_BTH_LEN, (uint16_t)path);
 	/* MR-HDR-14: the plane it leaves on, for the ACK's return. */
@@ -1017,8 +1056,12 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 		} else {
 			if (!w->sent_pkts && is_rd_atomic(w->opcode))
 				qp->req.rd_out++;
-			if (++w->sent_pkts == w->npkts) {
+			w->sent_pkts++;
+			w->sent_off += plen;
+			if (wqe_sent_all(w)) {
+				w->npkts = w->sent_pkts;
 				w->last_ssn = ssn;
+				w->last_off = off;
 				w->state = MR_SWQE_SENT;
 				qp->sq.next++;
 				mr_sqlocal_run(qp); /* MR-MW-6 */

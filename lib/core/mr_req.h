@@ -29,7 +29,7 @@ enum mr_txp_kind {
 	MR_TXP_RESP = 1, /* owner = response record counter */
 };
 
-/* One per ssn of the window (ssn_window per QP): 12 bytes, the largest
+/* One per ssn of the window (ssn_window per QP): 16 bytes, the largest
  * array of a QP, so nothing in it that is not read. */
 struct mr_txp {
 	uint8_t state;
@@ -38,6 +38,10 @@ struct mr_txp {
 	uint8_t probe; /* stall probe: send even if its WQE completed */
 	uint32_t owner;
 	uint32_t offset;
+	/* Payload bytes: a retransmission carries exactly the bytes of the
+	 * first transmission, and a connection's first packets may be
+	 * smaller than the MTU (MR-CC-16). */
+	uint32_t plen;
 };
 
 /* Ordered by size: no padding. */

@@ -36,8 +36,13 @@ struct mr_swqe {
 	uint32_t imm;
 	uint32_t rkey;
 	uint32_t num_sge;
+	/* Packets of the message: counted in MTUs at post (UC's, mr_uc.c);
+	 * RC sets it again once its last is sent, as its first packets may
+	 * be smaller than the MTU (MR-CC-16). */
 	uint32_t npkts;
 	uint32_t sent_pkts;  /* first transmissions so far */
+	uint32_t sent_off;   /* RC: payload bytes sent once so far */
+	uint32_t last_off;   /* RC: offset of the last packet (once sent) */
 	uint32_t resp_bytes; /* READ: response bytes placed */
 	uint32_t last_ssn;   /* ssn of the last packet (once all are sent) */
 	uint32_t ud_qpn, ud_qkey, ud_dest;

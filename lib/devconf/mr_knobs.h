@@ -91,6 +91,10 @@ enum mr_knob_type {
 	  "a message's ACK request is answered within this long, so one ACK " \
 	  "covers the messages behind it (at most ack_delay_us; 0: at once, " \
 	  "MR-RSP-12)")                                                        \
+	X(FIRST_PKT_BYTES, "first_pkt_bytes", MR_KNOB_UINT, 0, 64, 4096,      \
+	  MR_KNOB_F_ZERO_OFF, "core", NULL,                                    \
+	  "payload bytes of a connection's packets until its first ACK "      \
+	  "brings the receiver's rate hint (0: MTU-sized; MR-CC-16)")          \
 	X(DP_TX_HOLD_US, "dp_tx_hold_us", MR_KNOB_UINT, 10, 1, 1000,          \
 	  MR_KNOB_F_ZERO_OFF, "dp", NULL,                                      \
 	  "small frames of a connection with others in flight wait this long " \

@@ -284,6 +284,8 @@ static int engine_open(struct metaroce_device *dev,
 	ecfg.ack_req_delay_ns =
 		(uint32_t)mr_knob_get(&eng->knobs, MR_KNOB_ACK_REQ_DELAY_US) *
 		1000u;
+	ecfg.first_pkt_bytes =
+		(uint32_t)mr_knob_get(&eng->knobs, MR_KNOB_FIRST_PKT_BYTES);
 	ret = mr_ep_create(&ecfg, &mem, &rnd, &memreg, &cb, &eng->ep);
 	if (ret) {
 		fprintf(stderr,

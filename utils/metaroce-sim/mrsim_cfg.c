@@ -82,6 +82,9 @@ static const struct key keys[] = {
 	{ "pace_burst", K_U64, O(pace_burst), 0, 1 << 20, "0", NULL,
 	  "NIC pacer's credit, bytes: a connection served late sends up "
 	  "to this much at once (0: each packet at its gap; MR-CC-4)" },
+	{ "first_pkt", K_INT, O(first_pkt), 0, 4096, "0", NULL,
+	  "metaroce: payload bytes of a connection's packets until its "
+	  "first ACK (0: MTU-sized; MR-CC-16)" },
 	{ "ib_timeout", K_INT, O(ib_timeout), 1, 31, "14", NULL,
 	  "roce: local ACK timeout 4.096 us x 2^t (perftest 14, NCCL 18)" },
 	{ "ib_retry", K_INT, O(ib_retry), 0, 7, "7", NULL,

@@ -41,6 +41,7 @@ struct mrsim_scn {
 	int nic_ring;	     /* NIC transmit ring per port, packets */
 	int steer; /* packets queued at which a port is backlogged, MR-MP-12 */
 	uint64_t pace_burst; /* NIC pacer's credit, bytes (MR-CC-4) */
+	int first_pkt;	     /* first packets' payload, MR-CC-16 (0: off) */
 	int ib_timeout, ib_retry;
 	uint64_t seed;
 	double stop_ms;

@@ -226,6 +226,7 @@ int mrsim_hosts_create(struct mrsim_world *w, char *err, size_t errlen)
 			2 * (w->leaves > 1 ? 4 : 2) * hop_ps / 1000 + 1;
 		cfg.gbn_ib_timeout = 1;
 		cfg.pace_quantum = s->pace_burst;
+		cfg.first_pkt_bytes = (uint32_t)s->first_pkt;
 		rc = mr_ep_create(&cfg, &mem, &rnd, &mr, &cb, &h->ep);
 		if (rc) {
 			free(nqp);
