@@ -12,7 +12,7 @@
 #     qperf rc_lat;
 #   - ib_write_bw -s 64 and ib_send_bw -s 64 message rates;
 #   - 1, 4 and 8 ib_write_bw pairs sharing the devices (aggregate), with
-#     steering (default) and without (dp_steer=no).
+#     steering (default) and without (dp_steer=no), and in rx=block;
 #   - the same bandwidth rows over DPDK's af_packet PMD (a second pair of
 #     devices on the same link), for the port kind's share of the figure.
 # The devices' port kind is WIRE_PORT (default net_mrpkt0: lib/dp's own
@@ -79,6 +79,21 @@ inA "$B/utils/metaroce-ctl" link add mrta --port "$WIRE_PORT,iface=$VA" \
 		--port "net_af_packet0,iface=$VB" --ip 10.87.1.2/24 \
 		--mac 02:00:0a:57:01:02 >/dev/null ||
 	{ echo "targets.sh: metaroce-ctl link add failed" >&2; exit 1; }
+# mrte / mrtf: the same port kind in rx=block (a wake-up per 256 KiB block,
+# FINDINGS 20), for the several-processes rows; only net_mrpkt has it.
+BLK=
+case $WIRE_PORT in
+net_mrpkt*)
+	inA "$B/utils/metaroce-ctl" link add mrte \
+		--port "$WIRE_PORT,iface=$VA,rx=block" --ip 10.87.2.1/24 \
+		--mac 02:00:0a:57:02:01 >/dev/null &&
+		inB "$B/utils/metaroce-ctl" link add mrtf \
+			--port "$WIRE_PORT,iface=$VB,rx=block" --ip 10.87.2.2/24 \
+			--mac 02:00:0a:57:02:02 >/dev/null ||
+		{ echo "targets.sh: metaroce-ctl link add (rx=block) failed" >&2; exit 1; }
+	BLK=1
+	;;
+esac
 # DEVA / DEVB: the devices a pair uses (mrta / mrtb; mrtc / mrtd: the PMD).
 # pair K TOOL ARGS...: the K-th pair (TCP port 18600+K), each side in its
 # own session (autogroup: as on two hosts); output in $W/cli.K.
@@ -161,6 +176,12 @@ L12=$(load)
 A4N=$(wire_pairs 4 mrta mrtb "" METAROCE_DP_STEER=0)
 A8=$(wire_pairs 8 mrta mrtb "")
 L13=$(load)
+if [ -n "$BLK" ]; then
+	B1=$(wire_pairs 1 mrte mrtf "")
+	B4=$(wire_pairs 4 mrte mrtf "")
+	B8=$(wire_pairs 8 mrte mrtf "")
+	L14=$(load)
+fi
 
 echo
 DIRTY=$(git -C "$TOP" status --porcelain -- lib providers utils 2>/dev/null | wc -l)
@@ -195,5 +216,10 @@ DIRTY=$(git -C "$TOP" status --porcelain -- lib providers utils 2>/dev/null | wc
 	echo "| 4 pairs on the same devices, aggregate, steered | $A4 Gb/s | 1 pair $A1 | $(ratio "$A4" "$A1") | $L12 |"
 	echo "| 4 pairs, aggregate, dp_steer=no | $A4N Gb/s | 1 pair $A1 | $(ratio "$A4N" "$A1") | $L13 |"
 	echo "| 8 pairs, aggregate, steered | $A8 Gb/s | 1 pair $A1 | $(ratio "$A8" "$A1") | $L13 |"
+	if [ -n "$BLK" ]; then
+		echo "| 1 pair, rx=block | $B1 Gb/s | 1 pair rx=frame $A1 | $(ratio "$B1" "$A1") | $L14 |"
+		echo "| 4 pairs, aggregate, steered, rx=block | $B4 Gb/s | 1 pair rx=block $B1 / rx=frame $A1 | $(ratio "$B4" "$B1") / $(ratio "$B4" "$A1") | $L14 |"
+		echo "| 8 pairs, aggregate, steered, rx=block | $B8 Gb/s | 1 pair rx=block $B1 / rx=frame $A1 | $(ratio "$B8" "$B1") / $(ratio "$B8" "$A1") | $L14 |"
+	fi
 } >"$OUT_DIR/${OUT_FILE:-targets.md}"
 cat "$OUT_DIR/${OUT_FILE:-targets.md}"
