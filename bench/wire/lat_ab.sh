@@ -13,7 +13,10 @@
 #            udp_lat: qperf's kernel anchor, rc_lat: qperf's RC, -e: the
 #            perftest tool with a completion channel, e.g. ib_send_lat-e)
 #            bwK: K ib_write_bw 64 KiB -D 3 pairs at once under the
-#            setting (wire_pairs), their aggregate Gb/s in "typical"
+#            setting (wire_pairs), their aggregate Gb/s in "typical";
+#            BW_SECS (environment) for another -D
+#            rc_lat's server runs under the setting too (its build and
+#            variables), one per run: the responder decides it
 #   LOADPAIRS ib_write_bw 64 KiB pairs of the first build at the defaults
 #            running all the while on the same devices (a load)
 # Prints one line per run: rep tool setting typical p99 load; with STATS=1
@@ -58,12 +61,20 @@ run() {
 			udp_lat 2>/dev/null | awk '/latency/ {v=$3; u=$4; if (u == "ms") v *= 1000; if (u == "ns") v /= 1000; print v, "-"}'
 		return ;;
 	rc_lat)
+		# Not inB (a function: $! would be its subshell, not timeout,
+		# which passes the kill on to qperf).
+		ip netns exec "$NSB" env "${e[@]}" nice -n 5 timeout 60 \
+			"$b/utils/metaroce-run" qperf -lp 19878 >/dev/null 2>&1 &
+		sp=$!
+		sleep 1
 		inA env "${e[@]}" nice -n 5 timeout 60 "$b/utils/metaroce-run" \
-			qperf -lp 19877 -li mrla -ri mrlb -t 2 -m 64 10.86.0.2 \
+			qperf -lp 19878 -li mrla -ri mrlb -t 2 -m 64 10.86.0.2 \
 			rc_lat 2>/dev/null | awk '/latency/ {v=$3; u=$4; if (u == "ms") v *= 1000; if (u == "ns") v /= 1000; print v, "-"}'
+		kill "$sp" 2>/dev/null
+		wait "$sp" 2>/dev/null
 		return ;;
 	bw[0-9]*)
-		SECS=3 B=$b wire_pairs "${tool#bw}" mrla mrlb "" "${e[@]}"
+		SECS=${BW_SECS:-3} B=$b wire_pairs "${tool#bw}" mrla mrlb "" "${e[@]}"
 		echo " -"
 		return ;;
 	*-e) tool=${tool%-e}; opt=(-e) ;;
@@ -91,9 +102,12 @@ for f in sys.argv[2:]:
 ' "$N"
 }
 
-# The kernel anchor's and qperf rc_lat's server.
+# The kernel anchor's server (rc_lat's runs per setting).
 if [[ $TOOLS == *_lat* ]]; then
-	inB "$B0/utils/metaroce-run" qperf -lp 19877 >/dev/null 2>&1 &
+	# Not inB: $! of a function is its subshell, and the cleanup's kill
+	# of it left qperf running after each run.
+	ip netns exec "$NSB" "$B0/utils/metaroce-run" qperf -lp 19877 \
+		>/dev/null 2>&1 &
 	PIDS+=($!)
 	sleep 1
 fi
