@@ -764,7 +764,7 @@ static void *progress_main(void *arg)
 	spin_ns = spin_time(d, frames);
 	while (!atomic_load(&d->stop)) {
 		uint64_t now = mrdp_now(), deadline;
-		int n;
+		int n, spin;
 
 		/* Before the nap below: the counters file must stay current
 		 * while an application polls inline. */
@@ -860,19 +860,22 @@ static void *progress_main(void *arg)
 			}
 			continue;
 		}
-		if (now - last_work < spin_ns && last_work != spin_cut &&
-		    (int64_t)(now - spin_off_until) >= 0 &&
-		    spin_allowed(d, now, memory_ns)) {
+		spin = now - last_work < spin_ns && last_work != spin_cut &&
+		       (int64_t)(now - spin_off_until) >= 0 &&
+		       spin_allowed(d, now, memory_ns);
+		/* Before the yield, which would hand our CPU to a waiting
+		 * thread for a slice. Cut: sleep now, without another round
+		 * (the round just done found nothing; one more per burst of
+		 * a stream is system calls for nothing). */
+		if (spin && load_fd >= 0 &&
+		    mrdp_wait_runnable(load_fd) > spare_max) {
+			spin_cut = last_work;
+			d->spin_cut_crowd++;
+			spin = 0;
+		}
+		if (spin) {
 			uint64_t t;
 
-			/* Before the yield, which would hand our CPU to a
-			 * waiting thread for a slice. */
-			if (load_fd >= 0 &&
-			    mrdp_wait_runnable(load_fd) > spare_max) {
-				spin_cut = last_work;
-				d->spin_cut_crowd++;
-				continue;
-			}
 			/* Let a thread that shares our core run; spin at the
 			 * application's weight (progress_priority()) in
 			 * SCHED_OTHER (spin_allowed). */
