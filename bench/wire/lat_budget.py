@@ -6,14 +6,14 @@
 # lat_budget.sh records). Application threads are perftest's ("ib_*"),
 # progress threads "mrdp-*". Prints medians (us) and counts per one-way:
 # the sends (any thread's) of one process, from its first to the other
-# process's first. LB_PIDS (environment): the two tools' pids, as
-# lat_budget.sh gives them (others' benches on the machine are then left
-# out); without it, every process with an "ib_*" thread.
-# Counting only the applications' own sends (as before) found 0 one-ways
-# for ib_send_lat (FINDINGS 19) or 47 in 0.32 s (01:24 UTC 2026-12-04,
-# load 9.8, typical 35 us): its frames are sent by progress threads too
-# (2.8 thread sends per counted one-way there), and a one-way whose frame
-# a thread sent was not seen.
+# process's first. LB_DEVS (environment): the two devices' names, as
+# lat_budget.sh gives them: the processes of their progress threads
+# (mrdp-DEVICE) count, others' benches on the machine are left out;
+# without it, every process with an "ib_*" or "mrdp-*" thread (an
+# ib_read_lat responder's application never runs: only its thread).
+# Counting only the applications' own sends (as before) missed every
+# one-way whose frame a progress thread sent (all of ib_read_lat's
+# answers).
 import collections
 import os
 import re
@@ -41,11 +41,13 @@ def main():
     if not ev:
         sys.exit('lat_budget.py: no events')
     kind = {}
-    procs = set(int(p) for p in os.environ.get('LB_PIDS', '').split())
+    devs = os.environ.get('LB_DEVS', '').split()
+    procs = set()
     for _, comm, pid, tid, _, _, _ in ev:
         kind[tid] = 'app' if comm.startswith('ib_') else \
             'thread' if comm.startswith('mrdp') else 'other'
-        if comm.startswith('ib_') and not os.environ.get('LB_PIDS'):
+        if (devs and any(comm == ('mrdp-' + x)[:15] for x in devs)) or \
+                (not devs and kind[tid] != 'other'):
             procs.add(pid)
     entered, dur = {}, collections.defaultdict(list)
     sends = []
