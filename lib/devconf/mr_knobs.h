@@ -134,6 +134,9 @@ enum mr_knob_type {
 	X(DP_CORE, "dp_core", MR_KNOB_INT, -1, -1, 1023, 0, "dp", NULL,        \
 	  "dedicated-core mode: the progress thread polls on this CPU, "       \
 	  "never sleeping (-1: off)")                                          \
+	X(DP_CPU, "dp_cpu", MR_KNOB_INT, -1, -1, 1023, 0, "dp", NULL,          \
+	  "the progress thread runs on this CPU only, away from the "          \
+	  "application's (-1: wherever the application may)")                 \
 	X(DP_STEER, "dp_steer", MR_KNOB_BOOL, 1, 0, 1, 0, "dp", NULL,          \
 	  "each process's sockets take only its own QPs' frames")              \
 	X(DP_SILENCE, "dp_silence", MR_KNOB_BOOL, 1, 0, 1, 0, "dp", NULL,      \

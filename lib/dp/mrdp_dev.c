@@ -719,6 +719,26 @@ static void progress_priority(const struct mrdp_dev *d,
 	progress_slice(d);
 }
 
+/* dp_cpu: the progress thread on a CPU of its own choosing. On 2 vCPUs a
+ * spinning sender's throughput followed its share of its CPU, and a
+ * real-time progress thread (its own or its peer's) woken there at every
+ * frame preempted it 40,000-90,000 times in 5 s; the progress threads on
+ * one CPU and the applications on the other (taskset) moved 1.1-1.6 x
+ * more (bench/wire/FINDINGS.md 22). A placement, so opt-in. */
+static void progress_cpu(const struct mrdp_dev *d)
+{
+	long v = (long)mr_knob_get(&d->knobs, MR_KNOB_DP_CPU);
+	cpu_set_t one;
+
+	if (v < 0)
+		return;
+	CPU_ZERO(&one);
+	CPU_SET((int)v, &one);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(one), &one))
+		MRDP_LOG("%s: dp_cpu %ld refused: the thread stays where it "
+			 "was\n", d->conf.name, v);
+}
+
 static void *progress_main(void *arg)
 {
 	struct mrdp_dev *d = arg;
@@ -753,6 +773,7 @@ static void *progress_main(void *arg)
 	 * every idle sleep at least that. */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	progress_priority(d, &pr);
+	progress_cpu(d);
 	atomic_store(&d->rt_class, pr.fifo);
 	/* A real-time thread spins too (in SCHED_OTHER, spin_allowed): on
 	 * a quiet host its sleep after each answer made the next frame pay
