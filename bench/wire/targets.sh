@@ -68,29 +68,16 @@ L_LAT=$(load)
 kill "${PIDS[-1]}" 2>/dev/null
 
 # --- the devices ------------------------------------------------------------
-inA "$B/utils/metaroce-ctl" link add mrta --port "$WIRE_PORT,iface=$VA" \
-	--ip 10.87.0.1/24 >/dev/null &&
-	inB "$B/utils/metaroce-ctl" link add mrtb \
-		--port "$WIRE_PORT,iface=$VB" --ip 10.87.0.2/24 >/dev/null &&
-	inA "$B/utils/metaroce-ctl" link add mrtc \
-		--port "net_af_packet0,iface=$VA" --ip 10.87.1.1/24 \
-		--mac 02:00:0a:57:01:01 >/dev/null &&
-	inB "$B/utils/metaroce-ctl" link add mrtd \
-		--port "net_af_packet0,iface=$VB" --ip 10.87.1.2/24 \
-		--mac 02:00:0a:57:01:02 >/dev/null ||
-	{ echo "targets.sh: metaroce-ctl link add failed" >&2; exit 1; }
+wire_devices targets.sh "$B" "$WIRE_PORT" mrta mrtb 10.87.0
+wire_devices targets.sh "$B" net_af_packet0 mrtc mrtd 10.87.1 \
+	02:00:0a:57:01:01 02:00:0a:57:01:02
 # mrte / mrtf: the same port kind in rx=block (a wake-up per 256 KiB block,
 # FINDINGS 20), for the several-processes rows; only net_mrpkt has it.
 BLK=
 case $WIRE_PORT in
 net_mrpkt*)
-	inA "$B/utils/metaroce-ctl" link add mrte \
-		--port "$WIRE_PORT,iface=$VA,rx=block" --ip 10.87.2.1/24 \
-		--mac 02:00:0a:57:02:01 >/dev/null &&
-		inB "$B/utils/metaroce-ctl" link add mrtf \
-			--port "$WIRE_PORT,iface=$VB,rx=block" --ip 10.87.2.2/24 \
-			--mac 02:00:0a:57:02:02 >/dev/null ||
-		{ echo "targets.sh: metaroce-ctl link add (rx=block) failed" >&2; exit 1; }
+	wire_devices targets.sh "$B" "$WIRE_PORT,rx=block" mrte mrtf 10.87.2 \
+		02:00:0a:57:02:01 02:00:0a:57:02:02
 	BLK=1
 	;;
 esac

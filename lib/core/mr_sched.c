@@ -55,6 +55,30 @@ void mr_ep_qpn_remove(struct mr_ep *ep, struct mr_qp *qp)
 	}
 }
 
+/* The work queue and the ACK queue are both FIFO rings of max_qp QPs
+ * (a QP is at most once in each, its in_work / in_ackq flag). */
+static void fifo_push(struct mr_qp **v, uint32_t head, uint32_t *n,
+		      uint32_t cap, struct mr_qp *qp)
+{
+	v[(head + (*n)++) % cap] = qp;
+}
+
+/* Remove qp, keeping the others' order: O(queue), only when the QP is
+ * destroyed (mr_qp_destroy), never per packet. */
+static void fifo_drop(struct mr_qp **v, uint32_t head, uint32_t *n,
+		      uint32_t cap, const struct mr_qp *qp)
+{
+	uint32_t i, k = 0;
+
+	for (i = 0; i < *n; i++) {
+		struct mr_qp *q = v[(head + i) % cap];
+
+		if (q != qp)
+			v[(head + k++) % cap] = q;
+	}
+	*n = k;
+}
+
 void mr_ep_kick(struct mr_qp *qp)
 {
 	struct mr_ep *ep = qp->ep;
@@ -62,7 +86,7 @@ void mr_ep_kick(struct mr_qp *qp)
 	if (qp->in_work)
 		return;
 	qp->in_work = 1;
-	ep->work[(ep->work_head + ep->work_n++) % ep->cfg.max_qp] = qp;
+	fifo_push(ep->work, ep->work_head, &ep->work_n, ep->cfg.max_qp, qp);
 }
 
 void mr_ep_kick_ack(struct mr_qp *qp, uint64_t now)
@@ -73,43 +97,20 @@ void mr_ep_kick_ack(struct mr_qp *qp, uint64_t now)
 	    !mr_resp_ack_wanted(qp, now))
 		return;
 	qp->in_ackq = 1;
-	ep->ackq[(ep->ackq_head + ep->ackq_n++) % ep->cfg.max_qp] = qp;
-}
-
-static void ackq_forget(struct mr_qp *qp)
-{
-	struct mr_ep *ep = qp->ep;
-	uint32_t i, k = 0, n = ep->ackq_n;
-
-	if (!qp->in_ackq)
-		return;
-	for (i = 0; i < n; i++) {
-		struct mr_qp *q =
-			ep->ackq[(ep->ackq_head + i) % ep->cfg.max_qp];
-
-		if (q != qp)
-			ep->ackq[(ep->ackq_head + k++) % ep->cfg.max_qp] = q;
-	}
-	ep->ackq_n = k;
-	qp->in_ackq = 0;
+	fifo_push(ep->ackq, ep->ackq_head, &ep->ackq_n, ep->cfg.max_qp, qp);
 }
 
 void mr_ep_unkick(struct mr_qp *qp)
 {
 	struct mr_ep *ep = qp->ep;
-	uint32_t i, k = 0, n = ep->work_n;
 
-	ackq_forget(qp);
-	if (!qp->in_work)
-		return;
-	for (i = 0; i < n; i++) {
-		struct mr_qp *q =
-			ep->work[(ep->work_head + i) % ep->cfg.max_qp];
-
-		if (q != qp)
-			ep->work[(ep->work_head + k++) % ep->cfg.max_qp] = q;
-	}
-	ep->work_n = k;
+	if (qp->in_ackq)
+		fifo_drop(ep->ackq, ep->ackq_head, &ep->ackq_n,
+			  ep->cfg.max_qp, qp);
+	qp->in_ackq = 0;
+	if (qp->in_work)
+		fifo_drop(ep->work, ep->work_head, &ep->work_n,
+			  ep->cfg.max_qp, qp);
 	qp->in_work = 0;
 }
 
