@@ -1227,8 +1227,7 @@ int mrdp_open(const struct mrdp_config *cfg, struct mrdp_dev **out, char *err,
 	}
 	d->has_stats = cfg->stats_path != NULL;
 	if (d->has_stats)
-		snprintf(d->stats_path, sizeof(d->stats_path), "%s",
-			 cfg->stats_path);
+		mrdp_stats_open(d, cfg->stats_path);
 	/* MR-ENC-4: zero by default, the ICRC covers the packet; a
 	 * checksum costs a pass over every payload byte on both ends. */
 	d->udp_csum = (int)mr_knob_get(&d->knobs, MR_KNOB_DP_UDP_CSUM);

@@ -92,6 +92,9 @@ struct mrdp_dev {
 	char stats_path[PATH_MAX];
 	char pcap_path[PATH_MAX];
 	int has_stats;
+	/* CLOCK_REALTIME at open, ns: the file's "started_ns", which tells
+	 * metaroce-ctl stats --last a previous run from this one. */
+	uint64_t stats_started_ns;
 	int udp_csum;
 
 	unsigned nplanes;
@@ -345,7 +348,9 @@ uint64_t mrdp_locked_now(struct mrdp_dev *d);
 int mrdp_busy_config(struct mrdp_dev *d, char *err, size_t errlen);
 void *mrdp_busy_main(void *arg);
 
-/* mrdp_stats.c: write the counters file (atomically). */
+/* mrdp_stats.c: where the counters file goes, and when the device
+ * opened (at open); write it (atomically). */
+void mrdp_stats_open(struct mrdp_dev *d, const char *path);
 int mrdp_stats_write(struct mrdp_dev *d);
 void mrdp_snapshot(struct mrdp_dev *d, struct mrdp_counters *out);
 

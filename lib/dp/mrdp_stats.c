@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mrdp_conns.h"
@@ -108,9 +109,10 @@ static void engine_json(struct mrdp_jbuf *b, const struct mrdp_counters *c)
 			name##_names[k], (unsigned long long)p->name[k]);    \
 	mrdp_jp(&b, "}");
 
-/* The object without its closing brace. */
+/* The object without its closing brace; started_ns: when the device
+ * opened (0: not said). */
 static void counters_json(const struct mrdp_counters *c, const char *name,
-			  struct mrdp_jbuf *bp)
+			  uint64_t started_ns, struct mrdp_jbuf *bp)
 {
 	struct mrdp_jbuf b = *bp;
 	unsigned i, k;
@@ -118,6 +120,9 @@ static void counters_json(const struct mrdp_counters *c, const char *name,
 	/* Device names are [A-Za-z0-9_.-] (mr_devconf_valid_name): no
 	 * escaping needed. */
 	mrdp_jp(&b, "{\"device\":\"%s\",\"pid\":%ld", name, (long)getpid());
+	if (started_ns)
+		mrdp_jp(&b, ",\"started_ns\":%llu",
+			(unsigned long long)started_ns);
 	{
 		const struct mrdp_counters *p = c;
 
@@ -144,11 +149,24 @@ int mrdp_counters_json(const struct mrdp_counters *c, const char *name,
 
 	if (cap == 0)
 		return -ENOSPC;
-	counters_json(c, name, &b);
+	counters_json(c, name, 0, &b);
 	mrdp_jp(&b, "}\n");
 	if (b.over)
 		return -ENOSPC;
 	return (int)b.len;
+}
+
+void mrdp_stats_open(struct mrdp_dev *d, const char *path)
+{
+	struct timespec ts;
+
+	snprintf(d->stats_path, sizeof(d->stats_path), "%s", path);
+	/* Wall-clock time, as the file's mtime that the reader compares it
+	 * with: a process that last wrote before this one started belongs
+	 * to an earlier run (mr_ctl_stats.h). */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	d->stats_started_ns =
+		(uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 int mrdp_stats_write(struct mrdp_dev *d)
@@ -168,7 +186,7 @@ int mrdp_stats_write(struct mrdp_dev *d)
 		mrdp_pcap_flush(d->pcap);
 		mrdp_unlock(d);
 	}
-	counters_json(&c, d->conf.name, &b);
+	counters_json(&c, d->conf.name, d->stats_started_ns, &b);
 	if (c.has_engine)
 		mrdp_conns_json(&conns, d->addrs, &b);
 	mrdp_conns_free(&conns);

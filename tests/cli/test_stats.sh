@@ -3,7 +3,8 @@
 # of the output compared), in a network namespace of its own: the stats
 # directory (mode 1777), no such device, never used, in use by one and by
 # two processes (each shown, and their sum), files of processes gone
-# (removed, except the last run's for --last), a file planted for another
+# (removed, except the last run's for --last; runs told apart by their
+# writers' start, also with real programs run twice), a file planted for another
 # user's process, stale, malformed, usage errors. Then real traffic
 # between two emulated hosts: the engine's counters (retransmissions,
 # SACK holes, NAKs, drops by reason) and the use of each path, live and
@@ -122,9 +123,9 @@ eq "--last: header" "$(head -2 <<<"$out" | sed 's/([0-9.]* s ago)/(N s ago)/')" 
 process $DEAD1 (ended), counters written 2026-01-02 03:04:05 UTC (N s ago)"
 eq "--last: every counter" "$(tail -n +3 <<<"$out")" "$BODY"
 
-# Files of processes gone: the last run's stay (the newest, and those
-# within 10 s of it), older ones and temporary files go; other names are
-# not ours.
+# Files of processes gone: the last run's stay (files without a start,
+# as an older writer's: the newest, and those within 10 s of it), older
+# ones and temporary files go; other names are not ours.
 counters $DEAD2 1 >"$D/metaroce.stats.$DEAD2"
 touch -d "2026-01-02 03:04:30 UTC" "$D/metaroce.stats.$DEAD2"
 counters $DEAD3 1 >"$D/metaroce.stats.$DEAD3"
@@ -137,6 +138,51 @@ eq "cleaning: what is left" "$(cd "$D" && ls | sort)" \
 check "cleaning: both kept files shown" \
 	"^process $DEAD2 \(ended\), counters written 2026-01-02 03:04:30 UTC" "$out"
 check "cleaning: their sum" "^sum of 2 processes:$" "$out"
+rm -f "$D"/*
+
+# Runs told apart by when each writer started ("started_ns"), not by pid
+# nor by a window: a run (pid DEAD6) that ended a second before the next
+# one started goes; the last run is the file written last (DEAD4) and
+# those that ran alongside it (DEAD5: written after DEAD4 started).
+DEAD4=$(dead)
+DEAD5=$(dead)
+DEAD6=$(dead)
+run() { # PID K STARTED WRITTEN
+	counters "$1" "$2" |
+		sed "s/\"pid\":$1,/&\"started_ns\":$(date -d "$3" +%s%N),/" \
+			>"$D/metaroce.stats.$1"
+	touch -d "$4" "$D/metaroce.stats.$1"
+}
+run $DEAD6 1 "2026-01-02 03:05:00 UTC" "2026-01-02 03:05:02 UTC"
+run $DEAD4 2 "2026-01-02 03:05:03 UTC" "2026-01-02 03:05:06 UTC"
+run $DEAD5 3 "2026-01-02 03:05:01.5 UTC" "2026-01-02 03:05:04 UTC"
+out=$("$CTL" stats mr0 --last 2>&1)
+eq "runs: the earlier run's file is gone" "$(cd "$D" && ls | sort)" \
+	"$(printf '%s\n' metaroce.stats.$DEAD4 metaroce.stats.$DEAD5 | sort)"
+expect_err "runs: not in use" \
+	"^metaroce-ctl: device mr0 is not in use \(counters last written 2026-01-02 03:05:06 UTC, [0-9]+ s ago; --last shows them\)$" \
+	"$CTL" stats mr0
+eq "runs: --last shows the last run, each with its start" \
+	"$(grep -E '^(mr0|process|sum)' <<<"$out" | sed 's/([0-9.]* s ago)/(N s ago)/')" \
+	"mr0: node $node, NOT in use
+process $DEAD4 (ended), started 2026-01-02 03:05:03 UTC, counters written 2026-01-02 03:05:06 UTC (N s ago)
+process $DEAD5 (ended), started 2026-01-02 03:05:01 UTC, counters written 2026-01-02 03:05:04 UTC (N s ago)
+sum of 2 processes:"
+check "runs: the sum is the last run's" "^    loopback_pkts +5$" \
+	"$(sed -n '/^sum of/,$p' <<<"$out")"
+check_not "runs: the start is not a counter" "started_ns" "$out"
+out=$("$CTL" stats mr0 --last --json 2>&1)
+python3 - "$DEAD4" "$DEAD5" <<PY && pass "runs: --last --json" || fail "runs --json: $out"
+import json, sys
+j = json.loads('''$out''')
+ps = j["processes"]
+assert [p["pid"] for p in ps] == sorted(int(a) for a in sys.argv[1:3]), ps
+assert [p["started"] for p in ps] == ["2026-01-02T03:05:03Z", "2026-01-02T03:05:01Z"], ps
+assert ps[0]["counters"]["started_ns"] == 1767323103000000000, ps[0]
+assert j["written"] == "2026-01-02T03:05:06Z", j
+assert "started_ns" not in j["counters"] and j["counters"]["loopback_pkts"] == 5, j
+PY
+check_not "runs: --prom has no start" "started" "$("$CTL" stats mr0 --last --prom 2>&1)"
 rm -f "$D"/*
 
 # Another process holds the node open, as a verbs program does, and
@@ -397,6 +443,49 @@ assert sum(x["tx_pkts"] for x in c["paths"]) >= n, c["paths"]
 assert sum(x["rx_pkts"] for x in c["paths"]) >= n, c["paths"]
 assert c["planes"][0]["rx_pkts"] >= n, c["planes"]
 PY
+
+# The same programs again, shorter, right after: --last is this run's
+# server alone (the first run's ended before it started), then two at
+# once: both of that run, and their sum.
+lastrun() { # DESC PROCESSES MIN_MSGS MAX_MSGS
+	out=$(inA "$CTL" stats $DEV_A --last --json 2>&1)
+	python3 - "$2" "$3" "$4" <<PY && pass "$1" || fail "$1: $out"
+import json, sys
+k, lo, hi = (int(a) for a in sys.argv[1:4])
+j = json.loads('''$out''')
+ps = j["processes"]
+assert len(ps) == k, [(p["pid"], p["started"], p["written"]) for p in ps]
+assert all(p["started"] <= p["written"] for p in ps), ps
+assert lo <= j["counters"]["engine"]["msgs_sent"] <= hi, j["counters"]["engine"]
+PY
+}
+cli_pair again 18522 ibv_rc_pingpong -d $DEV_A -g 0 -n 300 -p 18522 -- \
+	ibv_rc_pingpong -d $DEV_B -g 0 -n 300 -p 18522 $TCP_A
+[ $SRC = 0 ] && [ $CRC = 0 ] || fail "second run: server $SRC client $CRC"
+lastrun "--last after a second run: that run's alone" 1 300 $((N - 1))
+two=()
+for p in 18523 18524; do
+	inA timeout -k 5 "$CLI_T" "$RUN" ibv_rc_pingpong -d $DEV_A -g 0 \
+		-n $(((p - 18522) * 300)) -p $p >"$TMP/two.$p.srv" 2>&1 &
+	two+=("$!")
+done
+for p in 18523 18524; do
+	for _ in $(seq 200); do
+		inA ss -Hltn "sport = :$p" 2>/dev/null | grep -q . && break
+		sleep 0.1
+	done
+done
+for p in 18523 18524; do
+	inB timeout -k 5 "$CLI_T" "$RUN" ibv_rc_pingpong -d $DEV_B -g 0 \
+		-n $(((p - 18522) * 300)) -p $p $TCP_A >"$TMP/two.$p.cli" 2>&1 &
+	two+=("$!")
+done
+PIDS+=("${two[@]}")
+rc=0
+for p in "${two[@]}"; do wait "$p" || rc=1; done
+[ $rc = 0 ] && pass "two at once: all ended well" ||
+	{ fail "two at once"; cat "$TMP"/two.*; }
+lastrun "--last after two at once: both, summed" 2 900 1199
 
 # An unprivileged user's program (uid 65534; only the capabilities an
 # af_packet port needs) writes its counters too: the client in B.

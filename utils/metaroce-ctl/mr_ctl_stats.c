@@ -369,20 +369,61 @@ static double age_of(const struct stat *st, const struct timespec *now)
 	return age < 0 ? 0 : age;
 }
 
+static uint64_t mtime_ns(const struct stat *st)
+{
+	return (uint64_t)st->st_mtim.tv_sec * 1000000000ull +
+	       (uint64_t)st->st_mtim.tv_nsec;
+}
+
+/* The file a was written after b. */
+static int newer(const struct mrctl_proc *a, const struct mrctl_proc *b)
+{
+	return mtime_ns(&a->st) > mtime_ns(&b->st);
+}
+
+/* When the writer of file name opened the device ("started_ns",
+ * lib/dp/mrdp_stats.c), or 0: not said (an older writer), unreadable. */
+static uint64_t started_of(int dfd, const char *name)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct json_object *root, *v;
+	uint64_t ns = 0;
+	size_t len;
+	char *raw;
+
+	/* read_all closes fd. */
+	if (fd < 0 || read_all(fd, &raw, &len))
+		return 0;
+	root = json_tokener_parse(raw);
+	if (root && json_object_object_get_ex(root, "started_ns", &v) &&
+	    juint(v, &ns))
+		ns = 0;
+	json_object_put(root);
+	free(raw);
+	return ns;
+}
+
 /*
  * Every process file of the directory into ps (sorted by pid). Files of
- * processes that no longer exist are removed, except the last run's (the
- * newest and those written within MRCTL_STATS_LAST_S of it), which --last
- * shows; leftover temporary files of dead processes go too. Removal that
- * is not permitted (another user's file, sticky directory) is skipped.
+ * processes that no longer exist are removed, except the last run's,
+ * which --last shows: the one written last and those of the processes
+ * that ran alongside it, i.e. wrote after it started (its "started_ns").
+ * Without that field (files of an older writer) a run is the files
+ * written within MRCTL_STATS_LAST_S of the last one. Not by pid (pids
+ * wrap) nor by a fixed window alone: a program run twice within
+ * seconds is two runs, and --last is about the second. Leftover
+ * temporary files of dead processes go too. Removal that is not
+ * permitted (another user's file, sticky directory) is skipped; such a
+ * file of an earlier run is not shown either.
  */
 static int scan_dir(int dfd, const struct mrctl_holders *h, struct mrctl_proc *ps,
 		    unsigned *np)
 {
 	struct timespec now;
 	struct dirent *e;
-	time_t newest_dead = 0;
-	unsigned n = 0, i, k;
+	uint64_t started = 0;
+	time_t last_s = 0;
+	unsigned n = 0, i, k, last = MRCTL_STATS_MAX_PROCS;
 	DIR *dir;
 	int fd = dup(dfd);
 
@@ -418,17 +459,36 @@ static int scan_dir(int dfd, const struct mrctl_holders *h, struct mrctl_proc *p
 			  (holds(h, pid) || h->incomplete);
 		if (p->alive)
 			mrctl_comm_of(pid, p->comm, sizeof(p->comm));
-		else if (p->st.st_mtim.tv_sec > newest_dead)
-			newest_dead = p->st.st_mtim.tv_sec;
 		n++;
 	}
 	closedir(dir);
-	for (i = k = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		if (!ps[i].alive &&
-		    ps[i].st.st_mtim.tv_sec + MRCTL_STATS_LAST_S <
-			    newest_dead &&
-		    unlinkat(dfd, ps[i].name, 0) == 0)
+		    (last == MRCTL_STATS_MAX_PROCS || newer(&ps[i], &ps[last])))
+			last = i;
+	if (last < n) {
+		started = started_of(dfd, ps[last].name);
+		last_s = ps[last].st.st_mtim.tv_sec;
+	}
+	for (i = k = 0; i < n; i++) {
+		/* (Compaction overwrites ps[]: last's times are copied.) */
+		const struct mrctl_proc *p = &ps[i];
+		int same_run;
+
+		if (i == last)
+			same_run = 1;
+		else if (started)
+			same_run = mtime_ns(&p->st) >= started;
+		else
+			same_run = p->st.st_mtim.tv_sec + MRCTL_STATS_LAST_S >=
+				   last_s;
+
+		/* An earlier run's: gone, and not shown even when it is not
+		 * ours to remove. */
+		if (!p->alive && !same_run) {
+			unlinkat(dfd, p->name, 0);
 			continue;
+		}
 		ps[k++] = ps[i];
 	}
 	qsort(ps, k, sizeof(*ps), proc_cmp);
@@ -475,6 +535,18 @@ static int load(int dfd, const char *dir, struct mrctl_proc *p)
 	}
 	json_tokener_free(tok);
 	return 0;
+}
+
+/* ", started <time>" when the writer said when (started_ns), else "". */
+static void started_txt(struct json_object *root, char *buf, size_t len,
+			int iso)
+{
+	struct json_object *v;
+	uint64_t ns;
+
+	buf[0] = 0;
+	if (json_object_object_get_ex(root, "started_ns", &v) && !juint(v, &ns))
+		fmt_time((time_t)(ns / 1000000000ull), buf, len, iso);
 }
 
 static void proc_label(const struct mrctl_proc *p, char *buf, size_t len)
@@ -531,6 +603,10 @@ static int print_json(const struct mr_devconf *c, int in_use,
 				       json_object_new_boolean(p->live));
 		json_object_object_add(e, "written",
 				       json_object_new_string(when));
+		started_txt(p->root, when, sizeof(when), 1);
+		if (when[0])
+			json_object_object_add(e, "started",
+					       json_object_new_string(when));
 		json_object_object_add(e, "age_s", num1(p->age));
 		/* The writer's object as it is: every field it has, and the
 		 * ones later versions add, reach JSON readers unchanged. */
@@ -699,7 +775,7 @@ static void print_text(const struct mr_devconf *c, int in_use,
 		       const struct mrctl_holders *h, struct mrctl_proc *ps, unsigned n,
 		       struct json_object *sum)
 {
-	char when[32], label[32];
+	char when[32], label[32], started[32];
 
 	printf("%s: node %s, %s", c->name, c->uverbs,
 	       in_use ? "in use" : "NOT in use");
@@ -715,9 +791,12 @@ static void print_text(const struct mr_devconf *c, int in_use,
 	for (unsigned i = 0; i < n; i++) {
 		fmt_time(ps[i].st.st_mtim.tv_sec, when, sizeof(when), 0);
 		proc_label(&ps[i], label, sizeof(label));
-		printf("process %d (%s), counters written %s (%.1f s ago)\n",
-		       ps[i].pid, label, when, ps[i].age);
+		started_txt(ps[i].root, started, sizeof(started), 0);
+		printf("process %d (%s)%s%s", ps[i].pid, label,
+		       started[0] ? ", started " : "", started);
+		printf(", counters written %s (%.1f s ago)\n", when, ps[i].age);
 		json_object_object_del(ps[i].root, "pid");
+		json_object_object_del(ps[i].root, "started_ns");
 		text_members(ps[i].root, 4, "device");
 	}
 	if (n > 1) {
@@ -811,9 +890,7 @@ int mrctl_stats_load(const char *name, int last, struct mrctl_stats *st)
 	for (unsigned i = 0; i < n; i++) {
 		struct mrctl_proc *p = &st->ps[i];
 
-		if (!newest || p->st.st_mtim.tv_sec > newest->st.st_mtim.tv_sec ||
-		    (p->st.st_mtim.tv_sec == newest->st.st_mtim.tv_sec &&
-		     p->st.st_mtim.tv_nsec > newest->st.st_mtim.tv_nsec))
+		if (!newest || newer(p, newest))
 			newest = p;
 		st->in_use |= p->live;
 	}
@@ -828,8 +905,7 @@ int mrctl_stats_load(const char *name, int last, struct mrctl_stats *st)
 	for (unsigned i = 0; i < st->shown; i++) {
 		if (load(st->dfd, st->dir, &st->ps[i]))
 			goto fail;
-		if (st->ps[i].st.st_mtim.tv_sec >
-		    st->newest->st.st_mtim.tv_sec)
+		if (newer(&st->ps[i], st->newest))
 			st->newest = &st->ps[i];
 	}
 	return 0;
@@ -890,7 +966,9 @@ int mrctl_cmd_stats(int argc, char **argv)
 		ret = mrctl_stats_fail("out of memory");
 		goto out;
 	}
+	/* Not counters: who wrote and since when (per process). */
 	json_object_object_del(sum, "pid");
+	json_object_object_del(sum, "started_ns");
 	if (prom) {
 		if (print_prom(&st.all[0], st.shown, st.newest, sum)) {
 			ret = mrctl_stats_fail("out of memory");

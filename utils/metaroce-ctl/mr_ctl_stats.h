@@ -16,8 +16,11 @@
  * use when some process is live; the command shows each live process's
  * counters and, with more than one, their sum (--json: "processes" and
  * the sum as "counters"). Files of processes gone are removed except the
- * last run's; a device not in use is an error that says when the counters
- * were last written; --last shows the kept files anyway.
+ * last run's: the file written last and those of the processes that ran
+ * alongside its writer (written after it started: "started_ns", the
+ * writer's CLOCK_REALTIME at open). A device not in use is an error that
+ * says when the counters were last written; --last shows the kept files
+ * anyway (the last run's, and those of live processes).
  */
 #ifndef MR_CTL_STATS_H
 #define MR_CTL_STATS_H
@@ -29,8 +32,10 @@
 #define MRCTL_STATS_FRESH_S 5
 /* With the connections and paths of up to 256 QPs (lib/dp/mrdp_conns.h). */
 #define MRCTL_STATS_MAX (16 * 1024 * 1024)
-/* Files of processes that ended are removed, except those written within
- * this many seconds of the newest of them (the last run, for --last). */
+/* Files of processes that ended are removed, except the last run's (for
+ * --last). A file without "started_ns" (an older writer) cannot say when
+ * its run began: its run is then the files written within this many
+ * seconds of the newest. */
 #define MRCTL_STATS_LAST_S 10
 /* Process files looked at per device. */
 #define MRCTL_STATS_MAX_PROCS 256
