@@ -1,14 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
 # bench/wire/modes.sh: what one ib_write_bw pair's mode (FINDINGS 17.3,
-# 20, 22) goes with. Per repetition one pair (64 KiB, -D SECS, default 5)
-# on a veth link (bench/wire/link.sh), and from 2.6 s on: four samples of
-# its four threads' CPU, %CPU, class and priority (ps.REP: pid tid psr
-# pcpu cls rtprio comm; only the threads of the link's namespaces, not
-# another engineer's mrdp-*), their context switches (cs0/cs1.REP: pid tid
-# comm voluntary nonvoluntary migrations), and the devices' counters
-# afterwards (statsA/statsB.REP; metaroce-ctl stats --last showed the
-# previous repetition's process past the first, check its pid).
+# 20, 22) goes with. Per repetition one pair (64 KiB, -D SECS, default 5,
+# at least 3) on a veth link (bench/wire/link.sh), and from 2.6 s on: four
+# samples of its four threads' CPU, %CPU, class and priority (ps.REP: pid
+# tid psr pcpu cls rtprio comm; only the threads of the link's namespaces,
+# not another engineer's mrdp-*), their context switches at the first and
+# after the last sample (cs0/cs1.REP: pid tid comm voluntary nonvoluntary
+# migrations), and the devices' counters afterwards (statsA/statsB.REP:
+# metaroce-ctl stats --last, that repetition's processes). The client
+# starts at 2 s and runs SECS: the samples are 0.15 * (SECS - 1) s apart
+# (0.6 s at 5) so that the last ends by 3.3 + 0.6 * (SECS - 1) s, a
+# second or more before the client does (at 3 s the pair was gone at
+# 5.7 s, when cs1 used to be taken whatever SECS).
 # PIN=progs: both progress threads on CPU 1, both applications on CPU 0
 # (taskset at 2.6 s); split: each process's two on different CPUs (server
 # app 0, client app 1); same: each process's two on one CPU; apps: only
@@ -18,6 +22,9 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 B=$(cd "${1:-build}" 2>/dev/null && pwd) || { echo "modes.sh: no build ${1:-build}" >&2; exit 1; }
 SECS=${SECS:-5} REPS=${2:-8} PIN=${PIN:-}
+[[ $SECS =~ ^[0-9]+$ ]] && [ "$SECS" -ge 3 ] ||
+	{ echo "modes.sh: SECS=$SECS: whole seconds, at least 3 (the samples need 2.6 s of the client's run)" >&2; exit 1; }
+STEP=$(awk -v s="$SECS" 'BEGIN {printf "%.2f", 0.15 * (s - 1)}')
 . bench/wire/link.sh
 wire_need modes.sh ib_write_bw taskset
 wire_link modes.sh mrq
@@ -56,7 +63,7 @@ pin() { # PIN=split: each process's app and progress thread on different CPUs
 	done
 }
 for r in $(seq "$REPS"); do
-	( sleep 2.6; [ -n "$PIN" ] && pin; sleep 0.7; cs >"$OUT/cs0.$r"; for s in 1 2 3 4; do [ -n "$PIN" ] && pin; threads; echo; sleep 0.6; done >"$OUT/ps.$r"; cs >"$OUT/cs1.$r" ) &
+	( sleep 2.6; [ -n "$PIN" ] && pin; sleep 0.7; cs >"$OUT/cs0.$r"; for s in 1 2 3 4; do [ -n "$PIN" ] && pin; threads; echo; sleep "$STEP"; done >"$OUT/ps.$r"; cs >"$OUT/cs1.$r" ) &
 	sp=$!
 	g=$(wire_pairs 1 mrqa0 mrqb0 "")
 	wait $sp
@@ -64,4 +71,10 @@ for r in $(seq "$REPS"); do
 	inA "$B/utils/metaroce-ctl" stats mrqa0 --last >"$OUT/statsA.$r" 2>&1
 	inB "$B/utils/metaroce-ctl" stats mrqb0 --last >"$OUT/statsB.$r" 2>&1
 	echo "rep $r: $g Gb/s load $(cut -d' ' -f1 /proc/loadavg) $(date -u +%H:%M:%S)"
+	# Every sample of the same four threads, or the pair ended (or had
+	# not begun) while sampling: say so rather than leave a short file.
+	n0=$(wc -l <"$OUT/cs0.$r") n1=$(wc -l <"$OUT/cs1.$r")
+	np=$(grep -c . "$OUT/ps.$r")
+	[ "$n0" = 4 ] && [ "$n1" = 4 ] && [ "$np" = 16 ] ||
+		echo "modes.sh: rep $r: threads seen: cs0 $n0, ps $np of 16, cs1 $n1 (4 expected): the pair was not running throughout" >&2
 done
