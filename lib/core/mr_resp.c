@@ -704,9 +704,8 @@ static uint32_t ack_block_bytes(const struct mr_qp *qp)
 	return n > MR_ACK_MAX_SACK_BYTES ? MR_ACK_MAX_SACK_BYTES : n;
 }
 
-/* Append rx's block to the ACK if it fits in *room bytes (MR-ACK-12: a
- * block takes 8 bytes and its bitmap up to the last non-zero byte).
- * Returns 1 if it was put. */
+/* Append rx's block to the ACK if it fits in *room bytes (MR-ACK-13: its
+ * length depends on the block before it). Returns 1 if it was put. */
 static int put_block(struct mr_aeth *a, struct mr_pathrx *rx, uint32_t *room)
 {
 	struct mr_sack_block *b = &a->blocks[a->nblocks];
@@ -714,7 +713,7 @@ static int put_block(struct mr_aeth *a, struct mr_pathrx *rx, uint32_t *room)
 	size_t len;
 
 	mr_pathrx_sack(rx, b);
-	len = mr_wire_sack_len(b);
+	len = mr_wire_sack_len(b, a->nblocks ? b - 1 : NULL);
 	if (len > *room) {
 		rx->unacked = unacked; /* not reported: still news */
 		return 0;
@@ -732,8 +731,10 @@ static int put_block(struct mr_aeth *a, struct mr_pathrx *rx, uint32_t *room)
  * its own forward route and its own reverse route. The other paths
  * follow, those with news first, as many as fit: every block is
  * cumulative, so a path left out is reported by the next ACK. A path
- * without holes takes 8 bytes (MR-ACK-12), so up to 64 paths every ACK
- * is a complete snapshot while the bitmaps are short.
+ * without holes or marks takes 2 bytes after the first (MR-ACK-13: its
+ * cum_ppsn as a step from the block before, and a sprayed connection's
+ * paths advance together), so up to 64 paths every ACK is a complete
+ * snapshot while the bitmaps are short.
  */
 static void ack_blocks(struct mr_qp *qp, struct mr_pkt *pkt)
 {
@@ -759,7 +760,7 @@ static void ack_blocks(struct mr_qp *qp, struct mr_pkt *pkt)
 		put |= 1ull << first;
 	/* Pass 0: paths with news; pass 1: the rest that ever received. */
 	for (pass = 0; pass < 2; pass++)
-		for (k = 0; k < n && room >= MR_SACK_FIXED_LEN; k++) {
+		for (k = 0; k < n && room >= MR_SACK_MIN_LEN; k++) {
 			uint16_t p = (uint16_t)((first + 1 + k) % n);
 			struct mr_pathrx *rx = &qp->rsp.prx[p];
 

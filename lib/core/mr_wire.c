@@ -22,18 +22,21 @@ _Static_assert(MR_ATOMETH_LEN == 28, "ATOMETH is 28 bytes");
 _Static_assert(MR_ATOMACKETH_LEN == 8, "ATOMACKETH is 8 bytes");
 _Static_assert(MR_DETH_LEN == 8, "DETH is 8 bytes");
 _Static_assert(MR_AETH_LEN == 24, "AETH is 24 bytes");
-_Static_assert(MR_SACK_FIXED_LEN == 8, "SACK block's fixed part");
-_Static_assert(MR_SACK_BLOCK_MAX_LEN == MR_SACK_FIXED_LEN + MR_SACK_BYTES,
+/* MR-ACK-13: head, varint of up to 5 bytes, ce_cum, bm_len, bitmap. */
+_Static_assert(MR_SACK_BLOCK_MAX_LEN == 1 + 5 + 2 + 1 + MR_SACK_BYTES,
 	       "largest SACK block");
 _Static_assert(MR_SACK_BYTES == 32, "256-bit SACK bitmap");
 _Static_assert(MR_ICRC_LEN == 4, "ICRC is 4 bytes");
 _Static_assert(MR_MAX_HDR_LEN == 72, "largest data header stack");
 /* nblocks and a block's path_id are one byte on the wire. */
 _Static_assert(MR_ACK_MAX_BLOCKS <= 255, "nblocks fits its byte");
-_Static_assert(MR_MAX_PATHS <= 256, "path_id fits a block's byte");
-/* MR-ACK-9: every path without a hole fits one ACK, and the largest ACK
- * (68 + 1280 bytes, 1376 with IPv4 and UDP) a 1500-byte MTU. */
-_Static_assert(MR_MAX_PATHS * MR_SACK_FIXED_LEN <= MR_ACK_MAX_SACK_BYTES,
+_Static_assert(MR_MAX_PATHS - 1 <= MR_SACK_H_PATH,
+	       "path_id fits a block's head byte");
+/* MR-ACK-9: every path without a hole fits one ACK whatever its cum_ppsn
+ * (a first block of 7 bytes, the others of 8 with a 5-byte varint), and
+ * the largest ACK (68 + 1280 bytes, 1376 with IPv4 and UDP) a 1500-byte
+ * MTU. */
+_Static_assert(7 + (MR_MAX_PATHS - 1) * 8 <= MR_ACK_MAX_SACK_BYTES,
 	       "64 paths without holes in one ACK");
 _Static_assert(MR_BTH_LEN + MR_PTH_LEN + MR_AETH_LEN + MR_ACK_MAX_SACK_BYTES +
 			       MR_ICRC_LEN + 28 <=
@@ -81,11 +84,6 @@ enum {
 	AETH_ECN_CE = 20,
 	AETH_RSVD2 = 22,
 
-	SACK_PATH_ID = 0,
-	SACK_BM_LEN = 1,
-	SACK_CE_CUM = 2,
-	SACK_CUM_PPSN = 4,
-	SACK_BITMAP = 8,
 };
 
 #define MR_BASE_LEN (MR_BTH_LEN + MR_PTH_LEN)
@@ -197,9 +195,71 @@ static unsigned sack_bm_len(const struct mr_sack_block *b)
 	return n;
 }
 
-size_t mr_wire_sack_len(const struct mr_sack_block *b)
+/* MR-ACK-13: the zigzag form of a wrap-aware difference of two ppsns
+ * (0, -1, 1, -2, ... -> 0, 1, 2, 3, ...), so that a small step either way
+ * takes one varint byte. */
+static uint32_t zigzag(uint32_t cur, uint32_t prev)
 {
-	return MR_SACK_FIXED_LEN + sack_bm_len(b);
+	uint32_t d = cur - prev;
+
+	return d << 1 ^ (uint32_t)-(int32_t)(d >> 31);
+}
+
+static uint32_t unzigzag(uint32_t z, uint32_t prev)
+{
+	return prev + (z >> 1 ^ (uint32_t)-(int32_t)(z & 1));
+}
+
+/* LEB128 (7 bits a byte, low first, bit 7 = more follow), shortest form:
+ * 1..5 bytes. Hand-written: four lines, no library carries it. */
+static unsigned varint_len(uint32_t v)
+{
+	unsigned n = 1;
+
+	while (v >>= 7)
+		n++;
+	return n;
+}
+
+static uint8_t *varint_put(uint8_t *p, uint32_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+/* Reads a shortest-form varint of at most 5 bytes before end into *v;
+ * returns the bytes it took, 0 if it runs past end (MR_PARSE_SHORT) or -1
+ * if it is not canonical (a zero last byte after others, a fifth byte
+ * over 0x0f: MR_PARSE_FIELD). */
+static int varint_get(const uint8_t *p, const uint8_t *end, uint32_t *v)
+{
+	uint32_t x = 0;
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		if (p + i >= end)
+			return 0;
+		x |= (uint32_t)(p[i] & 0x7f) << (7 * i);
+		if (!(p[i] & 0x80))
+			break;
+	}
+	if (i == 5 || (i && !p[i]) || (i == 4 && p[i] > 0x0f))
+		return -1;
+	*v = x;
+	return i + 1;
+}
+
+size_t mr_wire_sack_len(const struct mr_sack_block *b,
+			const struct mr_sack_block *prev)
+{
+	unsigned n = sack_bm_len(b);
+
+	return 1 + (prev ? varint_len(zigzag(b->cum_ppsn, prev->cum_ppsn)) : 4) +
+	       (b->ce_cum ? 2 : 0) + (n ? 1 + n : 0);
 }
 
 size_t mr_wire_hdr_len(const struct mr_pkt *pkt)
@@ -215,7 +275,9 @@ size_t mr_wire_hdr_len(const struct mr_pkt *pkt)
 		if (pkt->aeth.nblocks > MR_ACK_MAX_BLOCKS)
 			return 0;
 		for (i = 0; i < pkt->aeth.nblocks; i++)
-			blk += mr_wire_sack_len(&pkt->aeth.blocks[i]);
+			blk += mr_wire_sack_len(&pkt->aeth.blocks[i],
+						i ? &pkt->aeth.blocks[i - 1]
+						  : NULL);
 		if (blk > MR_ACK_MAX_SACK_BYTES) /* MR-ACK-9 */
 			return 0;
 		n += blk;
@@ -292,13 +354,26 @@ size_t mr_wire_encode_hdr(const struct mr_pkt *pkt, uint8_t *buf, size_t cap)
 			const struct mr_sack_block *b = &a->blocks[i];
 			unsigned n = sack_bm_len(b);
 
-			/* MR-ACK-12 */
-			mr_put8(p + SACK_PATH_ID, (uint8_t)b->path_id);
-			mr_put8(p + SACK_BM_LEN, (uint8_t)n);
-			mr_put16(p + SACK_CE_CUM, b->ce_cum);
-			mr_put32(p + SACK_CUM_PPSN, b->cum_ppsn);
-			memcpy(p + SACK_BITMAP, b->bitmap, n);
-			p += MR_SACK_FIXED_LEN + n;
+			/* MR-ACK-13, MR-ACK-12 */
+			mr_put8(p++, (uint8_t)(b->path_id |
+					       (b->ce_cum ? MR_SACK_H_CE : 0) |
+					       (n ? MR_SACK_H_BM : 0)));
+			if (i) {
+				p = varint_put(p, zigzag(b->cum_ppsn,
+							 a->blocks[i - 1].cum_ppsn));
+			} else {
+				mr_put32(p, b->cum_ppsn);
+				p += 4;
+			}
+			if (b->ce_cum) {
+				mr_put16(p, b->ce_cum);
+				p += 2;
+			}
+			if (n) {
+				mr_put8(p++, (uint8_t)n);
+				memcpy(p, b->bitmap, n);
+				p += n;
+			}
 		}
 	}
 	/* MR-EXT-4: IMMDT is the last extension header, bytes as given. */
@@ -394,8 +469,7 @@ static int check_lengths(const struct mr_pkt *pkt, int x)
 }
 
 /* The AETH's fields at p, then its nblocks SACK blocks from p + 24 up to
- * end (MR-ACK-12: each 8 bytes and its bitmap); *next gets the first byte
- * after the last block. */
+ * end (MR-ACK-13); *next gets the first byte after the last block. */
 static int parse_aeth(const uint8_t *p, const uint8_t *end, struct mr_aeth *a,
 		      const uint8_t **next)
 {
@@ -425,26 +499,56 @@ static int parse_aeth(const uint8_t *p, const uint8_t *end, struct mr_aeth *a,
 		return MR_PARSE_FIELD;
 
 	p += MR_AETH_LEN;
-	for (i = 0; i < a->nblocks; i++, p += MR_SACK_FIXED_LEN + n) {
+	for (i = 0; i < a->nblocks; i++) {
 		struct mr_sack_block *blk = &a->blocks[i];
+		unsigned h;
 
-		/* MR-PARSE-5: the block's fixed part, then its bitmap */
-		if (end - p < MR_SACK_FIXED_LEN)
+		/* MR-PARSE-5, MR-ACK-13: head, cum_ppsn, then ce_cum and
+		 * the bitmap as the head says */
+		if (end - p < 1 + (i ? 1 : 4))
 			return MR_PARSE_SHORT;
-		n = mr_get8(p + SACK_BM_LEN);
-		if (n > MR_SACK_BYTES) /* MR-ACK-12 */
-			return MR_PARSE_FIELD;
-		if ((size_t)(end - p) < MR_SACK_FIXED_LEN + n)
-			return MR_PARSE_SHORT;
-		/* MR-ACK-12: the bitmap ends at its last non-zero byte, so
-		 * a block has one encoding */
-		if (n && !p[SACK_BITMAP + n - 1])
-			return MR_PARSE_FIELD;
-		blk->path_id = mr_get8(p + SACK_PATH_ID);
-		blk->ce_cum = mr_get16(p + SACK_CE_CUM);
-		blk->cum_ppsn = mr_get32(p + SACK_CUM_PPSN);
-		memcpy(blk->bitmap, p + SACK_BITMAP, n);
+		h = mr_get8(p++);
+		blk->path_id = (uint16_t)(h & MR_SACK_H_PATH);
+		if (i) {
+			uint32_t z;
+			int k = varint_get(p, end, &z);
+
+			if (k <= 0)
+				return k ? MR_PARSE_FIELD : MR_PARSE_SHORT;
+			blk->cum_ppsn = unzigzag(z, a->blocks[i - 1].cum_ppsn);
+			p += k;
+		} else {
+			blk->cum_ppsn = mr_get32(p);
+			p += 4;
+		}
+		blk->ce_cum = 0;
+		if (h & MR_SACK_H_CE) {
+			if (end - p < 2)
+				return MR_PARSE_SHORT;
+			blk->ce_cum = mr_get16(p);
+			p += 2;
+			/* MR-ACK-13: the flag only with a non-zero count,
+			 * so a block has one encoding */
+			if (!blk->ce_cum)
+				return MR_PARSE_FIELD;
+		}
+		n = 0;
+		if (h & MR_SACK_H_BM) {
+			if (end - p < 1)
+				return MR_PARSE_SHORT;
+			n = mr_get8(p++);
+			if (!n || n > MR_SACK_BYTES) /* MR-ACK-12 */
+				return MR_PARSE_FIELD;
+			if ((size_t)(end - p) < n)
+				return MR_PARSE_SHORT;
+			/* MR-ACK-12: the bitmap ends at its last non-zero
+			 * byte, so a block has one encoding */
+			if (!p[n - 1])
+				return MR_PARSE_FIELD;
+		}
+		memcpy(blk->bitmap, p, n);
 		memset(blk->bitmap + n, 0, MR_SACK_BYTES - n);
+		p += n;
 		/* MR-ACK-9: path ids below MR_MAX_PATHS, one block per path */
 		if (blk->path_id >= MR_MAX_PATHS || seen >> blk->path_id & 1)
 			return MR_PARSE_FIELD;

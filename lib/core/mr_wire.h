@@ -9,7 +9,7 @@
  *
  *   BTH (32) | PTH (8) | extension headers (by opcode) | payload | ICRC (4)
  *
- * ACK packets: BTH | PTH | AETH (24) | n x SACK block (8..40) | ICRC.
+ * ACK packets: BTH | PTH | AETH (24) | n x SACK block (2..41) | ICRC.
  * The ICRC is CRC32C over everything from the first byte of the BTH to the
  * last byte of the payload (clause MR-ICRC-1).
  *
@@ -36,10 +36,19 @@
 #define MR_ATOMACKETH_LEN 8
 #define MR_DETH_LEN 8
 #define MR_AETH_LEN 24
-/* A SACK block: 8 fixed bytes, then the bitmap up to its last non-zero
- * byte (MR-ACK-12): 8 bytes for a path with no hole, 40 at most. */
-#define MR_SACK_FIXED_LEN 8
-#define MR_SACK_BLOCK_MAX_LEN 40
+/* A SACK block (MR-ACK-13): a head byte, cum_ppsn (4 bytes in the first
+ * block, a 1..5-byte varint of the difference from the block before in the
+ * others), ce_cum only when non-zero, the bitmap only when non-empty. A
+ * path without a hole or a mark takes 5 bytes first and 2 after (when its
+ * cum_ppsn is within 63 of the previous block's); 41 at most. */
+#define MR_SACK_FIRST_MIN_LEN 5
+#define MR_SACK_MIN_LEN 2
+#define MR_SACK_BLOCK_MAX_LEN 41
+/* MR-ACK-13: a block's head byte: path_id in the low 6 bits, then
+ * whether ce_cum and the bitmap follow. */
+#define MR_SACK_H_PATH 0x3fu
+#define MR_SACK_H_CE 0x40u
+#define MR_SACK_H_BM 0x80u
 #define MR_ICRC_LEN 4
 
 /* 256-bit per-path selective-ACK bitmap. */
@@ -51,10 +60,11 @@
 #define MR_ACK_MAX_BLOCKS MR_MAX_PATHS
 /* ... and at most this many bytes of blocks: with the 68 bytes of
  * headers and ICRC 1348 bytes, an IP packet of 1376: it fits a 1500-byte
- * MTU. 64 paths without holes take 512 bytes, so one ACK reports every
- * path; a connection whose bitmaps do not fit reports them over
- * successive ACKs, and every block is cumulative, so none is lost by
- * waiting. */
+ * MTU. 64 paths without holes take at most 5 + 63 x 8 = 509 bytes (131
+ * when their cum_ppsn are within 63 of each other, as a sprayed
+ * connection's are), so one ACK reports every path; a connection whose
+ * bitmaps do not fit reports them over successive ACKs, and every block
+ * is cumulative, so none is lost by waiting. */
 #define MR_ACK_MAX_SACK_BYTES 1280
 
 /* Largest header stack of any data packet (BTH+PTH+RETH+IMMDT or ATOMETH). */
@@ -191,17 +201,21 @@ struct mr_deth {
 	uint32_t qkey;
 };
 
-/* One per-path SACK block, decoded. On the wire (MR-ACK-12) 8 + n bytes:
- *   0  u8  path_id
- *   1  u8  n          bitmap bytes that follow (0..32); the encoder
- *                     writes the bitmap up to its last non-zero byte, the
- *                     bytes left out are 0
- *   2  u16 ce_cum     CE-marked packets received on this path since the
- *                     QP entered RTR, modulo 2^16 (cumulative, MR-ACK-11)
- *   4  u32 cum_ppsn   first per-path sequence NOT yet received; every
- *                     ppsn before it on this path has arrived
- *   8  u8[n] bitmap   bit i (byte i/8, bit i%8, LSB first) set = ppsn
- *                     cum_ppsn + 1 + i has arrived
+/* One per-path SACK block, decoded. On the wire (MR-ACK-13), in order:
+ *   u8  head          path_id | MR_SACK_H_CE if ce_cum != 0 |
+ *                     MR_SACK_H_BM if the bitmap has a bit set
+ *   cum_ppsn          first per-path sequence NOT yet received (every
+ *                     ppsn before it on this path has arrived): u32 in
+ *                     the first block; in the others the zigzag LEB128
+ *                     varint (1..5 bytes, shortest form) of the signed
+ *                     difference from the previous block's cum_ppsn
+ *   u16 ce_cum        only with MR_SACK_H_CE: CE-marked packets received
+ *                     on this path since the QP entered RTR, modulo 2^16
+ *                     (cumulative, MR-ACK-11)
+ *   u8  n, u8[n]      only with MR_SACK_H_BM: the bitmap up to its last
+ *                     non-zero byte (1..32, MR-ACK-12); bit i (byte i/8,
+ *                     bit i%8, LSB first) set = ppsn cum_ppsn + 1 + i
+ *                     has arrived
  * Decoded, the bitmap is always the whole 32 bytes (zero past n), so the
  * sender's SACK processing does not see the trimming.
  */
@@ -298,9 +312,10 @@ const char *mr_wire_parse_err_str(int err);
  * for an unknown opcode. ACK: AETH only (blocks counted separately). */
 int mr_wire_ext_len(uint8_t opcode);
 
-/* Bytes block b takes on the wire (MR-ACK-12): 8, plus its bitmap up to
- * the last non-zero byte. */
-size_t mr_wire_sack_len(const struct mr_sack_block *b);
+/* Bytes block b takes on the wire (MR-ACK-13) when it follows block prev
+ * in an ACK (prev NULL: b is the first block). */
+size_t mr_wire_sack_len(const struct mr_sack_block *b,
+			const struct mr_sack_block *prev);
 
 /* Parse and verify one MetaRoCE packet (from the BTH to the ICRC
  * inclusive). Returns MR_PARSE_OK or an enum mr_parse_err. Never reads

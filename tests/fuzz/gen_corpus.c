@@ -281,21 +281,28 @@ int main(int argc, char **argv)
 				p.aeth.nblocks = (uint8_t)(s % 2);
 				rc |= write_pkt(pdir, "ack", idx++, &p);
 			}
-			/* MR-ACK-9: every path without holes (8 bytes a
-			 * block, MR-ACK-12), then the most block bytes */
+			/* MR-ACK-9: every path without holes or marks, a
+			 * sprayed connection's ACK (MR-ACK-13: 2 bytes a
+			 * block after the first), then the most block bytes
+			 * (cum_ppsn 2^31 apart: 5-byte varints) */
 			mr_gen_pkt(&r, op, &p, payload, 0);
 			p.aeth.nblocks = MR_ACK_MAX_BLOCKS;
 			for (s = 0; s < MR_ACK_MAX_BLOCKS; s++) {
 				p.aeth.blocks[s].path_id = (uint16_t)s;
+				p.aeth.blocks[s].ce_cum = 0;
+				p.aeth.blocks[s].cum_ppsn = 1000 + s % 3;
 				memset(p.aeth.blocks[s].bitmap, 0,
 				       MR_SACK_BYTES);
 			}
 			rc |= write_pkt(pdir, "ack", idx++, &p);
-			p.aeth.nblocks =
-				MR_ACK_MAX_SACK_BYTES / MR_SACK_BLOCK_MAX_LEN;
-			for (s = 0; s < p.aeth.nblocks; s++)
+			p.aeth.nblocks = MR_ACK_MAX_SACK_BYTES /
+					 (MR_SACK_BLOCK_MAX_LEN + 1);
+			for (s = 0; s < p.aeth.nblocks; s++) {
+				p.aeth.blocks[s].ce_cum = (uint16_t)(s + 1);
+				p.aeth.blocks[s].cum_ppsn = s & 1 ? 0x80000000u : 0;
 				p.aeth.blocks[s].bitmap[MR_SACK_BYTES - 1] =
 					(uint8_t)(s + 1);
+			}
 			rc |= write_pkt(pdir, "ack", idx++, &p);
 		}
 	}

@@ -147,17 +147,11 @@ static inline void mr_gen_pkt(struct mr_gen_rng *r, uint8_t opcode,
 		     i++) {
 			struct mr_sack_block *b = &pkt->aeth.blocks[i];
 			/* MR-ACK-12: a bitmap of n bytes, its last one not
-			 * 0 (n = 0: no hole), within the ACK's bytes */
+			 * 0 (n = 0: no hole) */
 			uint32_t n = (uint32_t)(mr_gen_next(r) %
 						(MR_SACK_BYTES + 1));
-
-			if (room < MR_SACK_FIXED_LEN) {
-				pkt->aeth.nblocks = (uint8_t)i;
-				break;
-			}
-			if (n > room - MR_SACK_FIXED_LEN)
-				n = room - MR_SACK_FIXED_LEN;
-			room -= MR_SACK_FIXED_LEN + n;
+			uint64_t v = mr_gen_next(r);
+			size_t len;
 
 			/* distinct path ids (MR-ACK-9) */
 			b->path_id = (uint16_t)(mr_gen_next(r) % MR_MAX_PATHS);
@@ -169,13 +163,26 @@ static inline void mr_gen_pkt(struct mr_gen_rng *r, uint8_t opcode,
 					j = (uint32_t)-1; /* recheck all */
 				}
 			}
-			b->ce_cum = (uint16_t)mr_gen_next(r);
+			/* MR-ACK-13: a CE count or none; cum_ppsn anywhere,
+			 * or a small step from the block before (the
+			 * varint's 1- and 2-byte forms, both signs) */
+			b->ce_cum = v & 1 ? (uint16_t)mr_gen_next(r) : 0;
 			b->cum_ppsn = (uint32_t)mr_gen_next(r);
+			if (i && v & 2)
+				b->cum_ppsn = pkt->aeth.blocks[i - 1].cum_ppsn +
+					      (uint32_t)(v >> 8) % 257 - 128;
 			memset(b->bitmap, 0, MR_SACK_BYTES);
 			for (j = 0; j < n; j++)
 				b->bitmap[j] = (uint8_t)mr_gen_next(r);
 			if (n)
 				b->bitmap[n - 1] |= 0x80;
+			/* within the ACK's bytes (MR-ACK-9) */
+			len = mr_wire_sack_len(b, i ? b - 1 : NULL);
+			if (len > room) {
+				pkt->aeth.nblocks = (uint8_t)i;
+				break;
+			}
+			room -= (uint32_t)len;
 		}
 		break;
 	case MR_OP_PROBE: /* MR-PRB-1: no ssn, no msn, nothing else */

@@ -21,8 +21,9 @@ _Static_assert(MR_ATOMETH_LEN == 28, "ATOMETH");
 _Static_assert(MR_ATOMACKETH_LEN == 8, "ATOMACKETH");
 _Static_assert(MR_DETH_LEN == 8, "DETH");
 _Static_assert(MR_AETH_LEN == 24, "AETH");
-_Static_assert(MR_SACK_FIXED_LEN == 8, "SACK block, fixed part");
-_Static_assert(MR_SACK_BLOCK_MAX_LEN == 40, "SACK block, largest");
+_Static_assert(MR_SACK_FIRST_MIN_LEN == 5, "MR-ACK-13, first block");
+_Static_assert(MR_SACK_MIN_LEN == 2, "MR-ACK-13, a later block");
+_Static_assert(MR_SACK_BLOCK_MAX_LEN == 41, "SACK block, largest");
 _Static_assert(MR_ACK_MAX_SACK_BYTES == 1280, "MR-ACK-9");
 _Static_assert(MR_SACK_BITS == 256, "SACK bitmap");
 _Static_assert(MR_ICRC_LEN == 4, "ICRC");
@@ -130,20 +131,25 @@ static const uint8_t golden_ack[] = {
 	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* rsn, offset */
 	0x00, 0x00, 0x00, 0x00,                         /* msg_len */
 	0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* PTH path 1 */
-	/* AETH: syndrome 0, rnr 0, nblocks 1, reserved */
-	0x00, 0x00, 0x01, 0x00,
+	/* AETH: syndrome 0, rnr 0, nblocks 3, reserved */
+	0x00, 0x00, 0x03, 0x00,
 	0x00, 0x00, 0x00, 0x00, /* nak_msn 0 */
 	0x01, 0x02, 0x03, 0x05, /* cum_ssn */
 	0x00, 0x00, 0x00, 0x08, /* cum_msn 8 */
 	0x00, 0x01, 0x86, 0xa0, /* rate_hint 100000 Mb/s */
 	0x00, 0x03, 0x00, 0x00, /* ecn_ce 3, reserved */
-	/* SACK block (MR-ACK-12): path 2, 1 bitmap byte, ce_cum 0x203
-	 * (MR-ACK-11), cum_ppsn 0x101 */
-	0x02, 0x01, 0x02, 0x03, 0x00, 0x00, 0x01, 0x01,
-	/* bitmap: bits 0 and 2 = ppsn 0x102 and 0x104 arrived; the 31
-	 * zero bytes after it are not sent */
-	0x05,
-	0x03, 0xe4, 0x9c, 0xd1, /* ICRC */
+	/* SACK block 0 (MR-ACK-13): head = path 2 | CE | bitmap, cum_ppsn
+	 * 0x101 in 4 bytes (the first block), ce_cum 0x203 (MR-ACK-11),
+	 * one bitmap byte (MR-ACK-12): bits 0 and 2 = ppsn 0x102 and 0x104
+	 * arrived; the 31 zero bytes after it are not sent */
+	0xc2, 0x00, 0x00, 0x01, 0x01, 0x02, 0x03, 0x01, 0x05,
+	/* block 1: path 0, no mark, no hole; cum_ppsn 0x102 = +1 from
+	 * block 0: zigzag 2, one varint byte */
+	0x00, 0x02,
+	/* block 2: path 3; cum_ppsn 0x9e = -100 from block 1: zigzag 199 =
+	 * LEB128 0xc7 0x01 */
+	0x03, 0xc7, 0x01,
+	0x3e, 0x7c, 0xe9, 0x80, /* ICRC */
 };
 /* clang-format on */
 
@@ -252,8 +258,17 @@ static void test_golden_ack(void)
 	p.aeth.blocks[0].ce_cum = 0x0203;
 	p.aeth.blocks[0].cum_ppsn = 0x101;
 	p.aeth.blocks[0].bitmap[0] = 0x05;
+	p.aeth.nblocks = 3;
+	p.aeth.blocks[1].path_id = 0;
+	p.aeth.blocks[1].cum_ppsn = 0x102;
+	p.aeth.blocks[2].path_id = 3;
+	p.aeth.blocks[2].cum_ppsn = 0x9e;
 
-	MR_CHECK_EQ(mr_wire_hdr_len(&p), 73);
+	/* MR-ACK-13: 9 + 2 + 3 bytes of blocks (8-byte blocks: 25) */
+	MR_CHECK_EQ(mr_wire_sack_len(&p.aeth.blocks[0], NULL), 9);
+	MR_CHECK_EQ(mr_wire_sack_len(&p.aeth.blocks[1], &p.aeth.blocks[0]), 2);
+	MR_CHECK_EQ(mr_wire_sack_len(&p.aeth.blocks[2], &p.aeth.blocks[1]), 3);
+	MR_CHECK_EQ(mr_wire_hdr_len(&p), 78);
 	n = mr_wire_encode(&p, buf, sizeof(buf));
 	MR_CHECK_EQ(n, sizeof(golden_ack));
 	MR_CHECK_MEM(buf, golden_ack, n);
@@ -540,27 +555,131 @@ static void test_reserved_fields(void)
 	/* MR-EXT-7: DETH reserved word */
 	mr_gen_pkt(&r, MR_OP_UD_SEND, &p, payload, 16);
 	MR_CHECK_EQ(parse_poked(&p, 44, 4, 1), MR_PARSE_FIELD);
-	/* MR-ACK-1, MR-ACK-9: AETH and SACK-block reserved bytes */
+	/* MR-ACK-1, MR-ACK-9: AETH reserved bytes */
 	mr_gen_pkt(&r, MR_OP_ACK, &p, payload, 0);
 	p.aeth.nblocks = 3;
-	for (b = 0; b < 3; b++) { /* no holes: 8 bytes each (MR-ACK-12) */
+	for (b = 0; b < 3; b++) { /* no holes, no marks (MR-ACK-13) */
 		p.aeth.blocks[b].path_id = (uint16_t)b;
+		p.aeth.blocks[b].cum_ppsn = 0x100 + b;
+		p.aeth.blocks[b].ce_cum = 0;
 		memset(p.aeth.blocks[b].bitmap, 0, MR_SACK_BYTES);
 	}
 	MR_CHECK_EQ(parse_pkt(&p), MR_PARSE_OK);
 	MR_CHECK_EQ(parse_poked(&p, 40 + 3, 1, 1), MR_PARSE_FIELD);
 	MR_CHECK_EQ(parse_poked(&p, 40 + 22, 2, 0x8000), MR_PARSE_FIELD);
-	/* MR-ACK-11: block bytes 2..3 are the CE count, any value; a path
-	 * id of MR_MAX_PATHS or more is refused (MR-ACK-9). */
+	/* MR-ACK-9, MR-ACK-13: the blocks' head bytes at 64, 69 and 71 (5,
+	 * 2 and 2 bytes): path 63 is fine, a path twice is refused */
 	for (b = 0; b < 3; b++) {
-		MR_CHECK_EQ(parse_poked(&p, 64 + 8 * b + 2, 2, 0xffff),
+		size_t at = b ? 67 + 2 * b : 64;
+
+		MR_CHECK_EQ(parse_poked(&p, at, 1, MR_MAX_PATHS - 1),
 			    MR_PARSE_OK);
-		MR_CHECK_EQ(parse_poked(&p, 64 + 8 * b, 1, MR_MAX_PATHS - 1),
-			    MR_PARSE_OK);
-		MR_CHECK_EQ(parse_poked(&p, 64 + 8 * b, 1, (b + 1) % 3),
+		MR_CHECK_EQ(parse_poked(&p, at, 1, (b + 1) % 3),
 			    MR_PARSE_FIELD);
-		MR_CHECK_EQ(parse_poked(&p, 64 + 8 * b, 1, MR_MAX_PATHS),
-			    MR_PARSE_FIELD);
+	}
+}
+
+/* Encode p, replace its bytes from off on with the n bytes of rep (the
+ * packet grows or shrinks), reseal, parse into q. */
+static int parse_spliced(const struct mr_pkt *p, size_t off, const uint8_t *rep,
+			 size_t n, struct mr_pkt *q)
+{
+	size_t len = mr_wire_encode(p, buf, sizeof(buf));
+
+	if (!len || off + n + MR_ICRC_LEN > sizeof(buf))
+		return -1;
+	memcpy(buf + off, rep, n);
+	mr_wire_seal(buf, off + n);
+	return mr_wire_parse(buf, off + n + MR_ICRC_LEN, q);
+}
+
+/* MR-ACK-13: a block's head byte, its cum_ppsn as a zigzag LEB128 step
+ * from the block before, ce_cum and the bitmap only when the head says;
+ * one encoding per block. Each case is an ACK of two blocks whose second
+ * block's bytes are given (the first: path 0, cum_ppsn 0xfffffffe, 5
+ * bytes at 64). */
+static void test_ack_compact(void)
+{
+	static const struct {
+		uint8_t b[12];
+		uint8_t n;
+		int rc;
+		uint32_t cum;
+		uint16_t ce;
+		uint8_t bm_len;
+	} c[] = {
+		/* +3 across the wrap: zigzag 6 */
+		{ { 0x01, 0x06 }, 2, MR_PARSE_OK, 0x00000001, 0, 0 },
+		/* -1: zigzag 1 */
+		{ { 0x01, 0x01 }, 2, MR_PARSE_OK, 0xfffffffd, 0, 0 },
+		/* +64: zigzag 128 = 0x80 0x01, two bytes */
+		{ { 0x01, 0x80, 0x01 }, 3, MR_PARSE_OK, 0x0000003e, 0, 0 },
+		/* -2^31: zigzag 0xffffffff, the longest varint */
+		{ { 0x01, 0xff, 0xff, 0xff, 0xff, 0x0f },
+		  6,
+		  MR_PARSE_OK,
+		  0x7ffffffe,
+		  0,
+		  0 },
+		/* CE and a 2-byte bitmap: ce_cum then bm_len */
+		{ { 0xc1, 0x00, 0x12, 0x34, 0x02, 0x00, 0x80 },
+		  7,
+		  MR_PARSE_OK,
+		  0xfffffffe,
+		  0x1234,
+		  2 },
+		/* not the shortest form: 2 in two bytes */
+		{ { 0x01, 0x82, 0x00 }, 3, MR_PARSE_FIELD, 0, 0, 0 },
+		/* a fifth byte over 0x0f, or a sixth byte */
+		{ { 0x01, 0xff, 0xff, 0xff, 0xff, 0x1f }, 6, MR_PARSE_FIELD, 0, 0, 0 },
+		{ { 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00 },
+		  7,
+		  MR_PARSE_FIELD,
+		  0,
+		  0,
+		  0 },
+		/* the varint runs past the end */
+		{ { 0x01, 0x80 }, 2, MR_PARSE_SHORT, 0, 0, 0 },
+		/* the CE flag with a count of 0 */
+		{ { 0x41, 0x00, 0x00, 0x00 }, 4, MR_PARSE_FIELD, 0, 0, 0 },
+		/* the bitmap flag with 0 bytes, with 33, with a last 0 */
+		{ { 0x81, 0x00, 0x00 }, 3, MR_PARSE_FIELD, 0, 0, 0 },
+		{ { 0x81, 0x00, 0x21 }, 3, MR_PARSE_FIELD, 0, 0, 0 },
+		{ { 0x81, 0x00, 0x02, 0x01, 0x00 }, 5, MR_PARSE_FIELD, 0, 0, 0 },
+		/* the bitmap runs past the end */
+		{ { 0x81, 0x00, 0x03, 0x01, 0x01 }, 5, MR_PARSE_SHORT, 0, 0, 0 },
+	};
+	struct mr_gen_rng r = { 13 };
+	struct mr_pkt p, q;
+	unsigned i;
+
+	mr_gen_pkt(&r, MR_OP_ACK, &p, payload, 0);
+	p.aeth.nblocks = 2;
+	memset(p.aeth.blocks, 0, 2 * sizeof(p.aeth.blocks[0]));
+	p.aeth.blocks[0].cum_ppsn = 0xfffffffe;
+	p.aeth.blocks[1].path_id = 1;
+	p.aeth.blocks[1].cum_ppsn = 0xfffffffe;
+	/* first block 5 bytes, second 2 */
+	MR_CHECK_EQ(mr_wire_hdr_len(&p), 64 + 5 + 2);
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		int rc = parse_spliced(&p, 69, c[i].b, c[i].n, &q);
+
+		MR_CHECK_EQ(rc, c[i].rc);
+		if (rc != MR_PARSE_OK)
+			continue;
+		MR_CHECK_EQ(q.aeth.nblocks, 2);
+		MR_CHECK_EQ(q.aeth.blocks[1].path_id, 1);
+		MR_CHECK_EQ(q.aeth.blocks[1].cum_ppsn, c[i].cum);
+		MR_CHECK_EQ(q.aeth.blocks[1].ce_cum, c[i].ce);
+		MR_CHECK_EQ(mr_wire_sack_len(&q.aeth.blocks[1], &q.aeth.blocks[0]),
+			    c[i].n);
+		if (c[i].bm_len)
+			MR_CHECK_EQ(q.aeth.blocks[1].bitmap[c[i].bm_len - 1],
+				    0x80);
+		/* MR-ACK-13: the encoder writes exactly these bytes back */
+		MR_CHECK_EQ(mr_wire_encode(&q, buf, sizeof(buf)),
+			    69 + c[i].n + MR_ICRC_LEN);
+		MR_CHECK_MEM(buf + 69, c[i].b, c[i].n);
 	}
 }
 
@@ -752,14 +871,17 @@ static void test_ack_rules(void)
 	p.aeth.syndrome = MR_NAK_NONE;
 	p.aeth.rnr_timer = 0;
 	p.aeth.nak_msn = 0;
-	/* MR-ACK-9: every path, without holes: 8 bytes each */
+	/* MR-ACK-9, MR-ACK-13: every path, without holes or marks, at the
+	 * same cum_ppsn: 5 bytes, then 2 each */
 	p.aeth.nblocks = MR_ACK_MAX_BLOCKS;
 	for (s = 0; s < MR_ACK_MAX_BLOCKS; s++) {
 		p.aeth.blocks[s].path_id = (uint16_t)(MR_MAX_PATHS - 1 - s);
+		p.aeth.blocks[s].cum_ppsn = 0x1000;
+		p.aeth.blocks[s].ce_cum = 0;
 		memset(p.aeth.blocks[s].bitmap, 0, MR_SACK_BYTES);
 	}
 	MR_CHECK_EQ(MR_ACK_MAX_BLOCKS, MR_MAX_PATHS);
-	MR_CHECK_EQ(mr_wire_hdr_len(&p), 64 + MR_MAX_PATHS * 8);
+	MR_CHECK_EQ(mr_wire_hdr_len(&p), 64 + 5 + (MR_MAX_PATHS - 1) * 2);
 	MR_CHECK_EQ(parse_pkt(&p), MR_PARSE_OK);
 	/* MR-ACK-9: nblocks above the maximum; the encoder refuses */
 	p.aeth.nblocks = MR_ACK_MAX_BLOCKS + 1;
@@ -779,14 +901,17 @@ static void test_ack_rules(void)
 	p.payload_len = 0;
 	/* nblocks says more than present */
 	MR_CHECK_EQ(parse_poked(&p, 42, 1, 3), MR_PARSE_SHORT);
-	/* MR-ACK-12: a bitmap longer than 32 bytes; longer than the
-	 * packet */
-	MR_CHECK_EQ(parse_poked(&p, 64 + 1, 1, MR_SACK_BYTES + 1),
-		    MR_PARSE_FIELD);
-	MR_CHECK_EQ(parse_poked(&p, 64 + 8 + 1, 1, 1), MR_PARSE_SHORT);
-	/* ... shorter than sent: its bytes are read as the next block's */
+	/* MR-ACK-12: block 0 (path 63) with a 1-byte bitmap: head 64,
+	 * cum_ppsn 65..68, bm_len 69, bitmap 70; block 1 (path 62) 71..72.
+	 * A bitmap longer than 32 bytes; longer than the packet */
+	p.aeth.blocks[0].bitmap[0] = 0x01;
+	MR_CHECK_EQ(parse_pkt(&p), MR_PARSE_OK);
+	MR_CHECK_EQ(parse_poked(&p, 69, 1, MR_SACK_BYTES + 1), MR_PARSE_FIELD);
+	MR_CHECK_EQ(parse_poked(&p, 69, 1, 4), MR_PARSE_SHORT);
+	/* ... shorter than sent: its bytes are read as the next block's
+	 * (0x40: path 0 with a CE count, which runs past the end) */
 	p.aeth.blocks[0].bitmap[1] = 0x40;
-	MR_CHECK_EQ(parse_poked(&p, 64 + 1, 1, 1), MR_PARSE_FIELD);
+	MR_CHECK_EQ(parse_poked(&p, 69, 1, 1), MR_PARSE_SHORT);
 	memset(p.aeth.blocks[0].bitmap, 0, MR_SACK_BYTES);
 	/* MR-ACK-9: duplicate path id */
 	p.aeth.blocks[1].path_id = p.aeth.blocks[0].path_id;
@@ -841,13 +966,13 @@ static void test_ack_rules(void)
 	MR_CHECK_EQ(q.aeth.syndrome, MR_NAK_SEQ_ERR);
 }
 
-/* MR-ACK-12: a block carries its bitmap up to the last non-zero byte,
- * every length byte for byte, and no other length parses (one encoding
- * per block). MR-ACK-9: at most 1280 bytes of blocks. */
+/* MR-ACK-12, MR-ACK-13: a block carries its bitmap up to the last non-zero
+ * byte, every length byte for byte, and no other length parses (one
+ * encoding per block). MR-ACK-9: at most 1280 bytes of blocks. */
 static void test_ack_block_len(void)
 {
 	struct mr_pkt p, q;
-	size_t n, k;
+	size_t n, k, o;
 	unsigned i, s;
 
 	memset(&p, 0, sizeof(p));
@@ -857,30 +982,32 @@ static void test_ack_block_len(void)
 	p.aeth.blocks[0].ce_cum = 0x1234;
 	p.aeth.blocks[0].cum_ppsn = 0xfffffff0;
 	p.aeth.blocks[1].path_id = 9;
-	p.aeth.blocks[1].cum_ppsn = 7;
+	p.aeth.blocks[1].cum_ppsn = 7; /* +23 across the wrap: zigzag 46 */
 	for (i = 0; i <= MR_SACK_BYTES; i++) {
 		memset(p.aeth.blocks[0].bitmap, 0, MR_SACK_BYTES);
 		for (k = 0; k < i; k++) /* a hole in every byte but the last */
 			p.aeth.blocks[0].bitmap[k] = k + 1 < i ? 0 : 0x81;
 		if (i > 1)
 			p.aeth.blocks[0].bitmap[0] = 0x02;
-		MR_CHECK_EQ(mr_wire_sack_len(&p.aeth.blocks[0]), 8 + i);
-		MR_CHECK_EQ(mr_wire_hdr_len(&p), 64 + 8 + i + 8);
+		o = 71 + (i ? 1 + i : 0); /* block 1 */
+		MR_CHECK_EQ(mr_wire_sack_len(&p.aeth.blocks[0], NULL), o - 64);
+		MR_CHECK_EQ(mr_wire_hdr_len(&p), o + 2);
 		n = mr_wire_encode(&p, buf, sizeof(buf));
-		MR_CHECK_EQ(n, 64 + 8 + i + 8 + MR_ICRC_LEN);
-		MR_CHECK_EQ(buf[64], 5);
-		MR_CHECK_EQ(buf[65], i);
-		MR_CHECK_EQ(mr_get16(buf + 66), 0x1234);
-		MR_CHECK_EQ(mr_get32(buf + 68), 0xfffffff0);
-		MR_CHECK_MEM(buf + 72, p.aeth.blocks[0].bitmap, i);
-		MR_CHECK_EQ(buf[72 + i], 9);
-		MR_CHECK_EQ(buf[73 + i], 0);
-		MR_CHECK_EQ(mr_get16(buf + 74 + i), 0);
-		MR_CHECK_EQ(mr_get32(buf + 76 + i), 7);
+		MR_CHECK_EQ(n, o + 2 + MR_ICRC_LEN);
+		MR_CHECK_EQ(buf[64], 5 | MR_SACK_H_CE | (i ? MR_SACK_H_BM : 0));
+		MR_CHECK_EQ(mr_get32(buf + 65), 0xfffffff0);
+		MR_CHECK_EQ(mr_get16(buf + 69), 0x1234);
+		if (i) {
+			MR_CHECK_EQ(buf[71], i);
+			MR_CHECK_MEM(buf + 72, p.aeth.blocks[0].bitmap, i);
+		}
+		MR_CHECK_EQ(buf[o], 9);
+		MR_CHECK_EQ(buf[o + 1], 46);
 		MR_CHECK_EQ(mr_wire_parse(buf, n, &q), MR_PARSE_OK);
 		MR_CHECK(pkt_equal(&p, &q));
 	}
-	/* not trimmed: 2..32 bytes ending in zeros are refused */
+	/* not trimmed: 2..32 bytes ending in zeros are refused (block 0
+	 * alone: head, cum_ppsn, ce_cum, bm_len at 71, bitmap from 72) */
 	memset(p.aeth.blocks[0].bitmap, 0, MR_SACK_BYTES);
 	p.aeth.blocks[0].bitmap[0] = 0x03;
 	p.aeth.nblocks = 1;
@@ -888,9 +1015,9 @@ static void test_ack_block_len(void)
 		n = mr_wire_encode(&p, buf, sizeof(buf));
 		MR_CHECK_EQ(n, 64 + 9 + MR_ICRC_LEN);
 		MR_CHECK_EQ(mr_wire_parse(buf, n, &q), MR_PARSE_OK);
-		memset(buf + 64 + 9, 0, i - 1);
-		buf[65] = (uint8_t)i;
-		n = mr_wire_seal(buf, 64 + 8 + i);
+		memset(buf + 73, 0, i - 1);
+		buf[71] = (uint8_t)i;
+		n = mr_wire_seal(buf, 72 + i);
 		MR_CHECK_EQ(mr_wire_parse(buf, n, &q), MR_PARSE_FIELD);
 	}
 	/* ... and a zero byte alone */
@@ -899,34 +1026,46 @@ static void test_ack_block_len(void)
 	mr_wire_seal(buf, n - MR_ICRC_LEN);
 	MR_CHECK_EQ(mr_wire_parse(buf, n, &q), MR_PARSE_FIELD);
 
-	/* MR-ACK-9: 32 blocks of 40 bytes are the most an ACK carries */
+	/* MR-ACK-9: the most an ACK carries is 1280 bytes of blocks: 31
+	 * of the largest (40 first, then 41: a CE count, 32 bitmap bytes
+	 * and cum_ppsn 2^31 away from the block before, a 5-byte varint)
+	 * and one of 10 (a 1-byte bitmap) */
 	p.aeth.nblocks = 32;
 	for (s = 0; s < 32; s++) {
 		p.aeth.blocks[s].path_id = (uint16_t)s;
-		memset(p.aeth.blocks[s].bitmap, 0x11, MR_SACK_BYTES);
+		p.aeth.blocks[s].ce_cum = 0x1111;
+		p.aeth.blocks[s].cum_ppsn = s & 1 ? 0x80000000u : 0;
+		memset(p.aeth.blocks[s].bitmap, 0x11, s < 31 ? MR_SACK_BYTES : 1);
+		MR_CHECK_EQ(mr_wire_sack_len(&p.aeth.blocks[s],
+					     s ? &p.aeth.blocks[s - 1] : NULL),
+			    s == 0 ? 40 : s < 31 ? MR_SACK_BLOCK_MAX_LEN : 10);
 	}
 	MR_CHECK_EQ(mr_wire_hdr_len(&p), 64 + MR_ACK_MAX_SACK_BYTES);
 	n = mr_wire_encode(&p, buf, sizeof(buf));
 	MR_CHECK_EQ(n, 64 + MR_ACK_MAX_SACK_BYTES + MR_ICRC_LEN);
 	MR_CHECK_EQ(mr_wire_parse(buf, n, &q), MR_PARSE_OK);
 	MR_CHECK(pkt_equal(&p, &q));
-	/* one more block, even of 8 bytes: the encoder refuses, and so
+	/* one more block, even of 2 bytes: the encoder refuses, and so
 	 * does the parser */
 	p.aeth.nblocks = 33;
 	p.aeth.blocks[32].path_id = 40;
+	p.aeth.blocks[32].ce_cum = 0;
+	p.aeth.blocks[32].cum_ppsn = 0x80000000u;
 	memset(p.aeth.blocks[32].bitmap, 0, MR_SACK_BYTES);
+	MR_CHECK_EQ(mr_wire_sack_len(&p.aeth.blocks[32], &p.aeth.blocks[31]),
+		    MR_SACK_MIN_LEN);
 	MR_CHECK_EQ(mr_wire_hdr_len(&p), 0);
 	MR_CHECK_EQ(mr_wire_encode(&p, buf, sizeof(buf)), 0);
 	p.aeth.nblocks = 32;
 	n = mr_wire_encode(&p, buf, sizeof(buf)) - MR_ICRC_LEN;
-	memset(buf + n, 0, 8);
 	buf[n] = 40;
+	buf[n + 1] = 0;
 	buf[42] = 33;
-	n = mr_wire_seal(buf, n + 8);
+	n = mr_wire_seal(buf, n + 2);
 	MR_CHECK_EQ(mr_wire_parse(buf, n, &q), MR_PARSE_FIELD);
 	/* ... and without the 33rd block the same bytes parse */
 	buf[42] = 32;
-	n = mr_wire_seal(buf, n - 8 - MR_ICRC_LEN);
+	n = mr_wire_seal(buf, n - 2 - MR_ICRC_LEN);
 	MR_CHECK_EQ(mr_wire_parse(buf, n, &q), MR_PARSE_OK);
 }
 
@@ -995,7 +1134,7 @@ static void test_format(void)
 		"rkey=0x1234 dlen=4096";
 	static const char *want_ack =
 		"ACK 0x11->0x22 ssn=0 msn=0 path=1 ppsn=0 ACK cum_ssn=16909061 "
-		"cum_msn=8 rate=100000 ce=3 blocks=1 2:257+2";
+		"cum_msn=8 rate=100000 ce=3 blocks=3 2:257+2 0:258+0 3:158+0";
 	struct mr_pkt p;
 	char line[256], small[16];
 	size_t n;
@@ -1055,6 +1194,6 @@ MR_TEST_MAIN(MR_TEST(test_golden_send_imm), MR_TEST(test_send_inv_ieth),
 	     MR_TEST(test_truncate_every_length), MR_TEST(test_flip_every_bit),
 	     MR_TEST(test_reserved_fields), MR_TEST(test_version_and_opcode),
 	     MR_TEST(test_length_rules), MR_TEST(test_ack_rules),
-	     MR_TEST(test_ack_block_len),
+	     MR_TEST(test_ack_block_len), MR_TEST(test_ack_compact),
 	     MR_TEST(test_encode_refusals), MR_TEST(test_peek_dqpn),
 	     MR_TEST(test_strings), MR_TEST(test_format), MR_TEST(test_seal))

@@ -63,7 +63,7 @@ ACK = bytes.fromhex(
     "10100000 00000022 00000011 00000000 00000000 00000000 00000000 00000000"
     "00010000 00000000"
     "00000100 00000000 01020305 00000008 000186a0 00030000"
-    "02010000 00000101" "05" "e75e0e9b")
+    "82 00000101 01 05" "c1f4007e")
 
 pkts = [
     SEND_IMM,                                                    # 1
@@ -97,15 +97,15 @@ pkts = [
     bytes(20),                                                   # 15 short
     seal(bth(0x10) + pth(0, 0) +                                 # 16 dup path
          struct.pack(">BBBBIIIIHH", 0, 0, 2, 0, 0, 0, 0, 0, 0, 0) +
-         (struct.pack(">BBHI", 5, 1, 0, 1) + b"\x01") * 2),
+         struct.pack(">BIBB", 0x85, 1, 1, 1) + b"\x85\x00\x01\x01"),
     seal(bth(0x05, 0, 1, 2, 0, 0, 0, 0, 16) + pth(0, 0) +        # 17 RETH cut
          bytes(8)),
-    seal(bth(0x10) + pth(0, 0) +                                 # 18 path 64
+    seal(bth(0x10) + pth(0, 0) +                                 # 18 CE flag, 0
          struct.pack(">BBBBIIIIHH", 0, 0, 1, 0, 0, 0, 0, 0, 0, 0) +
-         struct.pack(">BBHI", 64, 0, 0, 1)),
+         struct.pack(">BIH", 0x40, 1, 0)),
     seal(bth(0x10) + pth(0, 0) +                                 # 19 ce_cum 7
          struct.pack(">BBBBIIIIHH", 0, 0, 1, 0, 0, 0, 0, 0, 9, 0) +
-         struct.pack(">BBHI", 63, 0, 7, 1)),
+         struct.pack(">BIH", 0x40 | 63, 1, 7)),
 ]
 
 
@@ -144,7 +144,7 @@ AW = seal(bth(0x0b, 0x2, 0x33, 0x44, 12, 4, 0, 0, 8) + pth(2, 7) +
 # 22: a SACK block whose bitmap ends in a zero byte (MR-ACK-12).
 TRAIL0 = seal(bth(0x10) + pth(0, 0) +
               struct.pack(">BBBBIIIIHH", 0, 0, 1, 0, 0, 0, 0, 0, 0, 0) +
-              struct.pack(">BBHI", 3, 2, 0, 1) + b"\x01\x00")
+              struct.pack(">BIB", 0x83, 1, 2) + b"\x01\x00")
 frames = [frame(p) for p in pkts] + [icmp_unreachable(QUOTED, 128),
                                      frame(AW), frame(TRAIL0)]
 

@@ -58,7 +58,7 @@ expect_row 14 "65 SACK blocks" "More than 64 SACK blocks \(MR-PARSE-5\)"
 expect_row 15 "20 bytes" "at least 44 \(BTH \+ PTH \+ ICRC\) needed"
 expect_row 16 "two blocks for one path" "Two SACK blocks for one path \(MR-ACK-9\)"
 expect_row 17 "READ_REQ without its RETH" "READ_REQ needs at least 60 bytes, has 52"
-expect_row 18 "a block for path 64" "SACK block for path 64 or above \(MR-PARSE-5\)"
+expect_row 18 "a CE flag with a count of 0" "CE flag with a count of 0 \(MR-ACK-13\)"
 N=19; eq "path 63 with 7 CE marks (MR-ACK-11): no expert item" \
 	"$(row metaroce.sack.path_id metaroce.sack.ce_cum metaroce.aeth.ecn_ce _ws.expert.message)" "63|7|9|"
 N=20; eq "a WRITE quoted cut short in an ICMP error: headers decoded, no ICRC or length verdict" \

@@ -35,7 +35,7 @@ local EXT_LEN = { reth = 16, imm = 4, atometh = 28, atomacketh = 8,
 	deth = 8, aeth = 24, ieth = 4 }
 local SYNDROMES = { [0] = "ACK", [1] = "SEQ_ERR", [2] = "RNR",
 	[3] = "REM_ACCESS", [4] = "INV_REQ", [5] = "REM_OP" }
-local BTH_LEN, PTH_LEN, ICRC_LEN, SACK_FIXED = 32, 8, 4, 8
+local BTH_LEN, PTH_LEN, ICRC_LEN = 32, 8, 4
 local MAX_PAYLOAD, MAX_MSG, MAX_BLOCKS, MAX_PATHS = 4096, 0x80000000, 64, 64
 -- MR-ACK-9: the blocks of one ACK take at most this many bytes
 local MAX_SACK_BYTES = 1280
@@ -86,7 +86,9 @@ f.aeth_rate_hint = ProtoField.uint32("metaroce.aeth.rate_hint", "Rate hint (Mb/s
 f.aeth_ecn_ce = ProtoField.uint16("metaroce.aeth.ecn_ce", "CE marks since RTR (mod 2^16)", base.DEC)
 f.aeth_rsvd22 = ProtoField.uint16("metaroce.aeth.reserved22", "Reserved", base.HEX)
 f.sack = ProtoField.none("metaroce.sack", "SACK block")
-f.sack_path_id = ProtoField.uint8("metaroce.sack.path_id", "Path", base.DEC)
+f.sack_path_id = ProtoField.uint8("metaroce.sack.path_id", "Path", base.DEC, nil, 0x3f)
+f.sack_has_ce = ProtoField.bool("metaroce.sack.has_ce", "CE count follows", 8, nil, 0x40)
+f.sack_has_bm = ProtoField.bool("metaroce.sack.has_bitmap", "Bitmap follows", 8, nil, 0x80)
 f.sack_bm_len = ProtoField.uint8("metaroce.sack.bm_len", "Bitmap bytes", base.DEC)
 f.sack_ce_cum = ProtoField.uint16("metaroce.sack.ce_cum", "CE marks on this path since RTR (mod 2^16)", base.DEC)
 f.sack_cum_ppsn = ProtoField.uint32("metaroce.sack.cum_ppsn", "Cumulative ppsn", base.DEC)
@@ -157,37 +159,89 @@ local function bad(item, msg)
 	item:add_proto_expert_info(e.field, msg)
 end
 
--- One SACK block at off, of at most avail bytes (MR-ACK-12: 8 bytes, then
--- bm_len bytes of bitmap). Returns its length, or nil if it is cut short.
-local function dissect_sack(tvb, off, avail, tree, seen)
-	if avail < SACK_FIXED then
+-- One SACK block at off, of at most avail bytes (MR-ACK-13): a head byte
+-- (path_id, then whether ce_cum and the bitmap follow), cum_ppsn (4 bytes
+-- in the first block; in the others the zigzag LEB128 step from prev, the
+-- block before's cum_ppsn), ce_cum, bm_len and the bitmap (MR-ACK-12).
+-- Returns its length and its cum_ppsn, or nil if it is cut short.
+local function dissect_sack(tvb, off, avail, tree, seen, prev)
+	if avail < (prev and 2 or 5) then
 		return nil
 	end
-	local n = tvb(off + 1, 1):uint()
-	if n <= 32 and avail < SACK_FIXED + n then
-		return nil
+	local h = tvb(off, 1):uint()
+	local path = bit32.band(h, 0x3f)
+	local pos, cum, vlen, canon = off + 1, 0, 4, true
+	if prev then
+		local z, i = 0, 0
+		while true do
+			if pos + i - off >= avail then
+				return nil
+			end
+			local b = tvb(pos + i, 1):uint()
+			z = z + bit32.band(b, 0x7f) * 2 ^ (7 * i)
+			i = i + 1
+			if bit32.band(b, 0x80) == 0 then
+				canon = not ((i > 1 and b == 0) or (i == 5 and b > 0x0f))
+				break
+			end
+			if i == 5 then
+				canon = false
+				break
+			end
+		end
+		vlen = i
+		local d = (z % 2 == 0) and z / 2 or -(z + 1) / 2
+		cum = (prev + d) % 0x100000000
+	else
+		cum = tvb(pos, 4):uint()
 	end
-	local blen = SACK_FIXED + (n <= 32 and n or 0)
+	pos = pos + vlen
+	local ce_off, bm_off, n = nil, nil, 0
+	if bit32.band(h, 0x40) ~= 0 then
+		if pos + 2 - off > avail then
+			return nil
+		end
+		ce_off, pos = pos, pos + 2
+	end
+	if bit32.band(h, 0x80) ~= 0 then
+		if pos + 1 - off > avail then
+			return nil
+		end
+		bm_off, n = pos, tvb(pos, 1):uint()
+		pos = pos + 1
+		if n <= 32 and pos + n - off > avail then
+			return nil
+		end
+	end
+	local blen = pos - off + (n <= 32 and n or 0)
 	local st = tree:add(f.sack, tvb(off, blen))
-	local path = tvb(off, 1):uint()
-	local cum = tvb(off + 4, 4):uint()
 	st:add(f.sack_path_id, tvb(off, 1))
-	local bi = st:add(f.sack_bm_len, tvb(off + 1, 1))
-	st:add(f.sack_ce_cum, tvb(off + 2, 2))
-	st:add(f.sack_cum_ppsn, tvb(off + 4, 4))
-	if n > 32 then
-		bad(bi, "Bitmap of more than 32 bytes (MR-ACK-12)")
-		return blen
+	st:add(f.sack_has_ce, tvb(off, 1))
+	st:add(f.sack_has_bm, tvb(off, 1))
+	local ci = st:add(f.sack_cum_ppsn, tvb(off + 1, vlen), cum)
+	if not canon then
+		bad(ci, "cum_ppsn step not in its shortest form (MR-ACK-13)")
 	end
-	if n > 0 then
-		st:add(f.sack_bitmap, tvb(off + 8, n))
-		if tvb(off + 8 + n - 1, 1):uint() == 0 then
+	if ce_off then
+		local c = st:add(f.sack_ce_cum, tvb(ce_off, 2))
+		if tvb(ce_off, 2):uint() == 0 then
+			bad(c, "CE flag with a count of 0 (MR-ACK-13)")
+		end
+	end
+	if bm_off then
+		local bi = st:add(f.sack_bm_len, tvb(bm_off, 1))
+		if n > 32 or n == 0 then
+			bad(bi, "Bitmap of 0 or more than 32 bytes (MR-ACK-12)")
+			return blen, cum
+		end
+		st:add(f.sack_bitmap, tvb(bm_off + 1, n))
+		if tvb(bm_off + n, 1):uint() == 0 then
 			bad(bi, "Bitmap ends in a zero byte (MR-ACK-12)")
 		end
 	end
 	local got, highest = 0, nil
 	for i = 0, n - 1 do
-		local b = tvb(off + 8 + i, 1):uint()
+		local b = tvb(bm_off + 1 + i, 1):uint()
 		got = got + popcount8(b)
 		for k = 0, 7 do
 			if bit32.band(b, bit32.lshift(1, k)) ~= 0 then
@@ -201,14 +255,11 @@ local function dissect_sack(tvb, off, avail, tree, seen)
 	end
 	st:set_text(string.format("SACK block: path %d, cum_ppsn %d, %d received after it",
 		path, cum, got))
-	if path >= MAX_PATHS then
-		bad(st, "SACK block for path 64 or above (MR-PARSE-5)")
-	end
 	if seen[path] then
 		bad(st, "Two SACK blocks for one path (MR-ACK-9)")
 	end
 	seen[path] = true
-	return blen
+	return blen, cum
 end
 
 function p.dissector(tvb, pinfo, tree)
@@ -397,14 +448,14 @@ function p.dissector(tvb, pinfo, tree)
 	local plen = len - ICRC_LEN - pos
 	if op == 0x10 then
 		-- ACK: exactly nblocks SACK blocks, then the ICRC (MR-ACK-1).
-		local seen, used = {}, 0
+		local seen, used, prev = {}, 0, nil
 		for i = 0, (nblocks > MAX_BLOCKS and -1 or nblocks - 1) do
-			local b = dissect_sack(tvb, pos + used, plen - used, t, seen)
+			local b, cum = dissect_sack(tvb, pos + used, plen - used, t, seen, prev)
 			if not b then
 				used = nil
 				break
 			end
-			used = used + b
+			used, prev = used + b, cum
 		end
 		if nblocks > MAX_BLOCKS or not used then
 			t:add_proto_expert_info(e.short, "ACK shorter than its SACK blocks (MR-PARSE-5)")
