@@ -145,6 +145,22 @@ void mr_cc_on_loss(struct mr_cc *cc, uint64_t bytes, int why, uint64_t now)
 	cc->ops->on_loss(cc, bytes, why, now);
 }
 
+uint32_t mr_cc_starts_note(struct mr_cc_starts *s, uint64_t now,
+			   uint64_t win)
+{
+	if (now >= s->t0 + 2 * win || now < s->t0) {
+		s->prev = 0;
+		s->n = 0;
+		s->t0 = now;
+	} else if (now >= s->t0 + win) {
+		s->prev = s->n;
+		s->n = 0;
+		s->t0 += win;
+	}
+	s->n++;
+	return s->n + s->prev;
+}
+
 void mr_cc_loss_ignored(struct mr_cc *cc, uint64_t bytes, int why, uint64_t now)
 {
 	/* MR-CC-3: loss is not congestion; only retransmission reacts. */

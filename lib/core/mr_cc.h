@@ -63,6 +63,10 @@ struct mr_cc_config {
 	/* ... and at most what arrives at the hint's rate in this long
 	 * (the receiver's ACK delay) plus one packet (0 = 2 us). */
 	uint64_t ack_hold_ns;
+	/* MR-CC-17 (0: MR-CC-5 alone): the first hint's cap is hint x min
+	 * RTT, without the slack, and the pacing cap is the hint, not 9/8
+	 * of it, until the first round with CE marks. */
+	int slots_start;
 };
 
 /* What one received ACK tells the controller. */
@@ -118,6 +122,10 @@ struct mr_cc {
 	 * first rate hint, MR-CC-7; until then a connection's packets may
 	 * be small, MR-CC-16). */
 	uint64_t decreases, increases, ce_seen, hint_limited, acks;
+	/* MR-CC-16: the connection's first packet left (counted in the
+	 * endpoint's starts), and its packets before the first ACK are
+	 * small. */
+	uint8_t start_counted, start_small;
 	/* The algorithm's own state (ops->state_size bytes). */
 	_Alignas(8) unsigned char state[MR_CC_STATE_MAX];
 };
@@ -180,6 +188,18 @@ void mr_cc_on_ack(struct mr_cc *cc, const struct mr_cc_ack *ack, uint64_t now);
 /* Account a packet declared lost (it leaves the in-flight count; the
  * retransmission is accounted by mr_cc_on_sent again). */
 void mr_cc_on_loss(struct mr_cc *cc, uint64_t bytes, int why, uint64_t now);
+
+/* MR-CC-16: connections of one endpoint whose first packet left in the
+ * current or the previous window of `win` ns (two counters: no list). */
+struct mr_cc_starts {
+	uint64_t t0; /* the current window's start */
+	uint32_t n, prev;
+};
+
+/* A connection's first packet leaves at now: returns the starts of the
+ * current and the previous window, this one included. */
+uint32_t mr_cc_starts_note(struct mr_cc_starts *s, uint64_t now,
+			   uint64_t win);
 
 /* For algorithm files: their state, and a loss hook that does nothing
  * (MR-CC-3: loss is not congestion). */

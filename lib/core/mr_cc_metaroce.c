@@ -91,7 +91,16 @@ static void mrc_rate(struct mr_cc *cc)
 	if (r > cc->cfg.line_rate_mbps)
 		r = cc->cfg.line_rate_mbps;
 	if (cc->hint_mbps) {
-		uint64_t h = drain(cc, (uint64_t)cc->hint_mbps * 9 / 8);
+		uint64_t h = cc->hint_mbps;
+
+		/* MR-CC-17: at the hint until the first CE round: the 1/8
+		 * above it is for a port whose senders fall short, and an
+		 * incast's starting senders do not (64-to-1: 64 x 9/8 of
+		 * R/64 filled the queue to the ECN threshold by 60 us,
+		 * before the first marks could start the drain). */
+		if (!cc->cfg.slots_start || st(cc)->started)
+			h = h * 9 / 8;
+		h = drain(cc, h);
 
 		if (r > h)
 			r = h;
@@ -142,6 +151,14 @@ static void take_hint(struct mr_cc *cc, uint32_t hint)
 	slack = mr_cc_bytes_at(hint, cc->cfg.ack_hold_ns) + cc->cfg.mtu;
 	if (slack > cc->cfg.hint_slack)
 		slack = cc->cfg.hint_slack;
+	/* MR-CC-17: the first hint's window is the share of the pipe alone
+	 * (at least one packet): the receiver's later hints fit N senders'
+	 * slack into its queue, but the first reach the senders it saw
+	 * first before it has seen the rest of an incast (R/12..R/22 where
+	 * 64 start together), and with the slack each of them sent its
+	 * share of 12-22 senders' packets at once. */
+	if (cc->cfg.slots_start && cc->acks == 1)
+		slack = 0;
 	cc->hint_cap = drain(cc, mr_cc_bytes_at(hint, rtt) + 2 * slack);
 	if (cc->hint_cap < cc->cfg.min_cwnd)
 		cc->hint_cap = cc->cfg.min_cwnd;

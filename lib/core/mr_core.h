@@ -257,6 +257,19 @@ enum mr_qp_state {
 	MR_QPS_ERR = 6,
 };
 
+/* MR-CC-17: the start of a metaroce connection. */
+enum mr_cc_start {
+	MR_CC_START_DEFAULT = 0,
+	/* MR-CC-5 alone: the first ACK at ack_every / ack_delay_ns, its
+	 * hint's cap with the coalescing slack. */
+	MR_CC_START_ONE = 1,
+	/* MR-CC-17: a receiver spaces the first ACKs of its newcomers by one
+	 * full packet's time at its port rate and keeps a connection first
+	 * seen in the epoch just closed greedy one more epoch; a sender's
+	 * first hinted window is hint x min RTT (at least one packet) */
+	MR_CC_START_SLOTS = 2,
+};
+
 /* Endpoint configuration. Zero fields take the default named. Both peers
  * of a connection must use the same mtu, ssn_window and msg_window (they
  * are protocol windows, not local tuning: MR-REQ-4). */
@@ -283,6 +296,12 @@ struct mr_ep_config {
 	 * packets until its first ACK (the receiver's first rate hint); 0
 	 * (the default) or at least the path MTU: MTU-sized throughout. */
 	uint32_t first_pkt_bytes;
+	/* MR-CC-16: ... only while the endpoint started at most this many
+	 * connections in the last 2-4 base RTTs (0: always) */
+	uint16_t first_pkt_starts;
+	/* MR-CC-17: how a metaroce connection's first hinted round starts
+	 * (enum mr_cc_start; 0: the default, MR_CC_START_ONE). */
+	uint8_t cc_start;
 	/* gbn QPs time out as RoCE NICs do: after the QP's IB local ACK
 	 * timeout (4.096 us x 2^timeout), fixed, no backoff, instead of the
 	 * RTT-based RTO (0). The RoCEv2 baseline of metaroce-sim sets it. */

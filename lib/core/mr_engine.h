@@ -113,6 +113,7 @@ struct mr_ep {
 	struct mr_qp **due; /* [max_qp] */
 	uint32_t nsrq;
 	struct mr_ratehint rh;
+	struct mr_cc_starts starts; /* MR-CC-16's first_pkt_starts */
 	struct mr_ratehint_conn **rh_act; /* [max_qp]: rh's lists */
 	uint32_t *rh_demand;		  /* [max_qp] */
 	/* Use of each path by QPs destroyed already (mr_ep_stats.c). */

@@ -53,6 +53,10 @@ static int fill_config(struct mr_ep_config *c)
 		c->cc_gbn = mr_cc_find("dcqcn");
 	if (!c->pathsel)
 		c->pathsel = mr_pathsel_find("spray");
+	if (!c->cc_start)
+		c->cc_start = MR_CC_START_ONE;
+	if (c->cc_start > MR_CC_START_SLOTS)
+		return -MR_EINVAL;
 
 	if (c->mtu < 256 || c->mtu > MR_WIRE_MAX_PAYLOAD || !is_pow2(c->mtu))
 		return -MR_EINVAL;
@@ -117,6 +121,9 @@ int mr_ep_create(const struct mr_ep_config *cfg, const struct mr_mem *mem,
 				      ep->rh_demand);
 	if (!rc) /* MR-CC-12: R is the live planes' */
 		rc = mr_ratehint_set_planes(&ep->rh, c.num_planes);
+	if (!rc && c.cc_start == MR_CC_START_SLOTS) /* MR-CC-17 */
+		mr_ratehint_set_start(&ep->rh,
+				      c.mtu + MR_MAX_HDR_LEN + MR_ICRC_LEN);
 	if (rc) {
 		mr_timerq_fini(&ep->timers);
 		if (ep->qps)

@@ -90,16 +90,27 @@ static void hint_roll(struct mr_ratehint *h, uint64_t now)
 		struct mr_ratehint_conn *c = h->act[i];
 		uint64_t b, d;
 
-		if (c->last == e && c->b_prev) /* delivered in both */
-			b = c->b_last + c->b_prev;
-		else if (c->last == e || c->last + 1 == e) /* in one */
-			b = 2 * c->b_last;
-		else {
+		if (c->last != e && c->last + 1 != e) {
 			unlist(h, c); /* act[i] is another one now */
 			continue;
 		}
+		if (c->last == e && c->b_prev && !c->young) /* in both */
+			b = c->b_last + c->b_prev;
+		else /* in one, or its first was a part of one */
+			b = 2 * c->b_last;
 		d = b * 8000 / h->epoch_ns;
 		c->dem = d > UINT32_MAX ? UINT32_MAX : d ? (uint32_t)d : 1;
+		c->young = 0;
+		/* MR-CC-17: its first epoch saw only a part of it (it began
+		 * in it, and its first packets waited for the first hint):
+		 * measured there, the senders of an incast that began late
+		 * in the epoch were met at a fraction of their share and the
+		 * others got the rest (64-to-1: 2102 Mb/s, R/48, for 21-66
+		 * us). Greedy, as a newcomer, one more epoch. */
+		if (h->start && c->fresh && c->last == e) {
+			c->dem = UINT32_MAX;
+			c->young = 1;
+		}
 		h->demand[h->ndem++] = c->dem;
 		c->fresh = 0;
 		i++;
@@ -251,6 +262,33 @@ int mr_ratehint_set_link(struct mr_ratehint *h, uint32_t link_mbps)
 	h->port_mbps = link_mbps;
 	relevel(h);
 	return 0;
+}
+
+void mr_ratehint_set_start(struct mr_ratehint *h, uint32_t pkt_bytes)
+{
+	h->start = pkt_bytes != 0;
+	h->slot_bytes = pkt_bytes;
+	h->slot_next = 0;
+}
+
+uint64_t mr_ratehint_first_ack(struct mr_ratehint *h,
+			       struct mr_ratehint_conn *c, uint64_t due)
+{
+	uint64_t t;
+
+	if (!h->start)
+		return due;
+	if (c->first_ack)
+		return c->first_ack - 1 > due ? c->first_ack - 1 : due;
+	/* Each first ACK lets its sender send about one full packet (its
+	 * share of an incast's pipe is less than one): spaced by that
+	 * packet's time at the port, the packets arrive one after the
+	 * other instead of N at once (64-to-1: 64 x 4222 B within ~6 us,
+	 * and N x mtu - BDP stood, MR-CC-8). */
+	t = h->slot_next > due ? h->slot_next : due;
+	h->slot_next = t + (uint64_t)h->slot_bytes * 8000 / h->link_mbps;
+	c->first_ack = t + 1;
+	return t;
 }
 
 int mr_ratehint_set_planes(struct mr_ratehint *h, unsigned n)

@@ -44,9 +44,13 @@ struct mr_ratehint_conn {
 	uint32_t dem;	  /* its demand in the port's demand[] (listed and
 			   * not fresh) */
 	uint32_t idle_ssn; /* the ssn of its last IDLE packet, MR-CC-14 */
+	uint64_t first_ack; /* MR-CC-17: the slot of its first ACK + 1
+			     * (0: none taken) */
 	uint8_t listed;	  /* in the port's list */
 	uint8_t fresh;	  /* listed in this epoch as a newcomer */
 	uint8_t idle;	  /* its sender said it has nothing queued */
+	uint8_t young;	  /* MR-CC-17: held greedy through the epoch after
+			   * its first; measured on its last epoch only */
 };
 
 /* Planes the hint judges (an endpoint with more: its first 16). */
@@ -69,6 +73,12 @@ struct mr_ratehint {
 	uint32_t ndem;	/* demands of the last closed epoch */
 	uint32_t nnew;	/* greedy newcomers of this epoch */
 	uint32_t level; /* the hint, recomputed when an input changes */
+	/* MR-CC-17 (start = 1): newcomers' first ACKs leave one packet of
+	 * slot_bytes at link_mbps apart, the next at slot_next or later;
+	 * a connection first seen in a closed epoch stays greedy one more. */
+	uint8_t start;
+	uint32_t slot_bytes;
+	uint64_t slot_next;
 	struct mr_ratehint_conn **act;
 	uint32_t *demand; /* Mb/s, ascending */
 };
@@ -82,6 +92,17 @@ int mr_ratehint_init(struct mr_ratehint *h, uint32_t link_mbps,
 /* The port's rate changed (read from the port after it came up). */
 int mr_ratehint_set_link(struct mr_ratehint *h, uint32_t link_mbps);
 
+/* MR-CC-17: the paced start, its slots one packet of pkt_bytes (a full
+ * one, on the wire) at the port's rate apart. */
+void mr_ratehint_set_start(struct mr_ratehint *h, uint32_t pkt_bytes);
+
+/* MR-CC-17: when the first ACK of connection c, due at `due`, may
+ * leave: at due, or, with the paced start, at the slot it takes (the
+ * first call takes it; later calls before c is reset return it, or due
+ * if later). */
+uint64_t mr_ratehint_first_ack(struct mr_ratehint *h,
+			       struct mr_ratehint_conn *c, uint64_t due);
+
 /* The port has n planes (>= 1; 1 after init): MR-CC-12. */
 int mr_ratehint_set_planes(struct mr_ratehint *h, unsigned n);
 
@@ -93,9 +114,11 @@ static inline void mr_ratehint_conn_init(struct mr_ratehint_conn *c)
 	c->slot = 0;
 	c->dem = 0;
 	c->idle_ssn = 0;
+	c->first_ack = 0;
 	c->listed = 0;
 	c->fresh = 0;
 	c->idle = 0;
+	c->young = 0;
 }
 
 /* A data packet of `bytes` (on the wire) of connection c arrived at now

@@ -143,6 +143,7 @@ void mr_req_reset(struct mr_qp *qp, uint64_t now)
 	 * flight but not in the pipe (its ack_every is taken to be ours). */
 	ccfg.hint_slack = (uint64_t)ep->cfg.ack_every * ccfg.mtu;
 	ccfg.ack_hold_ns = ep->cfg.ack_delay_ns;
+	ccfg.slots_start = ep->cfg.cc_start == MR_CC_START_SLOTS;
 	mr_cc_init(&qp->cc,
 		   mr_qp_is_gbn(qp) ? ep->cfg.cc_gbn : ep->cfg.cc_metaroce,
 		   &ccfg, now);
@@ -261,13 +262,31 @@ static int wqe_sent_all(const struct mr_swqe *w)
  * of an incast has one packet out (MR-CC-5) and the receiver's queue
  * holds one from each; smaller ones put less into it. Not in gbn mode:
  * the baseline is RoCEv2's, MTU-sized packets. */
-static uint32_t new_pkt_cap(const struct mr_qp *qp)
+static uint32_t new_pkt_cap(struct mr_qp *qp, uint64_t now)
 {
 	uint32_t f = qp->ep->cfg.first_pkt_bytes;
 
-	if (f && f < qp->mtu && !mr_qp_is_gbn(qp) && !mr_cc_hinted(&qp->cc))
-		return f;
-	return qp->mtu;
+	if (!f || f >= qp->mtu || mr_qp_is_gbn(qp) || mr_cc_hinted(&qp->cc))
+		return qp->mtu;
+	/* With first_pkt_starts K, only while the endpoint started at most K
+	 * connections within two to four base RTTs (this one included): a
+	 * sender starting many at once spaces their first packets over its
+	 * own port (an all-to-all's 63: 21 us at 100 Gb/s), and those
+	 * packets were what kept the receivers' ports busy until the
+	 * hints came back (64-host all-to-all of 64 KiB, first_pkt 1024 for
+	 * all: 364.2 -> 371.8 us; for the first 4 of a sender's: 364.5). */
+	if (qp->ep->cfg.first_pkt_starts) {
+		if (!qp->cc.start_counted) {
+			qp->cc.start_counted = 1;
+			qp->cc.start_small =
+				mr_cc_starts_note(&qp->ep->starts, now,
+						  2 * qp->ep->cfg.base_rtt_ns) <=
+				qp->ep->cfg.first_pkt_starts;
+		}
+		if (!qp->cc.start_small)
+			return qp->mtu;
+	}
+	return f;
 }
 
 static enum mr_wc_opcode wc_opcode(uint8_t op)
@@ -989,7 +1008,7 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 					 zc);
 		} else {
 			off = w->sent_off;
-			len = build_req(qp, w, off, new_pkt_cap(qp), ssn, 0,
+			len = build_req(qp, w, off, new_pkt_cap(qp, now), ssn, 0,
 					buf, cap, &plen, zc);
 		}
 		if (len) {

@@ -249,6 +249,32 @@ static void rto_seed(struct mr_qp *qp)
 			qp->ptx[i].rto = rto;
 }
 
+/* MR-CC-17: the drain's q (MR-CC-13) from the paths whose latest
+ * acknowledged packet left within one RTT (the latest sample) of the
+ * connection's latest acknowledged one; `all` (the least over every
+ * path) when none has a sample. A sender paced at a small share sends
+ * a packet every 20 us, so each of 4 paths keeps the sample of a packet
+ * 60-80 us old: the drain judged a growing queue by its past (64-to-1,
+ * first ACKs in slots: 189 KB at 104 us). */
+static uint64_t recent_rtt(const struct mr_qp *qp, uint64_t all)
+{
+	uint64_t newest = 0, rtt = 0, q = 0;
+	unsigned i;
+
+	for (i = 0; i < qp->npaths; i++)
+		if (qp->ptx[i].latest_rtt &&
+		    qp->ptx[i].acked_sent_at >= newest) {
+			newest = qp->ptx[i].acked_sent_at;
+			rtt = qp->ptx[i].latest_rtt;
+		}
+	for (i = 0; i < qp->npaths; i++)
+		if (qp->ptx[i].latest_rtt &&
+		    qp->ptx[i].acked_sent_at + rtt >= newest &&
+		    (!q || qp->ptx[i].latest_rtt < q))
+			q = qp->ptx[i].latest_rtt;
+	return q ? q : all;
+}
+
 int mr_req_on_ack(struct mr_qp *qp, const struct mr_pkt *pkt, uint64_t now)
 {
 	const struct mr_aeth *a = &pkt->aeth;
@@ -352,6 +378,8 @@ int mr_req_on_ack(struct mr_qp *qp, const struct mr_pkt *pkt, uint64_t now)
 		    (!ca.rtt_ns || qp->ptx[i].latest_rtt < ca.rtt_ns))
 			ca.rtt_ns = qp->ptx[i].latest_rtt;
 	}
+	if (qp->ep->cfg.cc_start == MR_CC_START_SLOTS)
+		ca.rtt_ns = recent_rtt(qp, ca.rtt_ns);
 	mr_cc_on_ack(&qp->cc, &ca, now);
 	MR_CNT(qp, ecn_ce_echoed, ce);
 	if (a->syndrome != MR_NAK_NONE)

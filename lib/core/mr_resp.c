@@ -227,6 +227,20 @@ void mr_rx_accept(struct mr_qp *qp, const struct mr_pkt *pkt,
 	} else if (qp->rsp.ack_due == UINT64_MAX) {
 		qp->rsp.ack_due = now + qp->ep->cfg.ack_delay_ns;
 	}
+	/* MR-CC-17: a connection's first ACK in the slot its newcomer
+	 * takes, one full packet's time at the port after the previous
+	 * newcomer's (at once where none is near). */
+	if (!qp->rsp.ack_sent && !mr_qp_is_gbn(qp)) {
+		uint64_t due = qp->rsp.ack_now ? now : qp->rsp.ack_due;
+		uint64_t t = due == UINT64_MAX ? due
+			     : mr_ratehint_first_ack(&qp->ep->rh, &qp->rsp.rh,
+						     due);
+
+		if (t > due) {
+			qp->rsp.ack_now = 0;
+			qp->rsp.ack_due = t;
+		}
+	}
 }
 
 void mr_rx_path_only(struct mr_qp *qp, const struct mr_pkt *pkt,

@@ -286,6 +286,11 @@ static int engine_open(struct metaroce_device *dev,
 		1000u;
 	ecfg.first_pkt_bytes =
 		(uint32_t)mr_knob_get(&eng->knobs, MR_KNOB_FIRST_PKT_BYTES);
+	ecfg.first_pkt_starts =
+		(uint16_t)mr_knob_get(&eng->knobs, MR_KNOB_FIRST_PKT_STARTS);
+	/* MR-CC-17: the knob's index 0, 1 is enum mr_cc_start's 1, 2. */
+	ecfg.cc_start =
+		(uint8_t)(mr_knob_get(&eng->knobs, MR_KNOB_CC_START) + 1);
 	ret = mr_ep_create(&ecfg, &mem, &rnd, &memreg, &cb, &eng->ep);
 	if (ret) {
 		fprintf(stderr,

@@ -85,6 +85,13 @@ static const struct key keys[] = {
 	{ "first_pkt", K_INT, O(first_pkt), 0, 4096, "0", NULL,
 	  "metaroce: payload bytes of a connection's packets until its "
 	  "first ACK (0: MTU-sized; MR-CC-16)" },
+	{ "first_pkt_starts", K_INT, O(first_pkt_starts), 0, 65535, "0", NULL,
+	  "metaroce: first_pkt only while the host started at most this "
+	  "many connections in the last 2-4 base RTTs (0: always; MR-CC-16)" },
+	{ "cc_start", K_INT, O(cc_start), 0, 2, "0", NULL,
+	  "metaroce: a connection's start (0: the core's default, 1: one "
+	  "packet, then the first hint, MR-CC-5; 2: first ACKs in slots, "
+	  "MR-CC-17)" },
 	{ "ib_timeout", K_INT, O(ib_timeout), 1, 31, "14", NULL,
 	  "roce: local ACK timeout 4.096 us x 2^t (perftest 14, NCCL 18)" },
 	{ "ib_retry", K_INT, O(ib_retry), 0, 7, "7", NULL,

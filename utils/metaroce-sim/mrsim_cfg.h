@@ -42,6 +42,8 @@ struct mrsim_scn {
 	int steer; /* packets queued at which a port is backlogged, MR-MP-12 */
 	uint64_t pace_burst; /* NIC pacer's credit, bytes (MR-CC-4) */
 	int first_pkt;	     /* first packets' payload, MR-CC-16 (0: off) */
+	int first_pkt_starts; /* MR-CC-16 (0: every connection) */
+	int cc_start;	     /* enum mr_cc_start, MR-CC-17 (0: default) */
 	int ib_timeout, ib_retry;
 	uint64_t seed;
 	double stop_ms;
