@@ -115,10 +115,20 @@ static void respace(struct mr_cc *cc, uint32_t old_rate)
 {
 	uint64_t t;
 
-	if (!cc->rate_mbps || !cc->sent_bytes ||
-	    (old_rate && cc->rate_mbps <= old_rate))
+	if (!cc->rate_mbps || !cc->sent_bytes)
 		return;
 	t = cc->sent_at + cc->sent_bytes * 8000 / cc->rate_mbps;
+	if (old_rate && cc->rate_mbps < old_rate) {
+		/* MR-CC-17: a fall, too: the gap after the last packet is the
+		 * new rate's (an incast's first senders got R/12..R/22 with
+		 * their first hint, and their next packet left at R/64's
+		 * next ACK, one RTT later instead of R/64's gap). */
+		if (cc->cfg.slots_start && t > cc->next_send)
+			cc->next_send = t;
+		return;
+	}
+	if (old_rate && cc->rate_mbps == old_rate)
+		return;
 	if (t < cc->next_send)
 		cc->next_send = t;
 }

@@ -147,6 +147,40 @@ static void test_first_cap_bare(void)
 	MR_CHECK_EQ(mr_cc_window_pkts(&cc), 1);
 }
 
+/* MR-CC-17 (f): a rate that falls re-spaces the gap after the last
+ * packet at the new rate too (MR-CC-4 does it for a rise only). */
+static void test_respace_fall(void)
+{
+	struct mr_cc cc;
+	struct mr_cc_config c = cfg100;
+	struct mr_cc_ack a = {
+		.acked_bytes = 4096,
+		.acked_pkts = 1,
+		.rate_hint_mbps = 8000,
+		.srtt_ns = 10000,
+		.min_rtt_ns = 10000,
+	};
+	int slots;
+
+	for (slots = 0; slots < 2; slots++) {
+		c.slots_start = slots;
+		MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("metaroce"), &c, 0), 0);
+		mr_cc_on_sent(&cc, 4096, 0);
+		mr_cc_on_ack(&cc, &a, 1000);
+		/* 8 Gb/s, or 9 without the slots: 4096 B at 5000 ns ... */
+		mr_cc_on_sent(&cc, 4096, 5000);
+		MR_CHECK_EQ(cc.next_send,
+			    5000 + 4096ull * 8000 / (slots ? 8000 : 9000));
+		/* ... then the hint falls to 1 Gb/s: the gap is 1 Gb/s's. */
+		a.rate_hint_mbps = 1000;
+		mr_cc_on_ack(&cc, &a, 6000);
+		MR_CHECK_EQ(cc.next_send,
+			    slots ? 5000 + 4096ull * 8000 / 1000
+				  : 5000 + 4096ull * 8000 / 9000);
+		a.rate_hint_mbps = 8000;
+	}
+}
+
 /* MR-CC-16's first_pkt_starts: the starts of the current and the
  * previous window; a silence of two windows forgets them. */
 static void test_starts(void)
@@ -161,4 +195,5 @@ static void test_starts(void)
 }
 
 MR_TEST_MAIN(MR_TEST(test_first_ack_slots), MR_TEST(test_young_newcomer),
-	     MR_TEST(test_first_cap_bare), MR_TEST(test_starts))
+	     MR_TEST(test_first_cap_bare), MR_TEST(test_respace_fall),
+	     MR_TEST(test_starts))
