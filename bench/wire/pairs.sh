@@ -11,9 +11,10 @@
 # table: the pairs' processes' share of all samples and each stage's share
 # of theirs.
 # Root. Ports: WIRE_PORT (default net_mrpkt0).
-# CONFS="LABEL|PORT[|BUILD] ...": variants side by side in one run, each
-# on devices of its own (PORT, e.g. net_mrpkt0,rx=block; BUILD default
-# BUILD_DIR); every repetition runs each variant's 1 pair and N pairs in
+# CONFS="LABEL|PORT[|BUILD[|ENV]] ...": variants side by side in one run,
+# each on devices of its own (PORT, e.g. net_mrpkt0,rx=block; BUILD
+# default BUILD_DIR; ENV: VAR=VALUE[,VAR=VALUE] for both sides' processes,
+# e.g. METAROCE_DP_RX_HOLD_US=0); every repetition runs each variant's 1 pair and N pairs in
 # turn, so they share the machine's minutes. Without CONFS one variant,
 # "-|WIRE_PORT|BUILD_DIR".
 # Usage: bench/wire/pairs.sh [BUILD_DIR] [SECS] [REPS] [N...]
@@ -39,18 +40,18 @@ PERF_SECS=${PERF_SECS:-3}
 wire_need pairs.sh ib_write_bw
 [ -z "$PERF" ] || wire_need pairs.sh perf
 # The variants: LABEL, PORT, BUILD of each, by index.
-CLAB=() CPORT=() CB=()
+CLAB=() CPORT=() CB=() CENV=()
 for c in ${CONFS:-"-|$WIRE_PORT"}; do
-	IFS='|' read -r lab port cb <<<"$c"
+	IFS='|' read -r lab port cb cenv <<<"$c"
 	[ -n "$lab" ] && [ -n "$port" ] || {
-		echo "pairs.sh: CONFS entry '$c' is not LABEL|PORT[|BUILD]" >&2
+		echo "pairs.sh: CONFS entry '$c' is not LABEL|PORT[|BUILD[|ENV]]" >&2
 		exit 1
 	}
 	cb=$(cd "${cb:-$B}" 2>/dev/null && pwd) || {
 		echo "pairs.sh: no build directory in '$c'" >&2
 		exit 1
 	}
-	CLAB+=("$lab") CPORT+=("$port") CB+=("$cb")
+	CLAB+=("$lab") CPORT+=("$port") CB+=("$cb") CENV+=("${cenv//,/ }")
 done
 wire_link pairs.sh mrq
 # wire_pairs' clients connect to 10.86.0.2
@@ -130,7 +131,7 @@ PY
 
 echo "command: PERF=${PERF:-} CONFS=\"${CONFS:-}\" bench/wire/pairs.sh ${B#"$PWD"/} $SECS $REPS ${NS[*]} (WIRE_PORT=$WIRE_PORT)"
 for i in "${!CLAB[@]}"; do
-	echo "variant ${CLAB[$i]}: port ${CPORT[$i]}, build ${CB[$i]#"$PWD"/}"
+	echo "variant ${CLAB[$i]}: port ${CPORT[$i]}, build ${CB[$i]#"$PWD"/}${CENV[$i]:+, env ${CENV[$i]}}"
 done
 echo
 echo "| rep | variant | pairs | aggregate Gb/s | x 1 pair | load |"
@@ -143,14 +144,16 @@ for r in $(seq "$REPS"); do
 		B=${CB[$i]}
 		pp=
 		[ -z "$last" ] || { profile "$i.1" & pp=$!; }
-		one=$(wire_pairs 1 "mrqa$i" "mrqb$i" "")
+		# shellcheck disable=SC2086
+		one=$(wire_pairs 1 "mrqa$i" "mrqb$i" "" ${CENV[$i]})
 		[ -z "$pp" ] || wait "$pp"
 		echo "| $r | ${CLAB[$i]} | 1 | $one | 1 | $(load) |"
 		for n in "${NS[@]}"; do
 			pp=
 			[ -z "$last" ] || [ "$n" != "${NS[0]}" ] ||
 				{ profile "$i.$n" & pp=$!; }
-			agg=$(wire_pairs "$n" "mrqa$i" "mrqb$i" "")
+			# shellcheck disable=SC2086
+			agg=$(wire_pairs "$n" "mrqa$i" "mrqb$i" "" ${CENV[$i]})
 			[ -z "$pp" ] || wait "$pp"
 			ratio=$(awk -v a="$agg" -v b="$one" 'BEGIN {if (b+0 > 0) printf "%.2f", a / b; else print "-"}')
 			echo "| $r | ${CLAB[$i]} | $n | $agg | $ratio | $(load) |"

@@ -109,6 +109,11 @@ enum mr_knob_type {
 	  MR_KNOB_F_ZERO_OFF, "dp", NULL,                                      \
 	  "small frames of a connection with others in flight wait this long " \
 	  "for more to share one transmit call (0: off)")                      \
+	X(DP_RX_HOLD_US, "dp_rx_hold_us", MR_KNOB_UINT, 500, 10, 10000,       \
+	  MR_KNOB_F_ZERO_OFF, "dp", NULL,                                      \
+	  "a net_mrpkt rx=frame port receiving a one-way stream is woken "    \
+	  "once per this long for all its frames, not per frame (us; "        \
+	  "0: per frame)")                                                     \
 	X(DEBUG, "debug", MR_KNOB_BOOL, 0, 0, 1, MR_KNOB_F_PROCESS,            \
 	  "provider", NULL, "the provider's debug log on stderr")              \
 	X(ENGINE_STATS, "engine_stats", MR_KNOB_BOOL, 0, 0, 1, 0, "provider",  \

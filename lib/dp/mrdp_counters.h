@@ -75,6 +75,11 @@ enum mrdp_tx_drop { MRDP_TX_DROPS(MRDP_DROP_ENUM) MRDP_TXD_MAX };
 			 "full (PACKET_STATISTICS)")                          \
 	X(rx_blocks, "receive blocks of a net_mrpkt rx=block port walked "   \
 		     "(one wake-up takes a block)")                           \
+	X(rx_hold_starts, "receive holds begun: a one-way stream in, the "   \
+			  "socket's per-frame wake-up off (dp_rx_hold_us)")   \
+	X(rx_hold_periods, "hold periods ended (one wake-up each for all "  \
+			   "their frames)")                                   \
+	X(rx_hold_frames, "frames received while held")                      \
 	XO(rx_drop, MRDP_RX_DROPS, MRDP_RXD_MAX, "frames dropped on receive") \
 	XO(tx_drop, MRDP_TX_DROPS, MRDP_TXD_MAX, "packets dropped on send")
 

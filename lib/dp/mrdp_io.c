@@ -807,6 +807,7 @@ int mrdp_io_round(struct mrdp_dev *d, uint64_t now)
 			work += mrdp_pkt_rx_each(
 				d->plane[i].pkt,
 				mrdp_pkt_rx_burst(d->plane[i].pkt), rx_one, &a);
+			mrdp_pkt_rx_hold(d->plane[i].pkt, now);
 			continue;
 		}
 		n = plane_rx(d, i, pkts, MRDP_BURST);

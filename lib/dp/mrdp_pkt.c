@@ -48,7 +48,9 @@
  * checksum status. rx=block puts the ring in TPACKET_V3 blocks instead,
  * a wake-up per block of frames rather than per frame, for several
  * processes per host (mrdp_pkt_block.c; a lone frame waits up to
- * block_ms, so rx=frame is the default).
+ * block_ms, so rx=frame is the default). rx=frame's receive hold
+ * (mrdp_pkt_hold.c, dp_rx_hold_us) wakes the sleeper by a timer instead
+ * of per frame while a one-way stream comes in.
  *
  * What the socket does besides: PACKET_IGNORE_OUTGOING (no copy of the
  * host's own transmitted frames), PACKET_QDISC_BYPASS (as the PMD's
@@ -442,8 +444,10 @@ uint16_t mrdp_pkt_tx(struct mrdp_pkt *k, struct rte_mbuf **v, uint16_t n)
 		for (i = 0; i < nkeep; i++)
 			v[ntaken + i] = keep[i];
 	}
-	for (i = 0; i < ntaken; i++)
+	for (i = 0; i < ntaken; i++) {
+		mrdp_pkt_hold_tx(&k->hold, rte_pktmbuf_pkt_len(v[i]));
 		rte_pktmbuf_free(v[i]);
+	}
 	return (uint16_t)ntaken;
 }
 
@@ -477,6 +481,9 @@ static int hand(struct mrdp_pkt *k, uint8_t *f, size_t len, uint64_t ol,
 	m->data_len = (uint16_t)len;
 	m->pkt_len = (uint32_t)len;
 	m->ol_flags |= ol;
+	mrdp_pkt_hold_rx(&k->hold, len);
+	if (k->hold.held)
+		k->c->rx_hold_frames++;
 	k->out++;
 	*work += fn(arg, m);
 	if (k->out) {
@@ -646,11 +653,18 @@ int mrdp_pkt_rx_each(struct mrdp_pkt *k, unsigned max, mrdp_pkt_rx_fn fn,
 	return work;
 }
 
+int mrdp_pkt_fd(const struct mrdp_pkt *k)
+{
+	return k->fd;
+}
+
 unsigned mrdp_pkt_rx_burst(const struct mrdp_pkt *k)
 {
 	/* A 256 KiB block holds up to 64 frames of a 4 KiB MTU, or four
-	 * super-frames of 64 segments: most blocks go in one pass. */
-	return k->block ? 256u : MRDP_BURST;
+	 * super-frames of 64 segments: most blocks go in one pass. So does
+	 * a hold's period (mrdp_pkt_hold.c): one round, one ACK per QP for
+	 * all of it, not one per 32 frames. */
+	return k->block || k->hold.held ? 256u : MRDP_BURST;
 }
 
 void mrdp_pkt_drain(struct mrdp_pkt *k)
@@ -850,6 +864,8 @@ int mrdp_pkt_port_open(struct mrdp_dev *d, unsigned idx, char *err,
 	struct ifreq ifr;
 	int one = 1, ret, gso;
 	int rcv = RCVBUF, snd = SNDBUF;
+	const unsigned hold_us =
+		(unsigned)mr_knob_get(&d->knobs, MR_KNOB_DP_RX_HOLD_US);
 
 	ret = parse_args(args, &a, err, errlen);
 	if (ret)
@@ -862,6 +878,8 @@ int mrdp_pkt_port_open(struct mrdp_dev *d, unsigned idx, char *err,
 	}
 	memset(k, 0, sizeof(*k));
 	k->fd = -1;
+	k->hold_efd = -1;
+	k->hold_tfd = -1;
 	k->gso = gso;
 	k->block = a.block;
 	k->block_ms = a.block_ms;
@@ -962,14 +980,27 @@ int mrdp_pkt_port_open(struct mrdp_dev *d, unsigned idx, char *err,
 	p->started = 1;
 	p->wait_fd = k->fd;
 	p->wait_xsk = 0;
+	/* The receive hold (mrdp_pkt_hold.c): rx=block has the kernel's
+	 * block timer instead. Without its fds the port wakes per frame. */
+	if (!k->block && hold_us) {
+		int w = mrdp_pkt_hold_open(k, hold_us);
+
+		if (w >= 0)
+			p->wait_fd = w;
+		else
+			MRDP_LOG("%s: plane %u: no receive hold: %s\n",
+				 d->conf.name, idx, strerror(-w));
+	}
 	/* gso=yes: the kernel does the UDP checksum (the engine leaves the
 	 * pseudo-header sum, build_hdr decides); gso=no: frames exactly as
 	 * the af_packet PMD's. Received: the kernel's checksum status. */
 	p->tx_csum_offload = gso;
 	p->rx_csum_offload = 1;
-	MRDP_LOG("%s: plane %u = net_mrpkt on %s (fd %d), gso %s, rx %s\n",
+	MRDP_LOG("%s: plane %u = net_mrpkt on %s (fd %d), gso %s, rx %s, "
+		 "hold %u us\n",
 		 d->conf.name, idx, ifn, k->fd, gso ? "yes" : "no",
-		 k->block ? "block" : "frame");
+		 k->block ? "block" : "frame",
+		 k->hold.period_ns ? hold_us : 0);
 	return 0;
 fail:
 	mrdp_pkt_close(k);
@@ -980,6 +1011,7 @@ void mrdp_pkt_close(struct mrdp_pkt *k)
 {
 	if (!k)
 		return;
+	mrdp_pkt_hold_close(k);
 	if (k->ring)
 		munmap(k->ring, k->ring_len);
 	if (k->fd >= 0)

@@ -43,6 +43,14 @@ typedef int (*mrdp_pkt_rx_fn)(void *arg, struct rte_mbuf *m);
 int mrdp_pkt_rx_each(struct mrdp_pkt *k, unsigned max, mrdp_pkt_rx_fn fn,
 		     void *arg);
 
+/* After a round's receive at now (mrdp_io_round): the receive hold's
+ * step (mrdp_pkt_hold.c; nothing without one). */
+void mrdp_pkt_rx_hold(struct mrdp_pkt *k, uint64_t now);
+
+/* The port's AF_PACKET socket (the steering filter's; the plane's
+ * wait_fd may be the hold's epoll set instead). */
+int mrdp_pkt_fd(const struct mrdp_pkt *k);
+
 /* How many frames a round takes from the port at once (mrdp_io.c):
  * rx=block walks a retired block in one pass. */
 unsigned mrdp_pkt_rx_burst(const struct mrdp_pkt *k);

@@ -17,6 +17,7 @@
 
 #include "mrdp_int.h"
 #include "mrdp_pkt.h"
+#include "mrdp_pkt_hold.h"
 
 /* Frames handled per transmit call: a round's burst or the backlog. */
 #define MRDP_PKT_TX_MAX MRDP_BACKLOG
@@ -62,6 +63,11 @@ struct mrdp_pkt {
 	uint8_t shdr[64]; /* and headers, as received */
 	unsigned out;	  /* frames handed out and not back */
 	struct rte_mbuf_ext_shared_info shinfo;
+	/* The receive hold (mrdp_pkt_hold.c; rx=frame, dp_rx_hold_us): the
+	 * epoll set the plane's wait_fd is (the socket and the timer), -1
+	 * without a hold. */
+	struct mrdp_pkt_hold hold;
+	int hold_efd, hold_tfd;
 };
 
 /* The frames of one received frame (a super-frame's segments, or the
@@ -87,5 +93,11 @@ int mrdp_pkt_block_open(struct mrdp_pkt *k);
 int mrdp_pkt_block_rx(struct mrdp_pkt *k, unsigned max, mrdp_pkt_rx_fn fn,
 		      void *arg);
 void mrdp_pkt_block_drain(struct mrdp_pkt *k);
+
+/* The receive hold (mrdp_pkt_hold.c): its epoll set and timer for a
+ * period of us microseconds, after the socket is bound; the fd to sleep
+ * on, or -errno (no hold then). Close: both fds. */
+int mrdp_pkt_hold_open(struct mrdp_pkt *k, unsigned us);
+void mrdp_pkt_hold_close(struct mrdp_pkt *k);
 
 #endif /* MRDP_PKT_INT_H */

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "mrdp_int.h"
+#include "mrdp_pkt.h"
 
 /* Byte offsets in a frame (MR-ENC-*: Ethernet II, then IPv4 or IPv6, UDP,
  * BTH; dqpn is the BTH's second 32-bit word, low 24 bits). */
@@ -165,9 +166,14 @@ int mrdp_steer_open(struct mrdp_dev *d, const char *dir, unsigned want,
 
 		/* Only af_packet sockets are known (mrdp_wait.c); a port
 		 * without one receives everything, as before. */
-		if (p->wait_fd < 0 || p->wait_xsk)
+		/* A net_mrpkt plane's wait_fd may be its receive hold's
+		 * epoll set (mrdp_pkt_hold.c): the filter goes on the
+		 * socket. */
+		int fd = p->pkt ? mrdp_pkt_fd(p->pkt) : p->wait_fd;
+
+		if (fd < 0 || p->wait_xsk)
 			continue;
-		if (setsockopt(p->wait_fd, SOL_SOCKET, SO_ATTACH_FILTER, &fp,
+		if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &fp,
 			       sizeof(fp)) != 0) {
 			MRDP_LOG("%s: plane %u: SO_ATTACH_FILTER: %s\n",
 				 d->conf.name, i, strerror(errno));

@@ -15,7 +15,12 @@
 #   5. rx=block (a TPACKET_V3 ring, mrdp_pkt_block.c) on both sides, and
 #      against the af_packet PMD with gso=no (single frames in blocks):
 #      the same bytes, rx_blocks > 0 (0 with rx=frame, case 1);
-#   6. bad devargs (rx=, block_ms=) refused at open, saying what to write.
+#   6. bad devargs (rx=, block_ms=) refused at open, saying what to write;
+#   7. the receive hold (dp_rx_hold_us, mrdp_pkt_hold.c) on rx=frame: the
+#      ping-pong begins none on either side; the client's stream of 64 KiB
+#      WRITEs begins one on the server, whose periods each take more than
+#      one frame, and arrives byte-exact (the server checks it); with
+#      dp_rx_hold_us=0 none begins.
 # Usage: dp_pkt.sh PATH/TO/mrdp-rdma
 set -u
 BIN=${1:?usage: dp_pkt.sh mrdp-rdma}
@@ -137,6 +142,31 @@ DP_DEV_A=net_mrpkt0 DP_ARGS_A=,gso=no,rx=block DP_DEV_B=net_af_packet0 \
 	DP_ARGS_B= run "net_mrpkt gso=no,rx=block <-> net_af_packet" && {
 	expect "client rx_blocks" "$(counter client rx_blocks)" ">" 0
 	expect "client rx_gso_frames" "$(counter client rx_gso_frames)" "==" 0
+}
+
+# hold_count SIDE: the receive holds SIDE had begun after the ping-pong.
+hold_count() {
+	sed -n "s/^ *$1: receive holds after the ping-pong: \([0-9]*\)$/\1/p" "$LOG" | head -1
+}
+
+METAROCE_DP_RX_HOLD_US=500 DP_DEV_A=net_mrpkt0 DP_ARGS_A= DP_DEV_B=net_mrpkt0 \
+	DP_ARGS_B= run "net_mrpkt <-> net_mrpkt, receive hold 500 us" && {
+	expect "client holds in the ping-pong" "$(hold_count client)" "==" 0
+	expect "server holds in the ping-pong" "$(hold_count server)" "==" 0
+	n=$(grep -c "server: the stream of 64 KiB WRITEs byte-exact" "$LOG")
+	expect "server's stream checked" "$n" "==" 1
+	h=$(counter server rx_hold_starts)
+	p=$(counter server rx_hold_periods)
+	expect "server rx_hold_starts" "$h" ">" 0
+	expect "server rx_hold_periods" "$p" ">" 0
+	expect "server rx_hold_frames" "$(counter server rx_hold_frames)" ">" "$p"
+	expect "server rx_ring_drops" "$(counter server rx_ring_drops)" "==" 0
+}
+
+METAROCE_DP_RX_HOLD_US=0 DP_DEV_A=net_mrpkt0 DP_ARGS_A= DP_DEV_B=net_mrpkt0 \
+	DP_ARGS_B= run "net_mrpkt <-> net_mrpkt, no receive hold" && {
+	expect "server rx_hold_starts" "$(counter server rx_hold_starts)" "==" 0
+	expect "server rx_hold_frames" "$(counter server rx_hold_frames)" "==" 0
 }
 
 echo "== bad devargs are refused at open"

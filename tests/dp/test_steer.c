@@ -16,6 +16,15 @@
 
 #include "mr_test.h"
 #include "mrdp_int.h"
+#include "mrdp_pkt.h"
+
+/* mrdp_steer.c asks a net_mrpkt plane for its socket; this test's
+ * planes have none (mrdp_pkt.c is not linked). */
+int mrdp_pkt_fd(const struct mrdp_pkt *k)
+{
+	(void)k;
+	return -1;
+}
 
 /* lib/dp defines it in mrdp_eal.c, not linked here. */
 int mrdp_debug;
