@@ -120,6 +120,7 @@ struct mr_ep {
 	struct mr_path_counters paths_gone[MR_MAX_PATHS];
 	uint64_t now_max; /* latest now any entry point was given */
 	uint32_t planes_backlogged; /* MR-MP-12, from the datapath */
+	uint32_t plane_turn; /* MR-MP-14: its connections start in turn */
 };
 
 /* The core's clock never goes back (MR-QP-7): a caller whose threads

@@ -70,6 +70,7 @@ int mr_pathsel_init(struct mr_pathsel *ps, const struct mr_pathsel_ops *ops,
 	ps->num_paths = num_paths;
 	ps->num_planes = num_planes;
 	ps->rand = *rand;
+	ps->first_plane = -1;
 	for (i = 0; i < num_paths; i++) {
 		ps->path[i].plane = (uint8_t)(i % num_planes);
 		ps->path[i].weight = MR_PATHSEL_WEIGHT_FULL;

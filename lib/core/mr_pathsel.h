@@ -97,6 +97,12 @@ struct mr_pathsel {
 	 * datapath last said (mr_ep_set_planes_backlogged()); spray takes a
 	 * path of another plane when one may send. 0: no preference. */
 	uint32_t planes_backlogged;
+	/* MR-MP-14: the plane the connection's first packet goes on (0..
+	 * num_planes - 1), set by the requester before each pick from the
+	 * endpoint's turn, which it moves on after a connection's first
+	 * pick: an endpoint's connections start on its planes in rotation.
+	 * -1 (as init leaves it): MR-MP-11's drawn start alone. */
+	int32_t first_plane;
 	uint64_t picks, no_path; /* counters */
 	/* The algorithm's own state (ops->state_size bytes). */
 	_Alignas(8) unsigned char state[MR_PATHSEL_STATE_MAX];

@@ -59,6 +59,28 @@ static int backlogged(const struct mr_pathsel *ps, uint16_t i)
 	       (ps->planes_backlogged >> ps->path[i].plane & 1);
 }
 
+/* MR-MP-14: the connection's first packet goes on the plane the
+ * endpoint's turn gives: from the drawn cursor (MR-MP-11) on, the first
+ * path of that plane. Drawn planes put a host's first packets (its only
+ * ones until the first hints, MR-CC-5) on its ports unevenly, and each
+ * receiver's too; a host that starts its connections in a collective's
+ * order (its j-th to host i + j) on planes j mod k spreads both its own
+ * ports and each receiver's. */
+static void start_on_plane(struct mr_pathsel *ps, struct spray_state *s,
+			   uint8_t plane)
+{
+	uint16_t k;
+
+	for (k = 0; k < ps->num_paths; k++) {
+		uint16_t i = (uint16_t)((s->cursor + k) % ps->num_paths);
+
+		if (ps->path[i].plane == plane) {
+			s->cursor = i;
+			return;
+		}
+	}
+}
+
 static int spray_pick(struct mr_pathsel *ps, const struct mr_pathtx *tx,
 		      uint64_t now)
 {
@@ -68,6 +90,8 @@ static int spray_pick(struct mr_pathsel *ps, const struct mr_pathtx *tx,
 	int first = -1, avoid = 0;
 
 	(void)now;
+	if (!ps->picks && ps->first_plane >= 0)
+		start_on_plane(ps, s, (uint8_t)(ps->first_plane % ps->num_planes));
 	for (k = 0; k < ps->num_paths; k++)
 		if (usable(&tx[k]))
 			wsum += ps->path[k].weight;

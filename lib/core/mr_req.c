@@ -968,9 +968,12 @@ size_t mr_req_tx(struct mr_qp *qp, uint64_t now, uint8_t *buf, size_t cap,
 	qp->ps.window = mr_cc_window(&qp->cc); /* MR-MP-10 */
 	qp->ps.pkt = (uint32_t)bytes;
 	qp->ps.planes_backlogged = qp->ep->planes_backlogged; /* MR-MP-12 */
+	qp->ps.first_plane = (int32_t)(qp->ep->plane_turn % qp->ps.num_planes);
 	path = mr_pathsel_pick(&qp->ps, qp->ptx, now);
 	if (path < 0)
 		return 0;
+	if (qp->ps.picks == 1) /* MR-MP-14: the next connection, next plane */
+		qp->ep->plane_turn++;
 	qp->req.pace_at = UINT64_MAX;
 
 	if (probe) {

@@ -540,7 +540,84 @@ static void test_overtake_queue(void)
 	world_fini(&w);
 }
 
-MR_TEST_MAIN(MR_TEST(test_module), MR_TEST(test_remap_spread),
+/* MR-MP-14: an endpoint's connections start on its planes in turn. Four
+ * QPs of node 0 over 8 paths on 4 planes, one WRITE each posted in order:
+ * their first packets go on planes 0, 1, 2, 3 (MR-MP-11's drawn starts
+ * alone: 3, 2, 2, 3, planes 0 and 1 unused), every byte placed. */
+struct first_planes {
+	int plane[4];
+};
+
+static void tap_first(struct link *l, const uint8_t *buf, size_t len)
+{
+	struct first_planes *f = l->tap_user;
+	struct mr_pkt p;
+
+	if (mr_wire_parse(buf, len, &p) != MR_PARSE_OK ||
+	    p.bth.opcode != MR_OP_WRITE || p.bth.sqpn < 0x40 ||
+	    p.bth.sqpn >= 0x44 || f->plane[p.bth.sqpn - 0x40] >= 0)
+		return;
+	f->plane[p.bth.sqpn - 0x40] = p.pth.plane;
+}
+
+static void test_first_plane_turn(void)
+{
+	static struct world w4;
+	static uint8_t s4[4 * 512], d4[4 * 512];
+	const struct mr_qp_config c = {
+		.type = MR_QPT_RC,
+		.mode = MR_MODE_METAROCE,
+		.pd = 1,
+		.max_send_wr = 4,
+		.max_recv_wr = 4,
+		.max_send_sge = 4,
+		.max_recv_sge = 4,
+	};
+	struct mr_ep_config cfg = base_cfg;
+	struct first_planes f = { { -1, -1, -1, -1 } };
+	struct pair p[4];
+	unsigned i;
+
+	cfg.num_paths = 8;
+	cfg.num_planes = 4;
+	MR_CHECK_EQ(world_init(&w4, &cfg), 0);
+	for (i = 0; i < 4; i++) {
+		const struct world_conn k = {
+			.qpn = { 0x40 + i, 0x80 + i },
+			.rq_psn = { 0x100, 0x200 },
+			.sq_psn = { 0x200, 0x100 },
+			.path_mtu = world_path_mtu,
+			.rd_atomic = 4,
+			.min_rnr_timer = 1,
+			.timeout = 10,
+			.rts = 2,
+		};
+
+		world_connect(&w4, &p[i], &c, &k);
+	}
+	fill(s4, sizeof(s4), 14);
+	memset(d4, 0, sizeof(d4));
+	reg(&w4.n[0], 5, s4, sizeof(s4), MR_ACCESS_LOCAL_WRITE);
+	reg(&w4.n[1], 6, d4, sizeof(d4), RW);
+	w4.l[0].tap = tap_first;
+	w4.l[0].tap_user = &f;
+	for (i = 0; i < 4; i++)
+		MR_CHECK_EQ(post_send(p[i].a, MR_WR_RDMA_WRITE, i, s4 + 512 * i,
+				      512, 5, d4 + 512 * i, 6, 0, w4.now),
+			    0);
+	want_a = 4;
+	want_b = 0;
+	MR_CHECK(run_until(&w4, cqe_done, w4.now + 1000000000ull));
+	for (i = 0; i < 4; i++) {
+		MR_CHECK_EQ(f.plane[i], (int)i);
+		MR_CHECK_EQ(w4.n[0].cqe[i].status, MR_WC_SUCCESS);
+		destroy_pair(&p[i]);
+	}
+	MR_CHECK_MEM(d4, s4, sizeof(s4));
+	world_fini(&w4);
+}
+
+MR_TEST_MAIN(MR_TEST(test_module), MR_TEST(test_first_plane_turn), MR_TEST(test_remap_spread),
 	     MR_TEST(test_health), MR_TEST(test_ce_echo),
 	     MR_TEST(test_dead_path), MR_TEST(test_plane_down_and_back),
 	     MR_TEST(test_all_planes_dead),
