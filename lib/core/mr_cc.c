@@ -102,7 +102,8 @@ void mr_cc_on_sent(struct mr_cc *cc, uint64_t bytes, uint64_t now)
 		uint64_t floor = now > credit ? now - credit : 0;
 		uint64_t t = cc->next_send > floor ? cc->next_send : floor;
 
-		cc->next_send = t + bytes * 8000 / cc->rate_mbps;
+		cc->next_send = t + (bytes + cc->cfg.wire_overhead) * 8000 /
+					    cc->rate_mbps;
 	}
 	cc->sent_at = now;
 	cc->sent_bytes = bytes;
@@ -117,7 +118,8 @@ static void respace(struct mr_cc *cc, uint32_t old_rate)
 
 	if (!cc->rate_mbps || !cc->sent_bytes)
 		return;
-	t = cc->sent_at + cc->sent_bytes * 8000 / cc->rate_mbps;
+	t = cc->sent_at +
+	    (cc->sent_bytes + cc->cfg.wire_overhead) * 8000 / cc->rate_mbps;
 	if (old_rate && cc->rate_mbps < old_rate) {
 		/* MR-CC-17: a fall, too: the gap after the last packet is the
 		 * new rate's (an incast's first senders got R/12..R/22 with

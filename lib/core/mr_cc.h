@@ -67,7 +67,15 @@ struct mr_cc_config {
 	 * RTT, without the slack, and the pacing cap is the hint, not 9/8
 	 * of it, until the first round with CE marks. */
 	int slots_start;
+	/* Bytes the link spends on each packet beyond those the core
+	 * counts (its headers from the BTH, the payload and the ICRC), in
+	 * the pacing clock only (0: none; MR-CC-17 (g)). */
+	uint32_t wire_overhead;
 };
+
+/* Ethernet 14 + IPv4 20 + UDP 8 + FCS 4, preamble and inter-frame gap
+ * 20: what an Ethernet port spends around a packet of the core. */
+#define MR_CC_WIRE_OVERHEAD 66
 
 /* What one received ACK tells the controller. */
 struct mr_cc_ack {

@@ -148,7 +148,8 @@ static void test_first_cap_bare(void)
 }
 
 /* MR-CC-17 (f): a rate that falls re-spaces the gap after the last
- * packet at the new rate too (MR-CC-4 does it for a rise only). */
+ * packet at the new rate too (MR-CC-4 does it for a rise only); (g) the
+ * gap includes the link's bytes around the packet. */
 static void test_respace_fall(void)
 {
 	struct mr_cc cc;
@@ -179,6 +180,14 @@ static void test_respace_fall(void)
 				  : 5000 + 4096ull * 8000 / 9000);
 		a.rate_hint_mbps = 8000;
 	}
+	/* (g): the gap counts the link's bytes around each packet. */
+	c.slots_start = 1;
+	c.wire_overhead = MR_CC_WIRE_OVERHEAD;
+	MR_CHECK_EQ(mr_cc_init(&cc, mr_cc_find("metaroce"), &c, 0), 0);
+	mr_cc_on_sent(&cc, 4096, 0);
+	mr_cc_on_ack(&cc, &a, 1000);
+	mr_cc_on_sent(&cc, 4096, 5000);
+	MR_CHECK_EQ(cc.next_send, 5000 + (4096ull + 66) * 8000 / 8000);
 }
 
 /* MR-CC-16's first_pkt_starts: the starts of the current and the
