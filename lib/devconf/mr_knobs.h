@@ -114,6 +114,11 @@ enum mr_knob_type {
 	  "a net_mrpkt rx=frame port receiving a one-way stream is woken "    \
 	  "once per this long for all its frames, not per frame (us; "        \
 	  "0: per frame)")                                                     \
+	X(DP_ANSWER_HOLD_US, "dp_answer_hold_us", MR_KNOB_UINT, 30, 1, 1000,   \
+	  MR_KNOB_F_ZERO_OFF, "dp", NULL,                                      \
+	  "the progress thread's round that placed data for an application "  \
+	  "in an exchange leaves its ACK up to this long for the answer to "   \
+	  "share one transmit call (0: off)")                                  \
 	X(DEBUG, "debug", MR_KNOB_BOOL, 0, 0, 1, MR_KNOB_F_PROCESS,            \
 	  "provider", NULL, "the provider's debug log on stderr")              \
 	X(ENGINE_STATS, "engine_stats", MR_KNOB_BOOL, 0, 0, 1, 0, "provider",  \

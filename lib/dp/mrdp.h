@@ -301,6 +301,15 @@ void mrdp_kick(struct mrdp_dev *dev);
  * answer the application posts at once (docs/cost-budget.md). */
 void mrdp_completed(struct mrdp_dev *dev);
 
+/* The engine's placement callback, lock held: payload was placed in
+ * application memory in the current round. A round of the progress
+ * thread while the application is in an exchange (it posted within the
+ * last millisecond, armed no channel) then leaves its transmit step (the
+ * ACK) for up to dp_answer_hold_us, for the answer an application that
+ * spins on that memory posts (ib_write_lat): the ACK and the answer
+ * share one transmit call and reach the peer together. */
+void mrdp_placed(struct mrdp_dev *dev);
+
 /* Run the transmit a polling round deferred (mrdp_completed()), if any,
  * now: before a QP's state changes or it is destroyed. Lock not held. */
 void mrdp_settle(struct mrdp_dev *dev);

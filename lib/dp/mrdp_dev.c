@@ -277,8 +277,12 @@ static int poll_round(struct mrdp_dev *d, unsigned flags)
 	 * does not, but not now (an immediate kick woke it to race the
 	 * application's own post_send for the lock): within a nap's length,
 	 * as if it napped. */
-	if (deferred)
-		tell_thread(d, mrdp_now() + MRDP_INLINE_NAP_NS, 1);
+	if (deferred) {
+		uint64_t t = mrdp_now();
+
+		atomic_store_explicit(&d->defer_ns, t, memory_order_relaxed);
+		tell_thread(d, t + MRDP_INLINE_NAP_NS, 1);
+	}
 	return n;
 }
 
@@ -309,6 +313,13 @@ void mrdp_posted(struct mrdp_dev *d)
 	}
 	/* The poster may spin on its memory now: frames wake the thread. */
 	atomic_store_explicit(&d->app_polling, 0, memory_order_relaxed);
+	atomic_store_explicit(&d->app_waits, 0, memory_order_relaxed);
+	/* An answer (answer_round): its round sends what a hold left. */
+	atomic_store_explicit(&d->last_post_ns, mrdp_now(),
+			      memory_order_relaxed);
+	if (atomic_load_explicit(&d->hold_unanswered, memory_order_relaxed))
+		atomic_store_explicit(&d->hold_unanswered, 0,
+				      memory_order_relaxed);
 	(void)mrdp_wait_lease(d, 0);
 	(void)inline_round(d, 0, &deadline, NULL);
 	tell_thread(d, deadline, 0);
@@ -326,6 +337,9 @@ void mrdp_polled(struct mrdp_dev *d, int got)
 	/* dp_inline=no: the application's rounds do not receive. */
 	if (d->lease_fd < 0 || d->no_inline)
 		return;
+	if (atomic_load_explicit(&d->app_waits, memory_order_relaxed) != !got)
+		atomic_store_explicit(&d->app_waits, !got,
+				      memory_order_relaxed);
 	/* Polling again after the completion that ended a lease: the
 	 * application did not go away, the thread may nap again. */
 	if (atomic_load_explicit(&d->lease_done, memory_order_relaxed))
@@ -416,10 +430,17 @@ void mrdp_completed(struct mrdp_dev *d)
 	d->round_completed = 1;
 }
 
+void mrdp_placed(struct mrdp_dev *d)
+{
+	if (d->round_place_defer)
+		d->round_completed = 1;
+}
+
 void mrdp_handoff(struct mrdp_dev *d)
 {
 	atomic_store_explicit(&d->chan_armed, 1, memory_order_relaxed);
 	atomic_store_explicit(&d->app_polling, 0, memory_order_relaxed);
+	atomic_store_explicit(&d->app_waits, 0, memory_order_relaxed);
 	(void)mrdp_wait_lease(d, 0);
 	atomic_store_explicit(&d->last_inline_ns, 0, memory_order_relaxed);
 	/* Paired with idle_sleep_until()'s store of sleeping then load of
@@ -549,6 +570,15 @@ static int app_polls(struct mrdp_dev *d, uint64_t now, uint64_t guard_ns)
 	int64_t ago = (int64_t)(now - atomic_load_explicit(&d->last_inline_ns,
 							   memory_order_relaxed));
 
+	/* Waiting on a CQ that leases: the thread sleeps on its sockets in
+	 * SCHED_FIFO until the lease (5 us) turns them off. A nap in
+	 * SCHED_OTHER was the wrong place to be at the wait's end: woken by
+	 * the completion's hand-back it preempted the application just as
+	 * it was to answer (23 us of a 50 us one-way), and demoted beside an
+	 * application spinning on memory it waited for a tick (1-4 ms) with
+	 * the next frame in its socket (bench/wire/FINDINGS.md 25). */
+	if (atomic_load_explicit(&d->app_waits, memory_order_relaxed))
+		return 0;
 	if (ago < (int64_t)MRDP_INLINE_RECENT_NS)
 		return 1;
 	return guard_ns && ago < (int64_t)guard_ns &&
@@ -739,6 +769,79 @@ static void progress_cpu(const struct mrdp_dev *d)
 			 "was\n", d->conf.name, v);
 }
 
+/*
+ * The progress thread's round, with the answer hold: when the
+ * application is in an exchange (it posted within MRDP_EXCHANGE_NS and
+ * armed no channel), a round that placed data in its memory leaves its
+ * transmit step as a polling round that pushed a completion does
+ * (mrdp_completed, mrdp_io.c): an application spinning on that memory
+ * (ib_write_lat, NCCL's proxy) sees it and posts its answer, whose
+ * round sends the ACK with it in one transmit call. Sent at once, the
+ * ACK cost the answer a transmit call on the critical path (10-20 us,
+ * the thread holding the application's CPU meanwhile), and the peer got
+ * the ACK and the answer apart: its polling application took the ACK's
+ * completion, went back to spinning on memory, and its thread had to be
+ * woken for the answer and send its own ACK alone, every one-way
+ * (docs/cost-budget.md, "The memory-spinning one-way"). Together they
+ * land in one round of the peer's polling application, which then
+ * defers its own ACK to its answer: no progress thread on the way.
+ * Returns 1 if the transmit was left (the caller sleeps up to the hold;
+ * a deferral of the application's own still younger than the hold is
+ * taken over, so ACK and answer pair up again after a split); *n: the
+ * round's work. Lock held.
+ */
+#define MRDP_EXCHANGE_NS 1000000ull
+static int answer_round(struct mrdp_dev *d, uint64_t now, uint64_t answer_ns,
+			int *n)
+{
+	uint64_t post = atomic_load_explicit(&d->last_post_ns,
+					     memory_order_relaxed);
+	int hold = answer_ns && post &&
+		   (int64_t)(now - post) < (int64_t)MRDP_EXCHANGE_NS &&
+		   !atomic_load_explicit(&d->chan_armed, memory_order_relaxed) &&
+		   !atomic_load_explicit(&d->hold_unanswered,
+					 memory_order_relaxed);
+
+	if (hold && atomic_load_explicit(&d->tx_deferred,
+					 memory_order_relaxed)) {
+		uint64_t since = atomic_load_explicit(&d->defer_ns,
+						      memory_order_relaxed);
+
+		if (post >= since) {
+			/* Answered, but its round found the lock ours. */
+			hold = 0;
+		} else if (since != d->hold_stamp) {
+			/* The application's own deferral (its poll took a
+			 * completion): taken over, once. */
+			d->hold_first = now;
+		} else if (now - d->hold_first >= answer_ns) {
+			/* Ours, and nobody answered: no hold until the next
+			 * post (a one-way stream's ACKs must not wait). */
+			atomic_store_explicit(&d->hold_unanswered, 1,
+					      memory_order_relaxed);
+			d->answer_expired++;
+			hold = 0;
+		}
+	} else if (hold) {
+		d->hold_first = now;
+	}
+	if (!hold) {
+		*n = mrdp_io_round(d, now);
+		return 0;
+	}
+	atomic_store_explicit(&d->tx_deferred, 0, memory_order_relaxed);
+	d->round_poll = 1;
+	d->round_place_defer = 1;
+	*n = mrdp_io_round(d, now);
+	d->round_poll = 0;
+	d->round_place_defer = 0;
+	if (!atomic_load_explicit(&d->tx_deferred, memory_order_relaxed))
+		return 0;
+	d->hold_stamp = now;
+	atomic_store_explicit(&d->defer_ns, now, memory_order_relaxed);
+	return 1;
+}
+
 static void *progress_main(void *arg)
 {
 	struct mrdp_dev *d = arg;
@@ -764,6 +867,9 @@ static void *progress_main(void *arg)
 			: -1;
 	const int spare_max = spin_cpus() + 1;
 	uint64_t spin_off_until = 0;
+	const uint64_t answer_ns =
+		(uint64_t)mr_knob_get(&d->knobs, MR_KNOB_DP_ANSWER_HOLD_US) *
+		1000ull;
 	char tname[16];
 
 	/* Thread names hold 15 characters. */
@@ -785,7 +891,7 @@ static void *progress_main(void *arg)
 	spin_ns = spin_time(d, frames);
 	while (!atomic_load(&d->stop)) {
 		uint64_t now = mrdp_now(), deadline;
-		int n, spin;
+		int n, spin, held;
 
 		/* Before the nap below: the counters file must stay current
 		 * while an application polls inline. */
@@ -845,9 +951,25 @@ static void *progress_main(void *arg)
 		}
 		pthread_mutex_lock(&d->lock);
 		now = mrdp_locked_now(d);
-		n = mrdp_io_round(d, now);
+		held = answer_round(d, now, answer_ns, &n);
 		deadline = mrdp_io_next_deadline(d);
 		pthread_mutex_unlock(&d->lock);
+		if (held) {
+			/* Real-time, on the sockets, to the hold's end: the
+			 * answer's post sends the ACK (its round), a frame or
+			 * a kick makes us look again (answer_round). */
+			uint64_t until, ns = d->hold_first + answer_ns - now;
+
+			d->answer_holds++;
+			last_work = now;
+			backoff = MRDP_SLEEP_MIN_NS;
+			if (deadline > now && deadline - now < ns)
+				ns = deadline - now;
+			prio_set(&pr, pr.wake);
+			class_set(d, &pr, 1);
+			(void)idle_sleep_until(d, ns, frames, &until);
+			continue;
+		}
 		if (n) {
 			last_work = now;
 			backoff = MRDP_SLEEP_MIN_NS;

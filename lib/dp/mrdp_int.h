@@ -175,6 +175,18 @@ struct mrdp_dev {
 	int round_completed;
 	int round_poll;
 	uint64_t tx_defers;
+	/* The answer hold (mrdp_dev.c answer_round): a placement in this
+	 * round counts as a completion for the deferral (mrdp_placed; lock
+	 * held); when the last deferral began (CLOCK_MONOTONIC ns); the
+	 * last hold ended with nobody's answer (no hold until the next
+	 * post); when the application last posted. */
+	int round_place_defer;
+	_Atomic uint64_t defer_ns;
+	atomic_int hold_unanswered;
+	_Atomic uint64_t last_post_ns;
+	uint64_t hold_first, hold_stamp; /* the thread's: a chain of holds
+					  * began, the last one began */
+	uint64_t answer_holds, answer_expired; /* the thread's own */
 	uint64_t next_stats_ns;
 	/* When an application thread last called mrdp_progress(). */
 	_Atomic uint64_t last_inline_ns;
@@ -194,6 +206,10 @@ struct mrdp_dev {
 	 * it; lease_mu orders the changes. */
 	int lease_fd;
 	atomic_int leased;
+	/* The application's last word was an empty poll of a CQ that leases
+	 * (mrdp_polled(0)): the lease, not a nap, steps the thread aside
+	 * (app_polls). */
+	atomic_int app_waits;
 	/* The last change of the lease was a poll's completion ending it. */
 	atomic_int lease_done;
 	/* When the application's polls started finding nothing (0: the

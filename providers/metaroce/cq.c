@@ -267,8 +267,7 @@ int metaroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	    atomic_load_explicit(&cq->head, memory_order_relaxed)) {
 		/* No lease for an armed CQ: its application blocks on the
 		 * channel next, and the thread must take the frame. */
-		if (!armed &&
-		    atomic_load_explicit(&cq->recvs, memory_order_relaxed))
+		if (!armed && metaroce_cq_waits(cq))
 			metaroce_polled(cq->mctx, 0);
 		return 0;
 	}
@@ -282,6 +281,13 @@ int metaroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	/* release: the entries are read before the producer may reuse them */
 	atomic_store_explicit(&cq->head, head, memory_order_release);
 	pthread_mutex_unlock(&cq->lock);
+	{
+		int i, sends = 0;
+
+		for (i = 0; i < n; i++)
+			sends += !(wc[i].opcode & IBV_WC_RECV);
+		metaroce_cq_sends_done(cq, sends);
+	}
 	metaroce_polled(cq->mctx, n);
 	return n;
 }

@@ -52,6 +52,8 @@ static int take(struct metaroce_cq *cq)
 		ret = 0;
 	}
 	pthread_mutex_unlock(&cq->lock);
+	if (ret == 0 && !(cq->cur.opcode & IBV_WC_RECV))
+		metaroce_cq_sends_done(cq, 1);
 	return ret;
 }
 
@@ -69,8 +71,7 @@ static int cqx_start_poll(struct ibv_cq_ex *cx, struct ibv_poll_cq_attr *attr)
 	metaroce_progress_cq(cq->mctx, armed);
 	ret = take(cq);
 	/* ENOENT: nothing, the application waits (the lease, as poll_cq). */
-	if (ret == 0 ||
-	    (!armed && atomic_load_explicit(&cq->recvs, memory_order_relaxed)))
+	if (ret == 0 || (!armed && metaroce_cq_waits(cq)))
 		metaroce_polled(cq->mctx, ret == 0);
 	return ret;
 }

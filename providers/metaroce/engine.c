@@ -104,6 +104,7 @@ static int eng_invalidate(void *user, uint32_t pd, uint32_t qpn, uint32_t rkey,
 static void eng_place(void *user, uint8_t *dst, const uint8_t *src,
 		      uint32_t len)
 {
+	struct metaroce_engine *eng = user;
 	const uint32_t tail = len < 8 ? len : 8;
 	uint32_t i;
 
@@ -111,6 +112,9 @@ static void eng_place(void *user, uint8_t *dst, const uint8_t *src,
 	atomic_thread_fence(memory_order_release);
 	for (i = len - tail; i < len; i++)
 		((volatile uint8_t *)dst)[i] = src[i];
+	/* An application spinning on this memory may answer at once: the
+	 * progress thread's round may hold its ACK for that answer. */
+	mrdp_placed(eng->dp);
 }
 
 static void eng_complete(void *user, const struct mr_cqe *cqe)

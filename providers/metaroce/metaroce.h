@@ -126,11 +126,32 @@ struct metaroce_cq {
 	uint64_t cur_ts;
 	/* A receive completion has been pushed here: a poll that finds
 	 * nothing waits for a frame its own round takes (the lease,
-	 * mrdp_polled). A CQ of sends and RDMA only (ib_write_lat, whose
-	 * application spins on its memory after the completion) never
-	 * leases. */
+	 * mrdp_polled). */
 	_Atomic bool recvs;
+	/* Signaled sends posted (post_send) on QPs whose send CQ this is,
+	 * less the send completions polled (cq_send_done): at most one
+	 * outstanding, a poll that finds nothing waits for its answer
+	 * (ib_write_lat, ib_read_lat: the ACK, the read's response) and
+	 * leases too; a stream's sender (ib_write_bw, 128) does not: its
+	 * lease would change at every completion (two epoll_ctl each). */
+	atomic_int sends_out;
 };
+
+/* The lease rule of a poll that found nothing (cq.c, cq_ex.c). */
+static inline bool metaroce_cq_waits(struct metaroce_cq *cq)
+{
+	return atomic_load_explicit(&cq->recvs, memory_order_relaxed) ||
+	       atomic_load_explicit(&cq->sends_out, memory_order_relaxed) <= 1;
+}
+
+/* n send completions polled (a flush of unsignaled WRs may take it below
+ * zero: held at zero). */
+static inline void metaroce_cq_sends_done(struct metaroce_cq *cq, int n)
+{
+	if (n && atomic_fetch_sub_explicit(&cq->sends_out, n,
+					   memory_order_relaxed) < n)
+		atomic_store_explicit(&cq->sends_out, 0, memory_order_relaxed);
+}
 
 struct metaroce_srq;
 struct metaroce_qp_ex; /* qp_ex.c: the ibv_wr_* staging of a QP */
