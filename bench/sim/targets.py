@@ -117,35 +117,42 @@ def planes_steady(d, fig, what):
              (m, want, one, m / one), m >= want)
 
 
-def incast(d):
-    p = os.path.join(d, "incast", "sweep.csv")
+def incast(d, fig="incast", how=""):
+    p = os.path.join(d, fig, "sweep.csv")
     if not os.path.exists(p):
         return
     m = pick(rows(p), transport="metaroce")
-    ts = series(os.path.join(d, "incast", "transport=metaroce",
+    ts = series(os.path.join(d, fig, "transport=metaroce",
                              "timeseries.csv"))
     ecn = 100 * 1024  # run.sh: the simulator's default ECN threshold
-    # the incast starts with the first queue; "back under" = the first
-    # sample after the peak at or below the threshold
+    # the incast starts with the first queue; "back under" = the sample
+    # after the last one over the threshold (the queue stays under from
+    # then on), or the start if no sample is over it
     start = next((float(r["t_us"]) for r in ts
                   if float(r["queue_max_bytes"]) > 0), None)
     peak_t = max(ts, key=lambda r: float(r["queue_max_bytes"]))
-    under = next((float(r["t_us"]) for r in ts
-                  if float(r["t_us"]) > float(peak_t["t_us"]) and
-                  float(r["queue_max_bytes"]) <= ecn), None)
+    over = [i for i, r in enumerate(ts)
+            if float(r["queue_max_bytes"]) > ecn]
+    if not over:
+        under = start
+    elif over[-1] + 1 < len(ts):
+        under = float(ts[over[-1] + 1]["t_us"])
+    else:
+        under = None
     # the base RTT of this topology: 2 links each way of 1 us, plus a
     # 4 KiB packet's serialisation per hop at 100 Gb/s (~0.33 us)
     rtt = 4 * (1.0 + 0.33)
     if start is not None and under is not None:
-        line("incast 64-to-1: queue under the ECN threshold within 2 RTTs",
-             "incast", "after %.0f us = %.0f RTTs (RTT ~%.1f us; peak %d B)" %
+        line("incast 64-to-1%s: queue under the ECN threshold within 2 RTTs" % how,
+             fig, "after %.0f us = %.0f RTTs (RTT ~%.1f us; peak %d B; "
+             "%d of %d samples over)" %
              (under - start, (under - start) / rtt, rtt,
-              int(float(peak_t["queue_max_bytes"]))),
+              int(float(peak_t["queue_max_bytes"])), len(over), len(ts)),
              under - start <= 2 * rtt)
-    line("incast 64-to-1: no buffer-overflow drops", "incast",
+    line("incast 64-to-1%s: no buffer-overflow drops" % how, fig,
          "%d dropped" % int(f(m, "drops_overflow")),
          f(m, "drops_overflow") == 0)
-    line("incast 64-to-1: Jain fairness >= 0.95", "incast",
+    line("incast 64-to-1%s: Jain fairness >= 0.95" % how, fig,
          "%.3f" % f(m, "jain"), f(m, "jain") >= 0.95)
 
 
@@ -280,6 +287,8 @@ def main(d):
     planes_steady(d, "planes4k4m",
                   "64 hosts, 4032 connections, 4 MiB per pair")
     incast(d)
+    incast(d, "incast_slots", " (opt-in cc_start=slots, first_pkt_bytes=1024,"
+           " first_pkt_starts=4)")
     fail(d, "planefail", "plane 1 of 4 fails", False)
     fail(d, "planefail_back", "plane 1 of 4 fails for 200 us", False)
     plane_back(d, "planefail_back", "plane 1 of 4 fails for 200 us", 100.0,
