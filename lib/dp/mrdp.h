@@ -288,6 +288,10 @@ int mrdp_progress_cq(struct mrdp_dev *dev, int armed);
  * lease, mrdp_wait.c). A completion ends the lease: the application may
  * spin on its memory next and the thread takes the next frame. */
 void mrdp_polled(struct mrdp_dev *dev, int got);
+/* got -1: nothing, on a CQ of sends that waits for its one outstanding
+ * send's answer (the ACK, a read's response) in an application that
+ * spins on its memory next (ib_write_lat): leased as 0, and the thread
+ * does not nap meanwhile (mrdp_dev.c app_polls). */
 
 /* Wake the progress thread now (new work posted by a thread that will
  * not call mrdp_progress()). Cheap when the thread is awake. */

@@ -327,6 +327,11 @@ void mrdp_posted(struct mrdp_dev *d)
 
 void mrdp_polled(struct mrdp_dev *d, int got)
 {
+	/* -1: nothing, on a CQ of sends (mrdp.h). */
+	const int waits = got < 0;
+
+	if (waits)
+		got = 0;
 	/* A completion: the application may spin on its memory next
 	 * (ib_write_lat) rather than poll again; a napping thread takes
 	 * over at its nap's end unless it polls again by then. (Moving the
@@ -337,8 +342,8 @@ void mrdp_polled(struct mrdp_dev *d, int got)
 	/* dp_inline=no: the application's rounds do not receive. */
 	if (d->lease_fd < 0 || d->no_inline)
 		return;
-	if (atomic_load_explicit(&d->app_waits, memory_order_relaxed) != !got)
-		atomic_store_explicit(&d->app_waits, !got,
+	if (atomic_load_explicit(&d->app_waits, memory_order_relaxed) != waits)
+		atomic_store_explicit(&d->app_waits, waits,
 				      memory_order_relaxed);
 	/* Polling again after the completion that ended a lease: the
 	 * application did not go away, the thread may nap again. */

@@ -239,8 +239,11 @@ int metaroce_cq_push(struct metaroce_cq *cq, const struct ibv_wc *wc,
 		return ENOSPC;
 	}
 	if ((wc->opcode & IBV_WC_RECV) &&
-	    !atomic_load_explicit(&cq->recvs, memory_order_relaxed))
+	    !atomic_load_explicit(&cq->recvs, memory_order_relaxed)) {
 		atomic_store_explicit(&cq->recvs, true, memory_order_relaxed);
+		atomic_store_explicit(&cq->mctx->recvs, true,
+				      memory_order_relaxed);
+	}
 	cq->ring[tail & (cq->size - 1)] = *wc;
 	if (cq->ts)
 		cq->ts[tail & (cq->size - 1)] = metaroce_hca_clock();
@@ -267,8 +270,10 @@ int metaroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	    atomic_load_explicit(&cq->head, memory_order_relaxed)) {
 		/* No lease for an armed CQ: its application blocks on the
 		 * channel next, and the thread must take the frame. */
-		if (!armed && metaroce_cq_waits(cq))
-			metaroce_polled(cq->mctx, 0);
+		int w = armed ? 0 : metaroce_cq_waits(cq);
+
+		if (w)
+			metaroce_polled(cq->mctx, w < 0 ? -1 : 0);
 		return 0;
 	}
 	pthread_mutex_lock(&cq->lock);

@@ -71,8 +71,14 @@ static int cqx_start_poll(struct ibv_cq_ex *cx, struct ibv_poll_cq_attr *attr)
 	metaroce_progress_cq(cq->mctx, armed);
 	ret = take(cq);
 	/* ENOENT: nothing, the application waits (the lease, as poll_cq). */
-	if (ret == 0 || (!armed && metaroce_cq_waits(cq)))
-		metaroce_polled(cq->mctx, ret == 0);
+	if (ret == 0) {
+		metaroce_polled(cq->mctx, 1);
+	} else if (!armed) {
+		int w = metaroce_cq_waits(cq);
+
+		if (w)
+			metaroce_polled(cq->mctx, w < 0 ? -1 : 0);
+	}
 	return ret;
 }
 

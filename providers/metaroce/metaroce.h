@@ -69,6 +69,9 @@ struct metaroce_context {
 	/* Write end of the async event pipe; the read end is
 	 * vctx.context.async_fd, which verbs_uninit_context() closes. */
 	int async_wfd;
+	/* A receive completion was pushed on one of its CQs: its send-only
+	 * CQs keep the old rule (no lease; metaroce_cq_waits). */
+	_Atomic bool recvs;
 	pthread_mutex_t lock; /* protects npd, uses_engine, parked */
 	uint32_t npd;
 	bool uses_engine;		/* holds one of dev->eng_users */
@@ -137,11 +140,21 @@ struct metaroce_cq {
 	atomic_int sends_out;
 };
 
-/* The lease rule of a poll that found nothing (cq.c, cq_ex.c). */
-static inline bool metaroce_cq_waits(struct metaroce_cq *cq)
+/* The lease rule of a poll that found nothing (cq.c, cq_ex.c): 1 a CQ
+ * that takes receives, -1 a CQ of sends waiting for its one outstanding
+ * send in a context that never took a receive (an application that
+ * spins on its memory next: ib_write_lat, ib_read_lat; mrdp_polled), 0
+ * none. Receiving applications (ib_send_lat) keep the rule they were
+ * measured with: their send CQs do not lease. */
+static inline int metaroce_cq_waits(struct metaroce_cq *cq)
 {
-	return atomic_load_explicit(&cq->recvs, memory_order_relaxed) ||
-	       atomic_load_explicit(&cq->sends_out, memory_order_relaxed) <= 1;
+	if (atomic_load_explicit(&cq->recvs, memory_order_relaxed))
+		return 1;
+	return !atomic_load_explicit(&cq->mctx->recvs, memory_order_relaxed) &&
+			       atomic_load_explicit(&cq->sends_out,
+						    memory_order_relaxed) <= 1
+		       ? -1
+		       : 0;
 }
 
 /* n send completions polled (a flush of unsignaled WRs may take it below
