@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The figures of metaroce-sim (bench/sim/results.md), each one command.
 # Usage: bench/sim/run.sh [BUILD_DIR] [FIGURE...]
-#   figures: loss planes planes4k planes4k1m planes4k4m incast incast_slots planefail
+#   figures: loss planes planes4k planes4k1m planes4k4m incast incast_one planefail
 #   planefail_back blackhole collectives (default: all)
 # Writes bench/sim/data/<figure>/ (sweep.csv, each point's summary.json
 # and time series) and then draws the plots (bench/sim/plot.sh).
@@ -12,7 +12,7 @@ shift || true
 sim=$build/utils/metaroce-sim/metaroce-sim
 [ -x "$sim" ] || { echo "run.sh: build $sim first (ninja -C $build)" >&2; exit 1; }
 figs=("$@")
-[ ${#figs[@]} -gt 0 ] || figs=(loss planes planes4k planes4k1m planes4k4m incast incast_slots planefail planefail_back blackhole collectives)
+[ ${#figs[@]} -gt 0 ] || figs=(loss planes planes4k planes4k1m planes4k4m incast incast_one planefail planefail_back blackhole collectives)
 d=bench/sim/data
 for f in "${figs[@]}"; do
 	rm -rf "${d:?}/$f"
@@ -60,12 +60,11 @@ for f in "${figs[@]}"; do
 		"$sim" sweep --hosts 65 --hosts-per-leaf 65 --workload incast \
 			--size 256K --sample-us 2 \
 			--vary transport=metaroce,roce --out "$d/incast" ;;
-	incast_slots) # the same with MR-CC-17's paced start (opt-in knobs
-		# cc_start=slots first_pkt_bytes=1024 first_pkt_starts=4)
+	incast_one) # the same with the start before MR-CC-17 (cc_start=one,
+		# first_pkt_bytes=0: one MTU-sized packet, then the first hint)
 		"$sim" sweep --hosts 65 --hosts-per-leaf 65 --workload incast \
-			--size 256K --sample-us 2 --cc-start 2 --first-pkt 1024 \
-			--first-pkt-starts 4 \
-			--vary transport=metaroce,roce --out "$d/incast_slots" ;;
+			--size 256K --sample-us 2 --cc-start 1 --first-pkt 0 \
+			--vary transport=metaroce,roce --out "$d/incast_one" ;;
 	planefail) # plane 1 of 4 fails 100 us into an all-to-all, for good
 		"$sim" sweep --hosts 16 --hosts-per-leaf 4 --spines 4 --planes 4 \
 			--workload alltoall --size 1M --sample-us 5 \
@@ -96,7 +95,7 @@ done
 find "$d" \( -name '*.png' -o -name queues.csv \) -delete
 for f in "${figs[@]}"; do
 	case $f in
-	incast | incast_slots | planefail | planefail_back | blackhole)
+	incast | incast_one | planefail | planefail_back | blackhole)
 		for t in "$d/$f"/*/timeseries.csv; do
 			awk -F, 'NR == 1 || $1 <= 5000' "$t" >"$t.tmp" && mv "$t.tmp" "$t"
 		done ;;

@@ -287,8 +287,8 @@ def main(d):
     planes_steady(d, "planes4k4m",
                   "64 hosts, 4032 connections, 4 MiB per pair")
     incast(d)
-    incast(d, "incast_slots", " (opt-in cc_start=slots, first_pkt_bytes=1024,"
-           " first_pkt_starts=4)")
+    incast(d, "incast_one", " (cc_start=one first_pkt_bytes=0, the start"
+           " before MR-CC-17)")
     fail(d, "planefail", "plane 1 of 4 fails", False)
     fail(d, "planefail_back", "plane 1 of 4 fails for 200 us", False)
     plane_back(d, "planefail_back", "plane 1 of 4 fails for 200 us", 100.0,

@@ -91,15 +91,15 @@ enum mr_knob_type {
 	  "a message's ACK request is answered within this long, so one ACK " \
 	  "covers the messages behind it (at most ack_delay_us; 0: at once, " \
 	  "MR-RSP-12)")                                                        \
-	X(FIRST_PKT_BYTES, "first_pkt_bytes", MR_KNOB_UINT, 0, 64, 4096,        \
+	X(FIRST_PKT_BYTES, "first_pkt_bytes", MR_KNOB_UINT, 1024, 64, 4096,     \
 	  MR_KNOB_F_ZERO_OFF, "core", NULL,                                     \
 	  "payload bytes of a connection's packets until its first ACK "      \
 	  "brings the receiver's rate hint (0: MTU-sized; MR-CC-16)")          \
-	X(FIRST_PKT_STARTS, "first_pkt_starts", MR_KNOB_UINT, 0, 1, 65535,      \
+	X(FIRST_PKT_STARTS, "first_pkt_starts", MR_KNOB_UINT, 4, 1, 65535,      \
 	  MR_KNOB_F_ZERO_OFF, "core", NULL,                                     \
 	  "first_pkt_bytes only while the endpoint started at most this "       \
 	  "many connections in the last 2-4 base RTTs (0: always; MR-CC-16)")   \
-	X(CC_START, "cc_start", MR_KNOB_CHOICE, 0, 0, 1, 0, "core",             \
+	X(CC_START, "cc_start", MR_KNOB_CHOICE, 1, 0, 1, 0, "core",             \
 	  "one|slots",                                                          \
 	  "a connection's start: one packet, then the first hint (MR-CC-5), "   \
 	  "or also the receiver's first ACKs in slots a packet apart, the "     \

@@ -82,13 +82,13 @@ static const struct key keys[] = {
 	{ "pace_burst", K_U64, O(pace_burst), 0, 1 << 20, "0", NULL,
 	  "NIC pacer's credit, bytes: a connection served late sends up "
 	  "to this much at once (0: each packet at its gap; MR-CC-4)" },
-	{ "first_pkt", K_INT, O(first_pkt), 0, 4096, "0", NULL,
+	{ "first_pkt", K_INT, O(first_pkt), 0, 4096, "1024", NULL,
 	  "metaroce: payload bytes of a connection's packets until its "
 	  "first ACK (0: MTU-sized; MR-CC-16)" },
-	{ "first_pkt_starts", K_INT, O(first_pkt_starts), 0, 65535, "0", NULL,
+	{ "first_pkt_starts", K_INT, O(first_pkt_starts), 0, 65535, "4", NULL,
 	  "metaroce: first_pkt only while the host started at most this "
 	  "many connections in the last 2-4 base RTTs (0: always; MR-CC-16)" },
-	{ "cc_start", K_INT, O(cc_start), 0, 2, "0", NULL,
+	{ "cc_start", K_INT, O(cc_start), 0, 2, "2", NULL,
 	  "metaroce: a connection's start (0: the core's default, 1: one "
 	  "packet, then the first hint, MR-CC-5; 2: first ACKs in slots, "
 	  "MR-CC-17)" },

@@ -228,7 +228,9 @@ int mrsim_hosts_create(struct mrsim_world *w, char *err, size_t errlen)
 		cfg.pace_quantum = s->pace_burst;
 		cfg.first_pkt_bytes = (uint32_t)s->first_pkt;
 		cfg.first_pkt_starts = (uint16_t)s->first_pkt_starts;
-		cfg.cc_start = (uint8_t)s->cc_start;
+		/* MR-CC-17 is MetaRoCE's start: the baseline (go-back-N +
+		 * DCQCN) keeps the core's own, whatever the sim's default. */
+		cfg.cc_start = (uint8_t)(w->roce ? 0 : s->cc_start);
 		rc = mr_ep_create(&cfg, &mem, &rnd, &mr, &cb, &h->ep);
 		if (rc) {
 			free(nqp);
