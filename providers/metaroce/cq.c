@@ -287,11 +287,14 @@ int metaroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	atomic_store_explicit(&cq->head, head, memory_order_release);
 	pthread_mutex_unlock(&cq->lock);
 	{
-		int i, sends = 0;
+		int i, sends = 0, reads = 0;
 
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
 			sends += !(wc[i].opcode & IBV_WC_RECV);
+			reads += metaroce_wc_is_read(wc[i].opcode);
+		}
 		metaroce_cq_sends_done(cq, sends);
+		metaroce_cq_reads_done(cq, reads);
 	}
 	metaroce_polled(cq->mctx, n);
 	return n;

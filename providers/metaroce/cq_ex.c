@@ -54,6 +54,8 @@ static int take(struct metaroce_cq *cq)
 	pthread_mutex_unlock(&cq->lock);
 	if (ret == 0 && !(cq->cur.opcode & IBV_WC_RECV))
 		metaroce_cq_sends_done(cq, 1);
+	if (ret == 0 && metaroce_wc_is_read(cq->cur.opcode))
+		metaroce_cq_reads_done(cq, 1);
 	return ret;
 }
 

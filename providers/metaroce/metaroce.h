@@ -138,6 +138,11 @@ struct metaroce_cq {
 	 * leases too; a stream's sender (ib_write_bw, 128) does not: its
 	 * lease would change at every completion (two epoll_ctl each). */
 	atomic_int sends_out;
+	/* Of those, READs and atomics (their completions polled taken off):
+	 * their answer is response data the progress thread places, not an
+	 * ACK, and with the lease ib_read_lat's p99 doubled (FINDINGS 26):
+	 * while one is outstanding a send CQ does not lease. */
+	atomic_int reads_out;
 };
 
 /* The lease rule of a poll that found nothing (cq.c, cq_ex.c): 1 a CQ
@@ -152,7 +157,9 @@ static inline int metaroce_cq_waits(struct metaroce_cq *cq)
 		return 1;
 	return !atomic_load_explicit(&cq->mctx->recvs, memory_order_relaxed) &&
 			       atomic_load_explicit(&cq->sends_out,
-						    memory_order_relaxed) <= 1
+						    memory_order_relaxed) <= 1 &&
+			       atomic_load_explicit(&cq->reads_out,
+						    memory_order_relaxed) <= 0
 		       ? -1
 		       : 0;
 }
@@ -164,6 +171,21 @@ static inline void metaroce_cq_sends_done(struct metaroce_cq *cq, int n)
 	if (n && atomic_fetch_sub_explicit(&cq->sends_out, n,
 					   memory_order_relaxed) < n)
 		atomic_store_explicit(&cq->sends_out, 0, memory_order_relaxed);
+}
+
+/* n READ or atomic completions polled (held at zero, as above). */
+static inline void metaroce_cq_reads_done(struct metaroce_cq *cq, int n)
+{
+	if (n && atomic_fetch_sub_explicit(&cq->reads_out, n,
+					   memory_order_relaxed) < n)
+		atomic_store_explicit(&cq->reads_out, 0, memory_order_relaxed);
+}
+
+/* Is a completion's opcode a READ's or an atomic's (reads_out)? */
+static inline bool metaroce_wc_is_read(enum ibv_wc_opcode op)
+{
+	return op == IBV_WC_RDMA_READ || op == IBV_WC_COMP_SWAP ||
+	       op == IBV_WC_FETCH_ADD;
 }
 
 struct metaroce_srq;

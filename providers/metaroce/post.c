@@ -17,7 +17,7 @@ int metaroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	struct metaroce_qp *qp = to_mqp(ibqp);
 	struct mr_sge sges[METAROCE_MAX_SGE];
 	struct mr_send_wr cw;
-	int ret = 0, signaled = 0;
+	int ret = 0, signaled = 0, is_read;
 
 	metaroce_engine_lock(qp->eng);
 	for (; wr; wr = wr->next) {
@@ -40,14 +40,22 @@ int metaroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		 * lease rule of the send CQ's polls (metaroce_cq_waits). */
 		signaled = qp->scq &&
 			   (qp->sq_sig_all || (wr->send_flags & IBV_SEND_SIGNALED));
+		is_read = wr->opcode == IBV_WR_RDMA_READ ||
+			  wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
+			  wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD;
 		if (signaled)
 			atomic_fetch_add_explicit(&qp->scq->sends_out, 1,
+						  memory_order_relaxed);
+		if (signaled && is_read)
+			atomic_fetch_add_explicit(&qp->scq->reads_out, 1,
 						  memory_order_relaxed);
 		ret = metaroce_errno(
 			mr_qp_post_send(qp->core, &cw, mrdp_now()));
 		if (ret) {
 			if (signaled)
 				metaroce_cq_sends_done(qp->scq, 1);
+			if (signaled && is_read)
+				metaroce_cq_reads_done(qp->scq, 1);
 			break;
 		}
 	}
