@@ -92,8 +92,8 @@
  * an empty poll of an unarmed CQ, within dp_poll_guard_us, or any poll
  * in the last 10 us) the thread stays off the lock, napping 50 us at a
  * time in SCHED_OTHER off its sockets; while it waits in poll_cq for a
- * receive (mrdp_polled(), the lease) frames do not wake the thread at
- * all, the application's own rounds take them; with dp_inline=no
+ * send's answer (mrdp_polled(-1), the lease) frames do not wake the
+ * thread at all, the application's own rounds take them; with dp_inline=no
  * application threads run no rounds at all (mrdp_progress() returns 0)
  * while the thread is real-time. dp_core=N: a dedicated poller on CPU N
  * instead. Counters: wake_frame, wake_kick, wake_timer, spins,
@@ -291,7 +291,9 @@ void mrdp_polled(struct mrdp_dev *dev, int got);
 /* got -1: nothing, on a CQ of sends that waits for its one outstanding
  * send's answer (the ACK, a read's response) in an application that
  * spins on its memory next (ib_write_lat): leased as 0, and the thread
- * does not nap meanwhile (mrdp_dev.c app_polls). */
+ * does not nap meanwhile (mrdp_dev.c app_polls). The provider passes 0
+ * for no CQ: a receive CQ's wait is served by the nap (metaroce.h,
+ * metaroce_cq_waits). */
 
 /* Wake the progress thread now (new work posted by a thread that will
  * not call mrdp_progress()). Cheap when the thread is awake. */

@@ -206,9 +206,9 @@ struct mrdp_dev {
 	 * it; lease_mu orders the changes. */
 	int lease_fd;
 	atomic_int leased;
-	/* The application's last word was an empty poll of a CQ that leases
-	 * (mrdp_polled(0)): the lease, not a nap, steps the thread aside
-	 * (app_polls). */
+	/* The application's last word was an empty poll of a CQ of sends
+	 * that leases (mrdp_polled(-1)): the lease, not a nap, steps the
+	 * thread aside (app_polls). */
 	atomic_int app_waits;
 	/* The last change of the lease was a poll's completion ending it. */
 	atomic_int lease_done;

@@ -273,7 +273,7 @@ int metaroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 		int w = armed ? 0 : metaroce_cq_waits(cq);
 
 		if (w)
-			metaroce_polled(cq->mctx, w < 0 ? -1 : 0);
+			metaroce_polled(cq->mctx, w);
 		return 0;
 	}
 	pthread_mutex_lock(&cq->lock);

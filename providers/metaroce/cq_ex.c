@@ -79,7 +79,7 @@ static int cqx_start_poll(struct ibv_cq_ex *cx, struct ibv_poll_cq_attr *attr)
 		int w = metaroce_cq_waits(cq);
 
 		if (w)
-			metaroce_polled(cq->mctx, w < 0 ? -1 : 0);
+			metaroce_polled(cq->mctx, w);
 	}
 	return ret;
 }

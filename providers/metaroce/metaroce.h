@@ -127,9 +127,8 @@ struct metaroce_cq {
 	uint64_t wc_flags;
 	struct ibv_wc cur;
 	uint64_t cur_ts;
-	/* A receive completion has been pushed here: a poll that finds
-	 * nothing waits for a frame its own round takes (the lease,
-	 * mrdp_polled). */
+	/* A receive completion has been pushed here (so its context's
+	 * recvs is set: no CQ of that context leases, metaroce_cq_waits). */
 	_Atomic bool recvs;
 	/* Signaled sends posted (post_send) on QPs whose send CQ this is,
 	 * less the send completions polled (cq_send_done): at most one
@@ -145,23 +144,26 @@ struct metaroce_cq {
 	atomic_int reads_out;
 };
 
-/* The lease rule of a poll that found nothing (cq.c, cq_ex.c): 1 a CQ
- * that takes receives, -1 a CQ of sends waiting for its one outstanding
- * send in a context that never took a receive (an application that
- * spins on its memory next: ib_write_lat, ib_read_lat; mrdp_polled), 0
- * none. Receiving applications (ib_send_lat) keep the rule they were
- * measured with: their send CQs do not lease. */
+/* The lease rule of a poll that found nothing (cq.c, cq_ex.c): -1 a CQ
+ * of sends waiting for its one outstanding send in a context that never
+ * took a receive (an application that spins on its memory next:
+ * ib_write_lat, ib_read_lat; mrdp_polled), 0 none. A CQ that takes
+ * receives does not lease: its application polls it until the receive
+ * arrives, the thread naps off its sockets meanwhile (mrdp_dev.c
+ * app_polls), and the lease only added its costs on the application's
+ * side of every wait: an epoll_ctl 5 us in, a timerfd_settime for its
+ * guard (5-13 us on the test VM) and an epoll_ctl at the completion,
+ * before the application sees it. ib_send_lat 7-10 against 23-37 us
+ * typical without it (bench/wire/FINDINGS.md 28-lat). A receiving
+ * context's send CQs do not lease either. */
 static inline int metaroce_cq_waits(struct metaroce_cq *cq)
 {
-	if (atomic_load_explicit(&cq->recvs, memory_order_relaxed))
-		return 1;
-	return !atomic_load_explicit(&cq->mctx->recvs, memory_order_relaxed) &&
-			       atomic_load_explicit(&cq->sends_out,
-						    memory_order_relaxed) <= 1 &&
-			       atomic_load_explicit(&cq->reads_out,
-						    memory_order_relaxed) <= 0
-		       ? -1
-		       : 0;
+	if (atomic_load_explicit(&cq->mctx->recvs, memory_order_relaxed))
+		return 0;
+	if (atomic_load_explicit(&cq->sends_out, memory_order_relaxed) > 1 ||
+	    atomic_load_explicit(&cq->reads_out, memory_order_relaxed) > 0)
+		return 0;
+	return -1;
 }
 
 /* n send completions polled (a flush of unsignaled WRs may take it below
