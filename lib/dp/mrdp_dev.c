@@ -58,6 +58,23 @@
  * this long: a wait for an answer (a round trip is 15 us or more here),
  * not the gap between two bursts of a stream. */
 #define MRDP_LEASE_AFTER_NS 5000ull
+/* An application that called a verb this recently is in an exchange
+ * (answer_round, exchange_sleep). */
+#define MRDP_EXCHANGE_NS 1000000ull
+/*
+ * While an application is in an exchange, the thread's sleeps on its
+ * sockets last at most this long (exchange_sleep), so every check that
+ * the application would otherwise arm the thread's timer for from its
+ * own verbs is already covered: a polling round's deferred transmit
+ * (poll_round), a lease's guard (mrdp_polled), a post's engine deadline
+ * later than this (tell_thread). Each of those was a timerfd_settime on
+ * the application's path, 5-13 us on the test VM, one per iteration of
+ * ib_write_lat, most of them between a completion and the application
+ * seeing it, and each fired a real-time wake-up of the thread that found
+ * nothing to do (bench/wire/FINDINGS.md 28-lat). The lease's guard:
+ * the same bound.
+ */
+#define MRDP_EXCHANGE_CHECK_NS MRDP_LEASE_GUARD_NS
 /* The progress thread's nice and slice, the spin when set, UDP checksums:
  * knobs (lib/devconf/mr_knobs.h), d->knobs. */
 
@@ -275,13 +292,14 @@ static int poll_round(struct mrdp_dev *d, unsigned flags)
 	 * again within microseconds), except a transmit it deferred while
 	 * the thread sleeps: the thread must send it if the application
 	 * does not, but not now (an immediate kick woke it to race the
-	 * application's own post_send for the lock): within a nap's length,
-	 * as if it napped. */
+	 * application's own post_send for the lock): within the exchange's
+	 * check, which the sleeping thread's own bound already covers
+	 * (exchange_sleep), so nothing is armed here. */
 	if (deferred) {
 		uint64_t t = mrdp_now();
 
 		atomic_store_explicit(&d->defer_ns, t, memory_order_relaxed);
-		tell_thread(d, t + MRDP_INLINE_NAP_NS, 1);
+		tell_thread(d, t + MRDP_EXCHANGE_CHECK_NS, 1);
 	}
 	return n;
 }
@@ -795,7 +813,6 @@ static void progress_cpu(const struct mrdp_dev *d)
  * taken over, so ACK and answer pair up again after a split); *n: the
  * round's work. Lock held.
  */
-#define MRDP_EXCHANGE_NS 1000000ull
 static int answer_round(struct mrdp_dev *d, uint64_t now, uint64_t answer_ns,
 			int *n)
 {
@@ -845,6 +862,65 @@ static int answer_round(struct mrdp_dev *d, uint64_t now, uint64_t answer_ns,
 	d->hold_stamp = now;
 	atomic_store_explicit(&d->defer_ns, now, memory_order_relaxed);
 	return 1;
+}
+
+/*
+ * The thread's sleep after a round without work: ns at most, until the
+ * engine's deadline (absolute; the round's, under the lock), a frame or
+ * a kick. Woken by the check of a deferred transmit alone (tell_thread)
+ * that the application has served since: no round (it would block on
+ * the lock of the application's own rounds), sleep on to our wake. In
+ * an exchange (a verb within MRDP_EXCHANGE_NS) on a port with frames to
+ * wake it, each sleep lasts at most MRDP_EXCHANGE_CHECK_NS, so the
+ * application's checks need no timer of their own (tell_thread finds
+ * the published wake earlier than theirs); at that bound's end with no
+ * deferred transmit, no engine deadline due (read with a trylock: a
+ * holder is an application's round, which serves its deadlines) and
+ * the wake not lowered by anyone, it sleeps on without a round.
+ */
+static void exchange_sleep(struct mrdp_dev *d, uint64_t now, uint64_t ns,
+			   uint64_t deadline, int frames)
+{
+	for (;;) {
+		uint64_t until, t, planned;
+		int woke, capped = 0;
+
+		if (frames && ns > MRDP_EXCHANGE_CHECK_NS &&
+		    (int64_t)(now -
+			      atomic_load_explicit(&d->last_verb_ns,
+						   memory_order_relaxed)) <
+			    (int64_t)MRDP_EXCHANGE_NS) {
+			ns = MRDP_EXCHANGE_CHECK_NS;
+			capped = 1;
+		}
+		planned = now + ns;
+		woke = idle_sleep_until(d, ns, frames, &until);
+		if (woke != MRDP_WOKE_TIMER ||
+		    atomic_load_explicit(&d->tx_deferred, memory_order_relaxed))
+			return;
+		t = mrdp_now();
+		if (t + MRDP_SLEEP_MIN_NS < until) {
+			/* An early check: on to our wake. */
+			ns = until - t;
+			now = t;
+			continue;
+		}
+		/* Our own wake: the engine's deadline, the stats file's, or a
+		 * wake someone lowered: a round. */
+		if (!capped || until < planned)
+			return;
+		if (pthread_mutex_trylock(&d->lock) == 0) {
+			deadline = mrdp_io_next_deadline(d);
+			pthread_mutex_unlock(&d->lock);
+		}
+		if (deadline <= t + MRDP_SLEEP_MIN_NS ||
+		    (d->has_stats && d->next_stats_ns <= t + MRDP_SLEEP_MIN_NS))
+			return;
+		ns = deadline - t;
+		if (d->has_stats && d->next_stats_ns - t < ns)
+			ns = d->next_stats_ns - t;
+		now = t;
+	}
 }
 
 static void *progress_main(void *arg)
@@ -1056,24 +1132,7 @@ static void *progress_main(void *arg)
 				ns = d->next_stats_ns - now;
 			prio_set(&pr, pr.wake);
 			class_set(d, &pr, 1);
-			/* Woken by the check of a deferred transmit alone
-			 * (tell_thread) that the application has served
-			 * since: no round (it would block on the lock of the
-			 * application's own rounds), sleep on to our wake. */
-			for (;;) {
-				uint64_t until, t;
-				int woke =
-					idle_sleep_until(d, ns, frames, &until);
-
-				if (woke != MRDP_WOKE_TIMER ||
-				    atomic_load_explicit(&d->tx_deferred,
-							 memory_order_relaxed))
-					break;
-				t = mrdp_now();
-				if (t + MRDP_SLEEP_MIN_NS >= until)
-					break;
-				ns = until - t;
-			}
+			exchange_sleep(d, now, ns, deadline, frames);
 		}
 		{
 			uint64_t cap = now - last_work > MRDP_IDLE_AFTER_NS
